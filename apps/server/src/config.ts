@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/**
+ * Configuration comes only from environment variables, validated once at start-up.
+ * `docs/configuration.md` and `.env.example` list the same variables.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const integer = (name: string, fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return fallback;
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${name} must be an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+const postgresUrl = optionalString.refine(
+  (value) => value === undefined || /^postgres(ql)?:\/\//.test(value),
+  'must be a postgres:// or postgresql:// URL',
+);
+
+const basePath = optionalString.transform((value, ctx) => {
+  const path = (value ?? '/api').replace(/\/+$/, '');
+  if (path !== '' && !/^\/[A-Za-z0-9/_.-]*$/.test(path)) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a path such as /api (or / for none)' });
+    return z.NEVER;
+  }
+  return path;
+});
+
+// Express's trust-proxy setting: a hop count, true/false, or addresses/subnets.
+const trustProxy = optionalString.transform((value): boolean | number | string => {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+});
+
+const bodyLimit = optionalString.refine(
+  (value) => value === undefined || /^\d+(\.\d+)?\s*(b|kb|mb)?$/i.test(value),
+  'must be a size such as 1mb, 512kb or 100000',
+);
+
+const EnvironmentSchema = z.object({
+  PORT: integer('PORT', 3000, 0, 65535),
+  HOST: optionalString.transform((value) => value ?? '127.0.0.1'),
+  BASE_PATH: basePath,
+  DATABASE_URL: postgresUrl,
+  DATABASE_POOL_MAX: integer('DATABASE_POOL_MAX', 10, 1, 1000),
+  DATA_DIR: optionalString.transform((value) => value ?? './data'),
+  REDIS_URL: optionalString.refine(
+    (value) => value === undefined || /^rediss?:\/\//.test(value),
+    'must be a redis:// or rediss:// URL',
+  ),
+  RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000),
+  TRUST_PROXY: trustProxy,
+  BODY_LIMIT: bodyLimit.transform((value) => value ?? '1mb'),
+  LOG_LEVEL: optionalString.pipe(z.enum(LOG_LEVELS).default('info')),
+  SEED_DEMO_DATA: optionalString.pipe(z.enum(['auto', 'always', 'never']).default('auto')),
+});
+
+const ConfigSchema = EnvironmentSchema.transform((value) => ({
+  port: value.PORT,
+  host: value.HOST,
+  basePath: value.BASE_PATH,
+  database: { url: value.DATABASE_URL, poolMax: value.DATABASE_POOL_MAX, dataDir: value.DATA_DIR },
+  redisUrl: value.REDIS_URL,
+  rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
+  trustProxy: value.TRUST_PROXY,
+  bodyLimit: value.BODY_LIMIT,
+  logLevel: value.LOG_LEVEL,
+  seedDemoData: value.SEED_DEMO_DATA,
+}));
+
+export type AppConfig = z.output<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    // Values are left out of the message: a bad value may be a secret.
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  return parsed.data;
+};

@@ -1,0 +1,46 @@
+import { salesOrdersContract } from '@sales-order/contract';
+import { initServer } from '@ts-rest/express';
+import type { Services } from '../services.js';
+import { success } from './envelope.js';
+
+const s = initServer();
+
+/** The authenticated subject recorded on writes (authentication arrives with its own issue). */
+const actorOf = (_req: unknown): string | null => null;
+
+/**
+ * The contract's routes bound to the use cases. Handlers only translate: the contract has
+ * already validated params, query and body, and the services hold every rule. Keys keep the
+ * contract's order, which is also Express's matching order (static paths before /:id).
+ */
+export const createSalesOrdersRouter = ({ orders, licences, dropdowns, totals }: Services) =>
+  s.router(salesOrdersContract, {
+    getMaxNumber: async ({ query }) => ({ status: 200, body: success(await orders.maxNumber(query)) }),
+
+    validateLicence: async ({ body }) => ({ status: 200, body: success(await licences.validate(body)) }),
+
+    calculateTotals: async ({ body }) => ({ status: 200, body: success(totals.calculate(body)) }),
+
+    getDropdownOptions: async ({ params, query }) => ({
+      status: 200,
+      body: success(await dropdowns.options(params.type, query.selected_id ?? null)),
+    }),
+
+    createSalesOrder: async ({ body, req, res }) => {
+      const created = await orders.create(body, actorOf(req));
+      res.setHeader('Location', `${req.baseUrl}/sales-orders/${created.sales_order_id}`);
+      return { status: 201, body: success(created, 'Sales order created successfully') };
+    },
+
+    getSalesOrder: async ({ params }) => ({ status: 200, body: success(await orders.get(params.id)) }),
+
+    updateSalesOrder: async ({ params, body, req }) => ({
+      status: 200,
+      body: success(await orders.update(params.id, body, actorOf(req)), 'Sales order updated successfully'),
+    }),
+
+    deleteSalesOrder: async ({ params, req }) => ({
+      status: 200,
+      body: success(await orders.remove(params.id, actorOf(req)), 'Sales order deleted successfully'),
+    }),
+  });

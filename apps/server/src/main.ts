@@ -1,0 +1,66 @@
+import { once } from 'node:events';
+import gracefulShutdown from 'http-graceful-shutdown';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { seedDemoData } from './db/seed/seed.js';
+import { createLogger } from './logger.js';
+
+/** Starts the service: configuration, database (migrated, seeded when embedded), HTTP. */
+const main = async () => {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config, { log: (message) => logger.info(message) });
+  logger.info(
+    database.embedded
+      ? { dataDir: config.database.dataDir }
+      : { database: 'server' },
+    database.embedded ? 'using the embedded database' : 'using the PostgreSQL server from DATABASE_URL',
+  );
+
+  const seedWanted = config.seedDemoData === 'always' || (config.seedDemoData === 'auto' && database.embedded);
+  if (seedWanted) {
+    const result = await seedDemoData(database.prisma);
+    if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
+  }
+
+  const app = createApp({ config, logger, database });
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ host: config.host, port, basePath: config.basePath }, 'listening');
+  if (database.embedded) {
+    // Plain text for the person at the terminal, beside the JSON log.
+    console.log(
+      `\nSales order service on http://${config.host}:${port}${config.basePath}\n` +
+        `  try: curl http://${config.host}:${port}${config.basePath}/sales-orders/1\n`,
+    );
+  }
+
+  gracefulShutdown(server, {
+    signals: 'SIGINT SIGTERM',
+    timeout: 10_000,
+    development: false,
+    forceExit: true,
+    onShutdown: async (signal) => {
+      logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      await database.close();
+    },
+    finally: () => logger.info('stopped'),
+  });
+};
+
+main().catch((error: unknown) => {
+  console.error('The service failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

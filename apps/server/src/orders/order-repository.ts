@@ -1,0 +1,157 @@
+import { Prisma } from '../generated/prisma/client.js';
+import type { Db } from '../master-data/master-data-repository.js';
+import type { PricedLine } from './order-pricing.js';
+
+/**
+ * Every database statement about orders. Reads cost a fixed number of queries whatever the
+ * line count; lines and charges are written with one statement per set.
+ */
+
+const orderWithLines = {
+  customer: { select: { name: true } },
+  details: {
+    orderBy: { lineNo: 'asc' },
+    include: { product: { select: { name: true } } },
+  },
+  otherCharges: { orderBy: { lineNo: 'asc' } },
+} satisfies Prisma.SalesOrderInclude;
+
+export type StoredOrder = Prisma.SalesOrderGetPayload<{ include: typeof orderWithLines }>;
+
+export interface LineToStore extends PricedLine {
+  productId: number;
+  packsizeId: number | null;
+  remarks: string | null;
+}
+
+export interface ChargeToStore {
+  description: string;
+  amount: string;
+}
+
+export interface OrderToStore {
+  salesOrderNo: string;
+  sequence: bigint | null;
+  locationId: number;
+  financialYearId: number;
+  customerId: number;
+  salesOrderDate: Date;
+  remarks: string | null;
+  subtotal: string;
+  otherChargesTotal: string;
+  grandTotal: string;
+  createdBy: string | null;
+}
+
+/** A unique-constraint violation: the only unique key an order insert can break is its number. */
+export const isDuplicateKeyError = (error: unknown): boolean =>
+  error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+
+export const orderRepository = {
+  /** A live (not deleted) order with its customer name, lines with product names, and charges. */
+  findLive: (db: Db, id: number): Promise<StoredOrder | null> =>
+    db.salesOrder.findFirst({ where: { id, deletedAt: null }, include: orderWithLines }),
+
+  /**
+   * Takes the row lock of a live order for the rest of the transaction, bumping its version
+   * and stamping the updater. Null when the order does not exist or is deleted.
+   */
+  lockForUpdate: async (db: Db, id: number, actor: string | null) => {
+    const [order] = await db.salesOrder.updateManyAndReturn({
+      where: { id, deletedAt: null },
+      data: { version: { increment: 1 }, updatedAt: new Date(), updatedBy: actor },
+      select: {
+        id: true,
+        salesOrderNo: true,
+        locationId: true,
+        financialYearId: true,
+        subtotal: true,
+        otherChargesTotal: true,
+      },
+    });
+    return order ?? null;
+  },
+
+  softDelete: async (db: Db, id: number, actor: string | null): Promise<boolean> => {
+    const now = new Date();
+    const { count } = await db.salesOrder.updateMany({
+      where: { id, deletedAt: null },
+      data: { deletedAt: now, deletedBy: actor, updatedAt: now, updatedBy: actor, version: { increment: 1 } },
+    });
+    return count === 1;
+  },
+
+  /**
+   * Hands out the next sequence of a series. The counter row stays locked until the
+   * transaction ends, so concurrent creates (in any instance) queue here and never share a
+   * number; a rolled-back create gives its number back, a committed one keeps it forever.
+   */
+  nextSequence: async (db: Db, locationId: number, financialYearId: number): Promise<bigint> => {
+    const [row] = await db.$queryRaw<{ last_sequence: bigint }[]>`
+      INSERT INTO sales_order_counters (location_id, financial_year_id, last_sequence)
+      VALUES (${locationId}, ${financialYearId}, 1)
+      ON CONFLICT (location_id, financial_year_id)
+      DO UPDATE SET last_sequence = sales_order_counters.last_sequence + 1
+      RETURNING last_sequence`;
+    return BigInt(row!.last_sequence);
+  },
+
+  /** Moves a series' counter past a client-supplied sequence, so it is never handed out. */
+  advanceCounter: async (db: Db, locationId: number, financialYearId: number, sequence: bigint): Promise<void> => {
+    await db.$executeRaw`
+      INSERT INTO sales_order_counters (location_id, financial_year_id, last_sequence)
+      VALUES (${locationId}, ${financialYearId}, ${sequence})
+      ON CONFLICT (location_id, financial_year_id)
+      DO UPDATE SET last_sequence = GREATEST(sales_order_counters.last_sequence, EXCLUDED.last_sequence)`;
+  },
+
+  lastSequence: async (db: Db, locationId: number, financialYearId: number): Promise<bigint> => {
+    const counter = await db.salesOrderCounter.findUnique({
+      where: { locationId_financialYearId: { locationId, financialYearId } },
+      select: { lastSequence: true },
+    });
+    return counter?.lastSequence ?? 0n;
+  },
+
+  /** The number with the highest numeric tail in a series, deleted orders included. */
+  maxNumber: async (db: Db, locationId: number, financialYearId: number): Promise<string | null> => {
+    const order = await db.salesOrder.findFirst({
+      where: { locationId, financialYearId },
+      orderBy: [{ sequence: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
+      select: { salesOrderNo: true },
+    });
+    return order?.salesOrderNo ?? null;
+  },
+
+  insert: (db: Db, order: OrderToStore) =>
+    db.salesOrder.create({ data: { ...order, updatedBy: order.createdBy }, select: { id: true } }),
+
+  update: (db: Db, id: number, data: Prisma.SalesOrderUncheckedUpdateInput) =>
+    db.salesOrder.update({ where: { id }, data, select: { id: true } }),
+
+  insertLines: async (db: Db, salesOrderId: number, lines: LineToStore[]): Promise<void> => {
+    await db.salesOrderDetail.createMany({
+      data: lines.map((line, index) => ({
+        salesOrderId,
+        lineNo: index + 1,
+        productId: line.productId,
+        packsizeId: line.packsizeId,
+        quantity: line.quantity.toFixed(3),
+        rate: line.rate.toFixed(4),
+        amount: line.amount.toFixed(2),
+        remarks: line.remarks,
+      })),
+    });
+  },
+
+  insertCharges: async (db: Db, salesOrderId: number, charges: ChargeToStore[]): Promise<void> => {
+    if (charges.length === 0) return;
+    await db.salesOrderCharge.createMany({
+      data: charges.map((charge, index) => ({ salesOrderId, lineNo: index + 1, ...charge })),
+    });
+  },
+
+  deleteLines: (db: Db, salesOrderId: number) => db.salesOrderDetail.deleteMany({ where: { salesOrderId } }),
+
+  deleteCharges: (db: Db, salesOrderId: number) => db.salesOrderCharge.deleteMany({ where: { salesOrderId } }),
+};

@@ -1,0 +1,240 @@
+import {
+  ValidationCode,
+  type CreateSalesOrderBody,
+  type CreatedSalesOrder,
+  type DeletedSalesOrder,
+  type ErrorDetail,
+  type MaxNumber,
+  type MaxNumberQuery,
+  type OtherChargeInput,
+  type SalesOrder,
+  type SalesOrderDetailInput,
+  type UpdateSalesOrderBody,
+  type UpdatedSalesOrder,
+} from '@sales-order/contract';
+import { notFound, unprocessable } from '../errors/domain-error.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { masterDataRepository } from '../master-data/master-data-repository.js';
+import { formatCalendarDate, formatDateTime, parseCalendarDate } from '../shared/calendar.js';
+import { toDecimal, toJsonNumber } from '../shared/money.js';
+import { formatOrderNumber, trailingSequence } from './numbering.js';
+import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
+import { checkOrderReferences } from './order-references.js';
+import {
+  type ChargeToStore,
+  type LineToStore,
+  type StoredOrder,
+  isDuplicateKeyError,
+  orderRepository,
+} from './order-repository.js';
+
+/** Who acts: the authenticated subject, recorded as created_by / updated_by / deleted_by. */
+export type Actor = string | null;
+
+// Creates queue on a series' counter row; give them room under load instead of failing fast.
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+
+const linesToStore = (details: SalesOrderDetailInput[], problems: ErrorDetail[]) => {
+  const { lines, subtotal } = priceLines(details, problems);
+  const stored: LineToStore[] = lines.map((line, index) => {
+    const detail = details[index]!;
+    return { ...line, productId: detail.product_id, packsizeId: detail.packsize_id ?? null, remarks: detail.remarks ?? null };
+  });
+  return { lines: stored, subtotal };
+};
+
+const chargesToStore = (charges: OtherChargeInput[]): ChargeToStore[] =>
+  charges.map((charge) => ({ description: charge.description, amount: toDecimal(charge.amount).toFixed(2) }));
+
+const toReadShape = (order: StoredOrder): SalesOrder => ({
+  sales_order_id: order.id,
+  sales_order_no: order.salesOrderNo,
+  customer_id: order.customerId,
+  customer_name: order.customer.name,
+  sales_order_date: formatCalendarDate(order.salesOrderDate),
+  location_id: order.locationId,
+  financial_year_id: order.financialYearId,
+  subtotal: toJsonNumber(order.subtotal),
+  other_charges_total: toJsonNumber(order.otherChargesTotal),
+  grand_total: toJsonNumber(order.grandTotal),
+  remarks: order.remarks,
+  details: order.details.map((detail) => ({
+    sales_order_detail_id: detail.id,
+    product_id: detail.productId,
+    product_name: detail.product.name,
+    packsize_id: detail.packsizeId,
+    quantity: toJsonNumber(detail.quantity),
+    rate: toJsonNumber(detail.rate),
+    amount: toJsonNumber(detail.amount),
+    remarks: detail.remarks,
+  })),
+  other_charges: order.otherCharges.map((charge) => ({
+    other_charge_id: charge.id,
+    description: charge.description,
+    amount: toJsonNumber(charge.amount),
+  })),
+  version: order.version,
+  created_at: formatDateTime(order.createdAt),
+  updated_at: formatDateTime(order.updatedAt),
+  created_by: order.createdBy,
+  updated_by: order.updatedBy,
+});
+
+/** The order use cases. Knows the rules of DESIGN.md's "Orders" section, nothing of HTTP. */
+export const createSalesOrderService = (prisma: PrismaClient) => ({
+  async get(id: number): Promise<SalesOrder> {
+    const order = await orderRepository.findLive(prisma, id);
+    if (!order) throw notFound(`sales order ${id} not found`);
+    return toReadShape(order);
+  },
+
+  async create(input: CreateSalesOrderBody, actor: Actor): Promise<CreatedSalesOrder> {
+    const problems: ErrorDetail[] = [];
+    const { lines, subtotal } = linesToStore(input.details, problems);
+    const charges = input.other_charges ?? [];
+    const otherChargesTotal = totalCharges(charges);
+    const total = grandTotal({ subtotal, otherChargesTotal, claimed: input.grand_total }, problems);
+    const { location, financialYear } = await checkOrderReferences(
+      prisma,
+      {
+        customerId: input.customer_id,
+        locationId: input.location_id,
+        salesOrderDate: input.sales_order_date,
+        details: input.details,
+      },
+      problems,
+    );
+    if (problems.length > 0 || !location || !financialYear) throw unprocessable(problems);
+
+    return prisma.$transaction(async (tx) => {
+      let salesOrderNo = input.sales_order_no ?? null;
+      let sequence: bigint | null;
+      if (salesOrderNo === null) {
+        sequence = await orderRepository.nextSequence(tx, location.id, financialYear.id);
+        salesOrderNo = formatOrderNumber(location.code, financialYear.startDate, sequence);
+      } else {
+        sequence = trailingSequence(salesOrderNo);
+        if (sequence !== null) await orderRepository.advanceCounter(tx, location.id, financialYear.id, sequence);
+      }
+      const order = await orderRepository
+        .insert(tx, {
+          salesOrderNo,
+          sequence,
+          locationId: location.id,
+          financialYearId: financialYear.id,
+          customerId: input.customer_id,
+          salesOrderDate: parseCalendarDate(input.sales_order_date),
+          remarks: input.remarks ?? null,
+          subtotal: subtotal.toFixed(2),
+          otherChargesTotal: otherChargesTotal.toFixed(2),
+          grandTotal: total.toFixed(2),
+          createdBy: actor,
+        })
+        .catch((error: unknown) => {
+          if (!isDuplicateKeyError(error)) throw error;
+          throw unprocessable([
+            {
+              path: 'sales_order_no',
+              message: `${salesOrderNo} is already used in this location and financial year`,
+              code: ValidationCode.duplicateOrderNumber,
+            },
+          ]);
+        });
+      await orderRepository.insertLines(tx, order.id, lines);
+      await orderRepository.insertCharges(tx, order.id, chargesToStore(charges));
+      return { sales_order_id: order.id, order_number: salesOrderNo, total_amount: toJsonNumber(total) };
+    }, TRANSACTION_OPTIONS);
+  },
+
+  async update(id: number, input: UpdateSalesOrderBody, actor: Actor): Promise<UpdatedSalesOrder> {
+    return prisma.$transaction(async (tx) => {
+      const current = await orderRepository.lockForUpdate(tx, id, actor);
+      if (!current) throw notFound(`sales order ${id} not found`);
+
+      const problems: ErrorDetail[] = [];
+      if (input.sales_order_no !== undefined && input.sales_order_no !== current.salesOrderNo) {
+        problems.push({
+          path: 'sales_order_no',
+          message: 'an order keeps its number: numbers are never reused',
+          code: ValidationCode.orderNumberChange,
+        });
+      }
+      if (input.location_id !== undefined && input.location_id !== current.locationId) {
+        problems.push({
+          path: 'location_id',
+          message: 'an order cannot move to another location',
+          code: ValidationCode.locationChange,
+        });
+      }
+      const priced = input.details ? linesToStore(input.details, problems) : undefined;
+      const subtotal = priced?.subtotal ?? toDecimal(current.subtotal);
+      const otherChargesTotal = input.other_charges ? totalCharges(input.other_charges) : toDecimal(current.otherChargesTotal);
+      const total = grandTotal({ subtotal, otherChargesTotal, claimed: input.grand_total }, problems);
+      const { financialYear } = await checkOrderReferences(
+        tx,
+        { customerId: input.customer_id, salesOrderDate: input.sales_order_date, details: input.details },
+        problems,
+      );
+      if (financialYear && financialYear.id !== current.financialYearId) {
+        problems.push({
+          path: 'sales_order_date',
+          message: 'an order cannot move to another financial year',
+          code: ValidationCode.financialYearChange,
+        });
+      }
+      // Throwing rolls back the version bump taken with the lock.
+      if (problems.length > 0) throw unprocessable(problems);
+
+      await orderRepository.update(tx, id, {
+        customerId: input.customer_id,
+        salesOrderDate: input.sales_order_date === undefined ? undefined : parseCalendarDate(input.sales_order_date),
+        remarks: input.remarks,
+        subtotal: subtotal.toFixed(2),
+        otherChargesTotal: otherChargesTotal.toFixed(2),
+        grandTotal: total.toFixed(2),
+      });
+      if (priced) {
+        await orderRepository.deleteLines(tx, id);
+        await orderRepository.insertLines(tx, id, priced.lines);
+      }
+      if (input.other_charges) {
+        await orderRepository.deleteCharges(tx, id);
+        await orderRepository.insertCharges(tx, id, chargesToStore(input.other_charges));
+      }
+      return { sales_order_id: id, updated: true as const };
+    }, TRANSACTION_OPTIONS);
+  },
+
+  async remove(id: number, actor: Actor): Promise<DeletedSalesOrder> {
+    if (!(await orderRepository.softDelete(prisma, id, actor))) throw notFound(`sales order ${id} not found`);
+    return { sales_order_id: id, deleted: true };
+  },
+
+  async maxNumber(query: MaxNumberQuery): Promise<MaxNumber> {
+    const [location, financialYear] = await Promise.all([
+      masterDataRepository.findLocation(prisma, query.location_id),
+      masterDataRepository.findFinancialYear(prisma, query.year_id),
+    ]);
+    const problems: ErrorDetail[] = [];
+    if (!financialYear) {
+      problems.push({ path: 'year_id', message: `financial year ${query.year_id} does not exist`, code: ValidationCode.unknownFinancialYear });
+    }
+    if (!location) {
+      problems.push({ path: 'location_id', message: `location ${query.location_id} does not exist`, code: ValidationCode.unknownLocation });
+    }
+    if (!location || !financialYear) throw unprocessable(problems);
+
+    const [max, last] = await Promise.all([
+      orderRepository.maxNumber(prisma, location.id, financialYear.id),
+      orderRepository.lastSequence(prisma, location.id, financialYear.id),
+    ]);
+    return {
+      max_sales_order_number: max,
+      next_sales_order_number: formatOrderNumber(location.code, financialYear.startDate, last + 1n),
+      year_id: financialYear.id,
+      location_id: location.id,
+    };
+  },
+});
+
+export type SalesOrderService = ReturnType<typeof createSalesOrderService>;

@@ -1,0 +1,11 @@
+/**
+ * Calendar dates travel as `YYYY-MM-DD` and are stored in DATE columns. In between they are
+ * JS Dates at UTC midnight, so no server time zone can shift them by a day.
+ */
+
+export const parseCalendarDate = (text: string): Date => new Date(`${text}T00:00:00.000Z`);
+
+export const formatCalendarDate = (date: Date): string => date.toISOString().slice(0, 10);
+
+/** The spec's DateTime: `YYYY-MM-DD HH:mm:ss`, in UTC. */
+export const formatDateTime = (date: Date): string => date.toISOString().slice(0, 19).replace('T', ' ');

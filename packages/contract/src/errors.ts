@@ -1,0 +1,54 @@
+import { ErrorEnvelopeSchema } from './envelope.js';
+
+/** The spec's error codes; `error.code` always equals the HTTP status. */
+export const ErrorCode = {
+  badRequest: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  notFound: 404,
+  unprocessable: 422,
+  tooManyRequests: 429,
+  internal: 500,
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * `error.details[].code` values raised when the data says no (422), so callers can react
+ * to a reason without parsing messages. Shape errors (400) use zod's issue codes.
+ */
+export const ValidationCode = {
+  unknownCustomer: 'unknown_customer',
+  unknownLocation: 'unknown_location',
+  unknownFinancialYear: 'unknown_financial_year',
+  unknownProduct: 'unknown_product',
+  unknownPacksize: 'unknown_packsize',
+  packsizeNotOfProduct: 'packsize_not_of_product',
+  dateOutsideFinancialYears: 'date_outside_financial_years',
+  amountMismatch: 'amount_mismatch',
+  grandTotalMismatch: 'grand_total_mismatch',
+  negativeGrandTotal: 'negative_grand_total',
+  amountOutOfRange: 'amount_out_of_range',
+  duplicateOrderNumber: 'duplicate_order_number',
+  orderNumberChange: 'order_number_change',
+  locationChange: 'location_change',
+  financialYearChange: 'financial_year_change',
+} as const;
+
+export type ValidationCode = (typeof ValidationCode)[keyof typeof ValidationCode];
+
+const describedError = (description: string) => ErrorEnvelopeSchema.describe(description);
+
+/** Error responses every route can give. */
+export const CommonErrorResponses = {
+  400: describedError('Bad request: the request does not fit the contract (malformed JSON, wrong types, missing fields, out-of-range values).'),
+  401: describedError('Unauthorized: authentication is missing or invalid.'),
+  403: describedError('Forbidden: the caller lacks the permission this route needs.'),
+  429: describedError('Too many requests: the per-client rate limit is exhausted.'),
+  500: describedError('Internal server error.'),
+} as const;
+
+export const NotFoundResponse = describedError('Not found: the sales order does not exist or is deleted.');
+export const UnprocessableResponse = describedError(
+  'Unprocessable entity: well-formed, but the data is refused (unknown references, totals that do not add up, duplicate number).',
+);

@@ -1,0 +1,11 @@
+/** Permissions a caller may hold; each route names the one it needs in its metadata. */
+export const Permission = {
+  read: 'sales_orders.read',
+  create: 'sales_orders.create',
+  update: 'sales_orders.update',
+  delete: 'sales_orders.delete',
+  /** Grants every permission. */
+  all: '*',
+} as const;
+
+export type Permission = (typeof Permission)[keyof typeof Permission];
