@@ -16,7 +16,7 @@ describe('sales order lifecycle through HTTP', () => {
   afterAll(() => server?.close());
 
   it('creates an order: 201, Location, message, number and exact total', async () => {
-    const response = await request(server.api).post('/sales-orders').send(orderBody(fixtures));
+    const response = await server.http.post('/sales-orders').send(orderBody(fixtures));
 
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
@@ -33,10 +33,10 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('reads an order back field by field after create', async () => {
-    const created = await request(server.api).post('/sales-orders').send(orderBody(fixtures));
+    const created = await server.http.post('/sales-orders').send(orderBody(fixtures));
     const id = created.body.data.sales_order_id;
 
-    const response = await request(server.api).get(`/sales-orders/${id}`);
+    const response = await server.http.get(`/sales-orders/${id}`);
 
     expect(response.status).toBe(200);
     expect(response.body.success).toBe(true);
@@ -90,10 +90,10 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('updates an order: replaces lines and charges, recomputes totals, bumps the version', async () => {
-    const created = await request(server.api).post('/sales-orders').send(orderBody(fixtures));
+    const created = await server.http.post('/sales-orders').send(orderBody(fixtures));
     const id = created.body.data.sales_order_id;
 
-    const response = await request(server.api)
+    const response = await server.http
       .put(`/sales-orders/${id}`)
       .send({
         customer_id: fixtures.customers.otherCustomer.id,
@@ -114,7 +114,7 @@ describe('sales order lifecycle through HTTP', () => {
       data: { sales_order_id: id, updated: true },
     });
 
-    const order = (await request(server.api).get(`/sales-orders/${id}`)).body.data;
+    const order = (await server.http.get(`/sales-orders/${id}`)).body.data;
     expect(order.sales_order_no).toBe(created.body.data.order_number);
     expect(order.customer_id).toBe(fixtures.customers.otherCustomer.id);
     expect(order.customer_name).toBe('Karim Agro Centre');
@@ -144,12 +144,12 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('keeps stored lines when an update sends only charges, and recomputes the grand total', async () => {
-    const created = await request(server.api).post('/sales-orders').send(orderBody(fixtures));
+    const created = await server.http.post('/sales-orders').send(orderBody(fixtures));
     const id = created.body.data.sales_order_id;
 
-    await request(server.api).put(`/sales-orders/${id}`).send({ other_charges: [] }).expect(200);
+    await server.http.put(`/sales-orders/${id}`).send({ other_charges: [] }).expect(200);
 
-    const order = (await request(server.api).get(`/sales-orders/${id}`)).body.data;
+    const order = (await server.http.get(`/sales-orders/${id}`)).body.data;
     expect(order.details).toHaveLength(2);
     expect(order.subtotal).toBe(7555);
     expect(order.other_charges).toEqual([]);
@@ -158,10 +158,10 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('soft-deletes an order: 200, then 404 to read, update and delete; the row stays', async () => {
-    const created = await request(server.api).post('/sales-orders').send(orderBody(fixtures));
+    const created = await server.http.post('/sales-orders').send(orderBody(fixtures));
     const id = created.body.data.sales_order_id;
 
-    const response = await request(server.api).delete(`/sales-orders/${id}`);
+    const response = await server.http.delete(`/sales-orders/${id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       success: true,
@@ -170,9 +170,9 @@ describe('sales order lifecycle through HTTP', () => {
     });
 
     for (const call of [
-      request(server.api).get(`/sales-orders/${id}`),
-      request(server.api).put(`/sales-orders/${id}`).send({ remarks: 'too late' }),
-      request(server.api).delete(`/sales-orders/${id}`),
+      server.http.get(`/sales-orders/${id}`),
+      server.http.put(`/sales-orders/${id}`).send({ remarks: 'too late' }),
+      server.http.delete(`/sales-orders/${id}`),
     ]) {
       const answer = await call;
       expect(answer.status).toBe(404);
@@ -187,7 +187,7 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('answers max-number for a series with the next number', async () => {
-    const response = await request(server.api)
+    const response = await server.http
       .get('/sales-orders/max-number')
       .query({ year_id: fixtures.years.previousYear.id, location_id: fixtures.locations.chattogram.id });
     expect(response.status).toBe(200);
@@ -204,7 +204,7 @@ describe('sales order lifecycle through HTTP', () => {
 
   it('calculates totals without storing anything', async () => {
     const before = await server.database.prisma.salesOrder.count();
-    const response = await request(server.api)
+    const response = await server.http
       .post('/sales-orders/calculate-totals')
       .send({ details: [{ quantity: 2, rate: 10.25 }, { quantity: 1, rate: 5 }], other_charges: [{ amount: 3.5 }] });
     expect(response.status).toBe(200);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import request from 'supertest';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -13,6 +14,11 @@ export interface TestServer {
   origin: string;
   /** Base of the API routes: origin + BASE_PATH. */
   api: string;
+  /**
+   * An HTTP client for the API routes (paths relative to `api`) that sends whatever a
+   * well-behaved caller sends by default; tests about misbehaving callers use `request(api)`.
+   */
+  http: ReturnType<typeof request.agent>;
   database: Database;
   close(): Promise<void>;
 }
@@ -50,6 +56,7 @@ export const startTestServer = async (env: Record<string, string> = {}): Promise
   return {
     origin,
     api: `${origin}${config.basePath}`,
+    http: request.agent(`${origin}${config.basePath}`),
     database,
     close: async () => {
       server.closeAllConnections();
