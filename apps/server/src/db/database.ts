@@ -20,6 +20,8 @@ export interface Database {
 
 interface OpenOptions {
   log?: (message: string) => void;
+  /** Called with the SQL of every statement Prisma sends (diagnostics and query-count tests). */
+  onQuery?: (sql: string) => void;
 }
 
 /**
@@ -28,7 +30,7 @@ interface OpenOptions {
  */
 export const openDatabase = async (
   config: Pick<AppConfig, 'database'>,
-  { log = () => {} }: OpenOptions = {},
+  { log = () => {}, onQuery }: OpenOptions = {},
 ): Promise<Database> => {
   const embedded = config.database.url ? undefined : await startEmbeddedPostgres(config.database.dataDir);
   const url = config.database.url ?? embedded!.url;
@@ -43,7 +45,11 @@ export const openDatabase = async (
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     pool.on('error', (error) => log(`idle database connection failed: ${error.message}`));
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    const prisma = new PrismaClient({
+      adapter: new PrismaPg(pool),
+      log: onQuery ? [{ emit: 'event', level: 'query' }] : [],
+    });
+    if (onQuery) prisma.$on('query' as never, (event: { query: string }) => onQuery(event.query));
     return {
       prisma,
       embedded: embedded !== undefined,

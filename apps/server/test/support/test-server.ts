@@ -45,10 +45,13 @@ const createTestDatabase = async (): Promise<{ env: Record<string, string>; drop
  * The real service on a loopback port, over its own database: what tests talk to through
  * HTTP. `env` overrides configuration variables, exactly as an operator would set them.
  */
-export const startTestServer = async (env: Record<string, string> = {}): Promise<TestServer> => {
+export const startTestServer = async (
+  env: Record<string, string> = {},
+  options: { onQuery?: (sql: string) => void } = {},
+): Promise<TestServer> => {
   const testDatabase = await createTestDatabase();
   const config = loadConfig({ LOG_LEVEL: 'silent', ...testDatabase.env, ...env });
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, options);
   const app = createApp({ config, logger: createLogger(config.logLevel), database });
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

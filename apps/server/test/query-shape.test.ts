@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
+import { type TestServer, startTestServer } from './support/test-server.js';
+
+/**
+ * The statements each request sends, counted at the Prisma client of the running service:
+ * reading and writing an order must cost the same whatever its line count.
+ */
+describe('query shape', () => {
+  let server: TestServer;
+  let fixtures: Fixtures;
+  let statements: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { onQuery: (sql) => statements.push(sql) });
+    fixtures = await createFixtures(server.database.prisma);
+  });
+  afterAll(() => server?.close());
+
+  const lines = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      product_id: index % 2 === 0 ? fixtures.products.product.id : fixtures.products.otherProduct.id,
+      packsize_id: index % 2 === 0 ? fixtures.packsizes.packsize.id : fixtures.packsizes.otherPacksize.id,
+      quantity: index + 1,
+      rate: 2.5,
+    }));
+  const charges = (count: number) => Array.from({ length: count }, (_, index) => ({ description: `Fee ${index}`, amount: 1 }));
+
+  /** Runs a request and returns the statements it caused. */
+  const statementsOf = async (call: () => PromiseLike<unknown>) => {
+    statements = [];
+    await call();
+    return statements;
+  };
+
+  it('creates with the same statements for 1 line or 300 lines and 20 charges', async () => {
+    const small = await statementsOf(() => server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(1), other_charges: charges(1) })).expect(201));
+    const large = await statementsOf(() => server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(300), other_charges: charges(20) })).expect(201));
+    expect(large.length).toBe(small.length);
+    // Lines and charges are bulk inserts: one INSERT each.
+    expect(large.filter((sql) => /INSERT INTO "public"."sales_order_details"/.test(sql))).toHaveLength(1);
+    expect(large.filter((sql) => /INSERT INTO "public"."sales_order_other_charges"/.test(sql))).toHaveLength(1);
+    // References are checked with one query per table.
+    expect(large.filter((sql) => /FROM "public"."products"/.test(sql))).toHaveLength(1);
+    expect(large.filter((sql) => /FROM "public"."packsizes"/.test(sql))).toHaveLength(1);
+  });
+
+  it('reads with the same statements whatever the line count', async () => {
+    const smallId = (await server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(1) })).expect(201)).body.data.sales_order_id;
+    const largeId = (await server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(250) })).expect(201)).body.data.sales_order_id;
+    const small = await statementsOf(() => server.http.get(`/sales-orders/${smallId}`).expect(200));
+    const large = await statementsOf(() => server.http.get(`/sales-orders/${largeId}`).expect(200));
+    expect(large.length).toBe(small.length);
+    expect(large.length).toBeGreaterThan(0);
+    expect(large.length).toBeLessThanOrEqual(5);
+  });
+
+  it('updates with the same statements for 1 line or 300 lines', async () => {
+    const id = (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id;
+    const small = await statementsOf(() => server.http.put(`/sales-orders/${id}`).send({ details: lines(1), other_charges: charges(2) }).expect(200));
+    const large = await statementsOf(() => server.http.put(`/sales-orders/${id}`).send({ details: lines(300), other_charges: charges(30) }).expect(200));
+    expect(large.length).toBe(small.length);
+    expect(large.filter((sql) => /INSERT INTO "public"."sales_order_details"/.test(sql))).toHaveLength(1);
+  });
+});
