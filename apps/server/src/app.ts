@@ -21,6 +21,8 @@ export interface AppDependencies {
 export const createApp = ({ config, logger, database }: AppDependencies): Express => {
   const app = express();
   app.disable('x-powered-by');
+  // No automatic body-hash ETags: an order's ETag will be its version (optimistic concurrency).
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   // Plain key=value parsing: no nested objects or prototype tricks from the query string.
   app.set('query parser', 'simple');
