@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/database.js';
+import { apiDocsRouter } from './http/api-docs.js';
 import { failure, success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, requireJsonBody } from './http/error-handler.js';
 import { requestLogging } from './http/request-logging.js';
@@ -28,7 +29,9 @@ export const createApp = ({ config, logger, database }: AppDependencies): Expres
   app.set('query parser', 'simple');
 
   app.use(requestLogging(logger));
-  app.use(helmet());
+  // No upgrade-insecure-requests: behind plain HTTP (an internal network) it would send the
+  // docs page's own assets to an https:// address that does not exist.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
 
   app.get('/healthz', (_req, res) => {
     res.json(success({ status: 'ok' }));
@@ -42,6 +45,8 @@ export const createApp = ({ config, logger, database }: AppDependencies): Expres
       res.status(503).set('Retry-After', '5').json(failure(503, 'The database is not reachable'));
     }
   });
+
+  app.use(config.basePath || '/', apiDocsRouter(config));
 
   const api = express.Router();
   api.use(requireJsonBody);

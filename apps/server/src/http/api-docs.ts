@@ -1,0 +1,24 @@
+import { createOpenApiDocument } from '@sales-order/contract/openapi';
+import express, { type Router } from 'express';
+import swaggerUi from 'swagger-ui-express';
+
+/**
+ * `{BASE_PATH}/openapi.json` (the document generated from the contract) and `{BASE_PATH}/docs`
+ * (Swagger UI, its assets served from this process, so it works without internet access).
+ */
+export const apiDocsRouter = ({ basePath }: { basePath: string }): Router => {
+  const document = createOpenApiDocument({ serverUrl: basePath || '/' });
+  const router = express.Router();
+  router.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  router.use(
+    '/docs',
+    swaggerUi.serveFiles(document),
+    swaggerUi.setup(document, {
+      customSiteTitle: 'Sales order service API',
+      swaggerOptions: { persistAuthorization: false, tryItOutEnabled: false },
+    }),
+  );
+  return router;
+};

@@ -1,0 +1,53 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestServer, startTestServer } from './support/test-server.js';
+
+describe('API documentation', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ BASE_PATH: '/erp/sales' });
+  });
+  afterAll(() => server?.close());
+
+  it('serves the OpenAPI document generated from the contract, with every route', async () => {
+    const response = await request(server.api).get('/openapi.json').expect(200);
+    const document = response.body;
+    expect(document.openapi).toBe('3.0.3');
+    expect(document.servers).toEqual([{ url: '/erp/sales', description: 'This service' }]);
+    expect(Object.keys(document.paths).sort()).toEqual(
+      [
+        '/sales-orders',
+        '/sales-orders/calculate-totals',
+        '/sales-orders/dropdown-options/{type}',
+        '/sales-orders/max-number',
+        '/sales-orders/validate-licence',
+        '/sales-orders/{id}',
+      ].sort(),
+    );
+    const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>));
+    expect(operations.map((operation) => operation.operationId).sort()).toEqual(
+      ['calculateTotals', 'createSalesOrder', 'deleteSalesOrder', 'getDropdownOptions', 'getMaxNumber', 'getSalesOrder', 'updateSalesOrder', 'validateLicence'].sort(),
+    );
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKeyAuth', 'bearerAuth', 'sessionCookie']);
+    expect(document.paths['/sales-orders/{id}'].get.responses['404'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorEnvelope',
+    });
+  });
+
+  it('serves an interactive reference whose assets all come from this server', async () => {
+    const page = await request(server.api).get('/docs/').expect(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const asset of assets) {
+      expect(asset).not.toMatch(/^(https?:)?\/\//);
+      const file = await request(server.api).get(`/docs/${asset.replace(/^\.\//, '')}`);
+      expect(file.status, asset).toBe(200);
+      expect(Number(file.headers['content-length']), asset).toBeGreaterThan(0);
+    }
+    const init = await request(server.api).get('/docs/swagger-ui-init.js').expect(200);
+    expect(init.text).toContain('"operationId": "createSalesOrder"');
+    expect(page.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+  });
+});

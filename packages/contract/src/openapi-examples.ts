@@ -1,0 +1,154 @@
+import type { DropdownOptions } from './dropdown.js';
+import type { ErrorEnvelope } from './envelope.js';
+import type { LicenceValidation, ValidateLicenceBody } from './licence.js';
+import type {
+  CreateSalesOrderBody,
+  CreatedSalesOrder,
+  DeletedSalesOrder,
+  MaxNumber,
+  SalesOrder,
+  UpdateSalesOrderBody,
+  UpdatedSalesOrder,
+} from './sales-order.js';
+import type { SalesOrdersContract } from './sales-orders.contract.js';
+import type { CalculateTotalsBody, Totals } from './totals.js';
+
+/**
+ * Examples shown in the OpenAPI document, typed by the contract so they cannot drift from it.
+ */
+
+const ok = <T>(data: T, message?: string) => ({ success: true as const, data, ...(message ? { message } : {}) });
+
+const unprocessable: ErrorEnvelope = {
+  success: false,
+  error: {
+    message: 'Validation failed',
+    code: 422,
+    details: [{ path: 'details.1.product_id', message: 'product 999 does not exist', code: 'unknown_product' }],
+  },
+};
+
+const createBody: CreateSalesOrderBody = {
+  customer_id: 12,
+  sales_order_date: '2026-11-21',
+  location_id: 1,
+  remarks: 'Deliver to the Bogura warehouse',
+  details: [
+    { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.333 },
+    { product_id: 6, quantity: 0.5, rate: 1260, remarks: 'half bag' },
+  ],
+  other_charges: [{ description: 'Carriage', amount: 150 }],
+};
+
+const order: SalesOrder = {
+  sales_order_id: 4,
+  sales_order_no: 'DHK-2026-00003',
+  customer_id: 12,
+  customer_name: 'Khandaker Krishi Bhandar, Kushtia',
+  sales_order_date: '2026-11-21',
+  location_id: 1,
+  financial_year_id: 3,
+  subtotal: 730,
+  other_charges_total: 150,
+  grand_total: 880,
+  remarks: 'Deliver to the Bogura warehouse',
+  details: [
+    {
+      sales_order_detail_id: 6,
+      product_id: 1,
+      product_name: 'Cypermethrin 10 EC (Ripcord)',
+      packsize_id: 1,
+      quantity: 3,
+      rate: 33.333,
+      amount: 100,
+      remarks: null,
+    },
+    {
+      sales_order_detail_id: 7,
+      product_id: 6,
+      product_name: 'Urea 46% N (Granular)',
+      packsize_id: null,
+      quantity: 0.5,
+      rate: 1260,
+      amount: 630,
+      remarks: 'half bag',
+    },
+  ],
+  other_charges: [{ other_charge_id: 3, description: 'Carriage', amount: 150 }],
+  version: 1,
+  created_at: '2026-11-21 09:15:02',
+  updated_at: '2026-11-21 09:15:02',
+  created_by: 'api-key:7f3a1c',
+  updated_by: 'api-key:7f3a1c',
+};
+
+const updateBody: UpdateSalesOrderBody = {
+  remarks: 'Call before delivery',
+  other_charges: [
+    { description: 'Carriage', amount: 150 },
+    { description: 'Discount', amount: -50 },
+  ],
+};
+
+const totalsBody: CalculateTotalsBody = {
+  details: [
+    { quantity: 3, rate: 33.333 },
+    { quantity: 1, rate: 0.1 },
+    { quantity: 1, rate: 0.2 },
+  ],
+  other_charges: [{ amount: -0.3 }],
+};
+
+const licenceBody: ValidateLicenceBody = {
+  sales_order_details: [
+    { product_id: 2, quantity: 80 },
+    { product_id: 4, quantity: 5 },
+  ],
+};
+
+const licenceResult: LicenceValidation = {
+  validation_message:
+    'Carbofuran 5 GR (Furadan): quantity 80 exceeds the 50 left on licence DAE-PL-0002\n' +
+    'Chlorpyrifos 20 EC (Dursban): no valid licence',
+  has_warnings: true,
+  warnings: [
+    { product_id: 2, code: 'quantity_exceeds_licence', message: 'Carbofuran 5 GR (Furadan): quantity 80 exceeds the 50 left on licence DAE-PL-0002' },
+    { product_id: 4, code: 'no_valid_licence', message: 'Chlorpyrifos 20 EC (Dursban): no valid licence' },
+  ],
+};
+
+const dropdown: DropdownOptions = {
+  type: 'locations',
+  html:
+    '<option value="5">Bogura Depot</option>\n<option value="2">Chattogram Depot</option>\n' +
+    '<option value="1" selected>Dhaka Central Depot</option>',
+  selected_id: 1,
+};
+
+const maxNumber: MaxNumber = {
+  max_sales_order_number: 'DHK-2026-00042',
+  next_sales_order_number: 'DHK-2026-00043',
+  year_id: 3,
+  location_id: 1,
+};
+
+const created: CreatedSalesOrder = { sales_order_id: 4, order_number: 'DHK-2026-00003', total_amount: 880 };
+const updated: UpdatedSalesOrder = { sales_order_id: 4, updated: true };
+const deleted: DeletedSalesOrder = { sales_order_id: 4, deleted: true };
+const totals: Totals = { subtotal: 100.3, other_charges_total: -0.3, grand_total: 100 };
+
+type Examples = { [K in keyof SalesOrdersContract]: { request?: unknown; responses: Record<string, unknown> } };
+
+export const OPERATION_EXAMPLES = {
+  getMaxNumber: { responses: { 200: ok(maxNumber), 422: unprocessable } },
+  validateLicence: { request: licenceBody, responses: { 200: ok(licenceResult), 422: unprocessable } },
+  calculateTotals: { request: totalsBody, responses: { 200: ok(totals) } },
+  getDropdownOptions: { responses: { 200: ok(dropdown) } },
+  createSalesOrder: {
+    request: createBody,
+    responses: { 201: ok(created, 'Sales order created successfully'), 422: unprocessable },
+  },
+  getSalesOrder: { responses: { 200: ok(order) } },
+  updateSalesOrder: { request: updateBody, responses: { 200: ok(updated, 'Sales order updated successfully') } },
+  deleteSalesOrder: { responses: { 200: ok(deleted, 'Sales order deleted successfully') } },
+} satisfies Examples;
