@@ -90,7 +90,9 @@ export const isCalendarDate = (text: string): boolean => {
   const match = DATE_PATTERN.exec(text);
   if (!match) return false;
   const [, year, month, day] = match.map(Number) as [number, number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
+  // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
   return (
     year >= 1 &&
     date.getUTCFullYear() === year &&
