@@ -20,6 +20,8 @@ export interface Database {
 
 interface OpenOptions {
   log?: (message: string) => void;
+  /** Builds the Prisma client over the pool's adapter; tests use it to observe queries. */
+  createClient?: (adapter: PrismaPg) => PrismaClient;
 }
 
 /**
@@ -28,7 +30,7 @@ interface OpenOptions {
  */
 export const openDatabase = async (
   config: Pick<AppConfig, 'database'>,
-  { log = () => {} }: OpenOptions = {},
+  { log = () => {}, createClient = (adapter) => new PrismaClient({ adapter }) }: OpenOptions = {},
 ): Promise<Database> => {
   const embedded = config.database.url ? undefined : await startEmbeddedPostgres(config.database.dataDir);
   const url = config.database.url ?? embedded!.url;
@@ -43,7 +45,7 @@ export const openDatabase = async (
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     pool.on('error', (error) => log(`idle database connection failed: ${error.message}`));
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    const prisma = createClient(new PrismaPg(pool));
     return {
       prisma,
       embedded: embedded !== undefined,
