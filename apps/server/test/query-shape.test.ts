@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
 
 /**
  * The statements each request sends, counted at the Prisma client of the running service:
  * reading and writing an order must cost the same whatever its line count.
  */
 describe('query shape', () => {
-  let server: TestServer;
+  let server: QueryCountingServer;
   let fixtures: Fixtures;
-  let statements: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({}, { onQuery: (sql) => statements.push(sql) });
+    server = await startQueryCountingServer();
     fixtures = await createFixtures(server.database.prisma);
   });
   afterAll(() => server?.close());
@@ -26,12 +25,7 @@ describe('query shape', () => {
     }));
   const charges = (count: number) => Array.from({ length: count }, (_, index) => ({ description: `Fee ${index}`, amount: 1 }));
 
-  /** Runs a request and returns the statements it caused. */
-  const statementsOf = async (call: () => PromiseLike<unknown>) => {
-    statements = [];
-    await call();
-    return statements;
-  };
+  const statementsOf = (call: () => PromiseLike<unknown>) => server.queriesDuring(call);
 
   it('creates with the same statements for 1 line or 300 lines and 20 charges', async () => {
     const small = await statementsOf(() => server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(1), other_charges: charges(1) })).expect(201));

@@ -6,19 +6,25 @@ export const DROPDOWN_TYPES = ['field-officers', 'products', 'locations', 'custo
 export const DropdownTypeSchema = z.enum(DROPDOWN_TYPES);
 
 export const DropdownParamsSchema = z.object({
-  type: DropdownTypeSchema,
+  type: DropdownTypeSchema.describe('Which master table to list.'),
 });
 
 export const DropdownQuerySchema = z.object({
-  selected_id: idParam().optional().describe('Marks the option with this id as selected.'),
+  selected_id: idParam()
+    .optional()
+    .describe('Marks the option with this id as selected; an id that is not among the options selects nothing.'),
 });
 
 export const DropdownOptionsSchema = z.object({
   type: DropdownTypeSchema,
   html: z
     .string()
-    .describe('<option value="ID">NAME</option> per active record, sorted by name, joined by newlines; names HTML-escaped.'),
-  selected_id: z.number().int().nullable(),
+    .describe(
+      '<option value="ID">NAME</option> per active record, sorted by name (the database collation), ties by id, ' +
+        'joined by "\\n"; the selected one is <option value="ID" selected>. Names and attribute values are ' +
+        'HTML-escaped. No placeholder option; "" when there are no active records.',
+    ),
+  selected_id: z.number().int().nullable().describe('The selected_id asked for, or null when absent.'),
 });
 
 export type DropdownType = z.infer<typeof DropdownTypeSchema>;

@@ -1,9 +1,62 @@
-import type { LicenceValidation, ValidateLicenceBody } from '@sales-order/contract';
+import type { ErrorDetail, LicenceValidation, ValidateLicenceBody } from '@sales-order/contract';
+import { unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { masterDataRepository } from '../master-data/master-data-repository.js';
+import { checkProductsUsable } from '../master-data/product-checks.js';
+import { parseCalendarDate, todayUtc } from '../shared/calendar.js';
+import { type Decimal, toDecimal } from '../shared/money.js';
+import { type Licence, licenceRepository } from './licence-repository.js';
+import { licenceWarnings, licencesValidOn, quotaLicences } from './licence-rules.js';
 
-// Licence rules arrive with issue 3; until then the route answers 500.
-export const createLicenceService = (_prisma: PrismaClient) => ({
-  async validate(_body: ValidateLicenceBody): Promise<LicenceValidation> {
-    throw new Error('validate-licence is not implemented yet');
+/** The quantity asked of each product, lines of one product added up, in first-appearance order. */
+const quantityByProduct = (lines: ValidateLicenceBody['sales_order_details']): Map<number, Decimal> => {
+  const totals = new Map<number, Decimal>();
+  for (const line of lines) {
+    const quantity = toDecimal(line.quantity);
+    totals.set(line.product_id, totals.get(line.product_id)?.plus(quantity) ?? quantity);
+  }
+  return totals;
+};
+
+/**
+ * The validate-licence use case: warnings, never a refusal, about the licences of the products
+ * on an order. At most three queries whatever the number of lines: the products, their
+ * licences, and one aggregate of what orders have already used.
+ */
+export const createLicenceService = (prisma: PrismaClient, now: () => Date = () => new Date()) => ({
+  async validate(body: ValidateLicenceBody): Promise<LicenceValidation> {
+    const date = body.sales_order_date === undefined ? todayUtc(now()) : parseCalendarDate(body.sales_order_date);
+    const quantities = quantityByProduct(body.sales_order_details);
+
+    const problems: ErrorDetail[] = [];
+    const products = await masterDataRepository.findProducts(prisma, [...quantities.keys()]);
+    const productsById = checkProductsUsable(body.sales_order_details, products, 'sales_order_details', problems);
+    if (problems.length > 0) throw unprocessable(problems);
+
+    const licensedIds = products.filter((product) => product.requiresLicence).map((product) => product.id);
+    const licences = licensedIds.length === 0 ? [] : await licenceRepository.findNotEndedBefore(prisma, licensedIds, date);
+    const licencesByProduct = new Map<number, Licence[]>();
+    for (const licence of licences) {
+      const ofProduct = licencesByProduct.get(licence.productId);
+      if (ofProduct) ofProduct.push(licence);
+      else licencesByProduct.set(licence.productId, [licence]);
+    }
+    const licencesOf = (productId: number) => licencesByProduct.get(productId) ?? [];
+
+    // Only the licences whose quantity limits a sale need their use summed.
+    const quotaIds = licensedIds.flatMap((productId) =>
+      quotaLicences(licencesValidOn(licencesOf(productId), date)).map((licence) => licence.id),
+    );
+    const consumed = await licenceRepository.consumedQuantities(prisma, quotaIds, body.sales_order_id);
+
+    const warnings = [...quantities].flatMap(([productId, quantity]) =>
+      // Every product was found above, or the request was refused.
+      licenceWarnings(productsById.get(productId)!, quantity, licencesOf(productId), consumed, date),
+    );
+    return {
+      validation_message: warnings.map((warning) => warning.message).join('\n'),
+      has_warnings: warnings.length > 0,
+      warnings,
+    };
   },
 });

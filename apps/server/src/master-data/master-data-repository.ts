@@ -1,7 +1,27 @@
+import type { DropdownType } from '@sales-order/contract';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 /** A client or an open transaction: lookups run in whichever the caller holds. */
 export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** The id and name of a master record: what a dropdown offers. */
+export type NamedRecord = Prisma.CustomerGetPayload<{ select: { id: true; name: true } }>;
+
+// Sorted in SQL by the database's collation, the same order the host ERP's own lists use; the
+// id breaks ties so that equal names always come in the same order.
+const activeByName = () => ({
+  where: { active: true },
+  orderBy: [{ name: 'asc' as const }, { id: 'asc' as const }],
+  select: { id: true, name: true } as const,
+});
+
+const ACTIVE_RECORDS: Record<DropdownType, (db: Db) => Promise<NamedRecord[]>> = {
+  'field-officers': (db) => db.fieldOfficer.findMany(activeByName()),
+  products: (db) => db.product.findMany(activeByName()),
+  locations: (db) => db.location.findMany(activeByName()),
+  customers: (db) => db.customer.findMany(activeByName()),
+  ports: (db) => db.port.findMany(activeByName()),
+};
 
 /**
  * Reads of the master data the host ERP owns. Each lookup is one query, whatever the number
@@ -36,4 +56,7 @@ export const masterDataRepository = {
       where: { id: { in: ids } },
       select: { id: true, productId: true, active: true },
     }),
+
+  /** The active records of one master table, by name: one query, whatever the row count. */
+  listActive: (db: Db, type: DropdownType): Promise<NamedRecord[]> => ACTIVE_RECORDS[type](db),
 };

@@ -1,5 +1,6 @@
 import { ValidationCode, type ErrorDetail, type SalesOrderDetailInput } from '@sales-order/contract';
 import { type Db, masterDataRepository } from '../master-data/master-data-repository.js';
+import { checkProductsUsable } from '../master-data/product-checks.js';
 import { parseCalendarDate } from '../shared/calendar.js';
 
 /**
@@ -62,17 +63,9 @@ export const checkOrderReferences = async (
     });
   }
 
-  const productsById = new Map(products.map((product) => [product.id, product]));
+  checkProductsUsable(details, products, 'details', problems);
   const packsizesById = new Map(packsizes.map((packsize) => [packsize.id, packsize]));
   details.forEach((detail, index) => {
-    const product = productsById.get(detail.product_id);
-    if (!product?.active) {
-      problems.push({
-        path: `details.${index}.product_id`,
-        message: `product ${detail.product_id} ${product ? 'is inactive' : 'does not exist'}`,
-        code: ValidationCode.unknownProduct,
-      });
-    }
     if (detail.packsize_id == null) return;
     const packsize = packsizesById.get(detail.packsize_id);
     if (!packsize?.active) {

@@ -9,3 +9,13 @@ export const formatCalendarDate = (date: Date): string => date.toISOString().sli
 
 /** The spec's DateTime: `YYYY-MM-DD HH:mm:ss`, in UTC. */
 export const formatDateTime = (date: Date): string => date.toISOString().slice(0, 19).replace('T', ' ');
+
+const DAY_MS = 86_400_000;
+
+/** Today's calendar date in UTC, the service's one notion of "today". */
+export const todayUtc = (now: Date = new Date()): Date => parseCalendarDate(formatCalendarDate(now));
+
+export const addDays = (date: Date, days: number): Date => new Date(date.getTime() + days * DAY_MS);
+
+/** Whole days from `from` to `to` (both UTC midnights): negative when `to` comes first. */
+export const daysBetween = (from: Date, to: Date): number => Math.round((to.getTime() - from.getTime()) / DAY_MS);

@@ -1,10 +1,10 @@
+import { addDays, todayUtc } from '../../shared/calendar.js';
+
 /**
  * Demo master data for a distributor of agro products in Bangladesh: deterministic (the same
  * rows and ids on every fresh database), realistic in size (hundreds of customers and products)
  * and dated around the day it is generated, so licences are valid, expiring and expired "now".
  */
-
-const DAY_MS = 86_400_000;
 
 /** A small seeded PRNG (mulberry32): the same demo data on every run. */
 const randomSource = (seed: number) => {
@@ -16,9 +16,6 @@ const randomSource = (seed: number) => {
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 };
-
-const utcDay = (date: Date) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
-const addDays = (date: Date, days: number) => new Date(date.getTime() + days * DAY_MS);
 
 export const LOCATIONS = [
   { code: 'DHK', name: 'Dhaka Central Depot', active: true },
@@ -165,7 +162,7 @@ export interface DemoLicence {
 
 /** Licences for the licensed products, around `today`; the showcase products get their case. */
 export const licences = (productList: ReturnType<typeof products>, today: Date): DemoLicence[] => {
-  const day = utcDay(today);
+  const day = todayUtc(today);
   const random = randomSource(37);
   const longAgo = addDays(day, -700);
   const farAhead = addDays(day, 500);
