@@ -7,11 +7,14 @@ import { openDatabase } from '../db/database.js';
 import { runApiKeyCommand } from './api-key-command.js';
 
 const database = await openDatabase(loadConfig());
+let exitCode = 1;
 try {
-  process.exitCode = await runApiKeyCommand(process.argv.slice(2), database.prisma, {
+  exitCode = await runApiKeyCommand(process.argv.slice(2), database.prisma, {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
   });
 } finally {
   await database.close();
 }
+// Exit now: the WASM schema engine that ran the migration check leaves a 10-second timer behind.
+process.exit(exitCode);
