@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { type TestServer, startTestServer } from './support/test-server.js';
 
 const LIMIT = 5;
@@ -90,44 +88,11 @@ describe('rate limit per client address', () => {
   });
 });
 
-type ServerProcess = { child: ChildProcess; api: string };
-
-const serverRoot = path.resolve(import.meta.dirname, '..');
-
-/** `tsx src/main.ts` in a process of its own; resolves once it listens and has reached Redis. */
-const startServerProcess = (env: Record<string, string>): Promise<ServerProcess> => {
-  const { DATABASE_URL: _database, REDIS_URL: _redis, ...inherited } = process.env;
-  const child = spawn(path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/main.ts'], {
-    cwd: serverRoot,
-    env: { ...inherited, DATA_DIR: 'memory://', SEED_DEMO_DATA: 'never', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let port: number | undefined;
-    let redisReady = false;
-    child.once('exit', (code) => reject(new Error(`server process exited with ${code} before it was ready`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (!line.startsWith('{')) return;
-      const entry = JSON.parse(line) as { msg?: string; port?: number };
-      if (entry.msg === 'listening') port = entry.port;
-      if (entry.msg === 'connected to Redis') redisReady = true;
-      if (port !== undefined && redisReady) resolve({ child, api: `http://127.0.0.1:${port}/api` });
-    });
-  });
-};
-
-const stop = async ({ child }: ServerProcess) => {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-};
-
 describe.skipIf(!process.env.TEST_REDIS_URL)('rate limit shared through Redis (skipped without TEST_REDIS_URL)', () => {
   const processes: ServerProcess[] = [];
 
   afterAll(async () => {
-    await Promise.all(processes.map(stop));
+    await Promise.all(processes.map(stopServerProcess));
   });
 
   it('gives two server processes one combined budget per client', async () => {
