@@ -47,15 +47,14 @@ const main = async () => {
   if (database.embedded) {
     // Plain text for the person at the terminal, beside the JSON log (which never holds a key).
     const base = `http://${config.host}:${port}${config.basePath}`;
-    console.log(
-      demoKey
-        ? `\nSales order service on ${base}\n` +
-            `  demo API key (embedded database only${demoKey.file ? `; kept in ${demoKey.file}` : ''}):\n` +
-            `    Authorization: ApiKey ${demoKey.key}\n` +
-            `  try: curl -H "Authorization: ApiKey ${demoKey.key}" ${base}/sales-orders/1\n`
-        : `\nSales order service on ${base}\n` +
-            `  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'\n`,
-    );
+    const howToCall = demoKey
+      ? [
+          `  demo API key (embedded database only${demoKey.file ? `; kept in ${demoKey.file}` : ''}):`,
+          `    Authorization: ApiKey ${demoKey.key}`,
+          `  try: curl -H "Authorization: ApiKey ${demoKey.key}" ${base}/sales-orders/1`,
+        ]
+      : [`  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'`];
+    console.log(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
   }
 
   gracefulShutdown(server, {
