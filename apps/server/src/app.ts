@@ -2,24 +2,42 @@ import { salesOrdersContract } from '@sales-order/contract';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import { createApiKeyService } from './auth/api-keys.js';
+import { createAuthenticator } from './auth/authenticator.js';
+import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { createSessionService } from './auth/sessions.js';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/database.js';
 import { apiDocsRouter } from './http/api-docs.js';
+import { authenticate } from './http/authenticate.js';
+import { requirePermission } from './http/authorize.js';
+import { answerPreflight, corsForAllowedOrigins } from './http/cors.js';
+import { requireTrustedOriginForSessions } from './http/csrf.js';
 import { failure, success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, requireJsonBody } from './http/error-handler.js';
+import { rateLimitPerClient } from './http/rate-limit.js';
 import { requestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
 import type { Logger } from './logger.js';
+import type { RedisClient } from './redis.js';
 import { createServices } from './services.js';
 
 export interface AppDependencies {
   config: AppConfig;
   logger: Logger;
   database: Database;
+  /** Shared state for N instances (rate-limit counts); absent when REDIS_URL is unset. */
+  redis?: RedisClient;
 }
 
-/** The Express application, without listening: tests and main.ts both build it here. */
-export const createApp = ({ config, logger, database }: AppDependencies): Express => {
+/**
+ * The Express application, without listening: tests and main.ts both build it here.
+ *
+ * Order of the checks on an API request, each before the next can run:
+ * rate limit (429) -> authentication (401) -> cookie CSRF origin (403) -> route match (404) ->
+ * route permission (403) -> JSON body (400) -> contract validation (400) -> use case (404/422).
+ */
+export const createApp = ({ config, logger, database, redis }: AppDependencies): Express => {
   const app = express();
   app.disable('x-powered-by');
   // No automatic body-hash ETags: an order's ETag will be its version (optimistic concurrency).
@@ -33,6 +51,8 @@ export const createApp = ({ config, logger, database }: AppDependencies): Expres
   // docs page's own assets to an https:// address that does not exist.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
 
+  // Health checks come before the rate limit: a load balancer probing often from one address
+  // must never be refused. They need no authentication and reveal nothing.
   app.get('/healthz', (_req, res) => {
     res.json(success({ status: 'ok' }));
   });
@@ -46,13 +66,33 @@ export const createApp = ({ config, logger, database }: AppDependencies): Expres
     }
   });
 
+  app.use(corsForAllowedOrigins(config.auth.allowedOrigins));
+  app.use(
+    rateLimitPerClient({
+      limitPerMinute: config.rateLimitPerMinute,
+      redis,
+      redisKeyPrefix: config.redisKeyPrefix,
+      logger,
+    }),
+  );
+  app.use(answerPreflight);
+
+  // The OpenAPI document and its reference page need no authentication.
   app.use(config.basePath || '/', apiDocsRouter(config));
 
+  const authenticator = createAuthenticator({
+    jwt: createJwtVerifier(config.auth.jwt),
+    apiKeys: createApiKeyService(database.prisma),
+    sessions: createSessionService(database.prisma),
+  });
   const api = express.Router();
-  api.use(requireJsonBody);
-  api.use(express.json({ limit: config.bodyLimit, type: 'application/json' }));
+  api.use(authenticate(authenticator, config.auth.sessionCookieName));
+  api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
   createExpressEndpoints(salesOrdersContract, createSalesOrdersRouter(createServices(database.prisma)), api, {
     logInitialization: false,
+    // Per matched route: its permission first, then the body, so a caller without the
+    // permission gets 403 whatever the body holds.
+    globalMiddleware: [requirePermission, requireJsonBody, express.json({ limit: config.bodyLimit, type: 'application/json' })],
     // Validation failures go to errorHandler like every other error.
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
   });

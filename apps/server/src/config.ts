@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parsePublicKey } from './auth/jwt-verifier.js';
 
 /**
  * Configuration comes only from environment variables, validated once at start-up.
@@ -53,6 +54,60 @@ const bodyLimit = optionalString.refine(
   'must be a size such as 1mb, 512kb or 100000',
 );
 
+const jwtSecret = optionalString.transform((value, ctx) => {
+  if (value === undefined) return undefined;
+  const bytes = new TextEncoder().encode(value);
+  if (bytes.length < 32) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be at least 32 bytes (e.g. `openssl rand -base64 48`)' });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
+// A PEM in one environment line usually arrives with its line breaks written as "\n".
+const jwtPublicKey = optionalString.transform((value, ctx) => {
+  if (value === undefined) return undefined;
+  try {
+    return parsePublicKey(value.replace(/\\n/g, '\n'));
+  } catch (error) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+// RFC 6265 cookie-name characters (an HTTP token).
+const cookieName = optionalString.refine(
+  (value) => value === undefined || /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value),
+  'must be a cookie name (letters, digits and !#$%&\'*+-.^_`|~)',
+);
+
+/**
+ * Origins allowed to call from a browser with credentials (CORS) and to send cookie-authenticated
+ * writes (the CSRF check). Each must be a bare origin such as https://erp.example.com; `*`
+ * is refused because it would switch the CSRF check off.
+ */
+const allowedOrigins = optionalString.transform((value, ctx) => {
+  const origins: string[] = [];
+  for (const item of (value ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(item);
+      if (/^https?:$/.test(url.protocol) && url.origin === item.replace(/\/$/, '').toLowerCase()) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `"${item}" is not an origin such as https://erp.example.com (scheme, host and port only; no * or path)`,
+      });
+      return z.NEVER;
+    }
+    origins.push(origin);
+  }
+  return origins;
+});
+
 const EnvironmentSchema = z.object({
   PORT: integer('PORT', 3000, 0, 65535),
   HOST: optionalString.transform((value) => value ?? '127.0.0.1'),
@@ -64,6 +119,13 @@ const EnvironmentSchema = z.object({
     (value) => value === undefined || /^rediss?:\/\//.test(value),
     'must be a redis:// or rediss:// URL',
   ),
+  REDIS_KEY_PREFIX: optionalString.transform((value) => value ?? 'sales-order:'),
+  JWT_SECRET: jwtSecret,
+  JWT_PUBLIC_KEY: jwtPublicKey,
+  JWT_ISSUER: optionalString,
+  JWT_AUDIENCE: optionalString,
+  SESSION_COOKIE_NAME: cookieName.transform((value) => value ?? 'erp_session'),
+  ALLOWED_ORIGINS: allowedOrigins,
   RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000),
   TRUST_PROXY: trustProxy,
   BODY_LIMIT: bodyLimit.transform((value) => value ?? '1mb'),
@@ -77,6 +139,18 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   basePath: value.BASE_PATH,
   database: { url: value.DATABASE_URL, poolMax: value.DATABASE_POOL_MAX, dataDir: value.DATA_DIR },
   redisUrl: value.REDIS_URL,
+  /** Start of every key this service writes to Redis, so several deployments can share one. */
+  redisKeyPrefix: value.REDIS_KEY_PREFIX,
+  auth: {
+    jwt: {
+      secret: value.JWT_SECRET,
+      publicKey: value.JWT_PUBLIC_KEY,
+      issuer: value.JWT_ISSUER,
+      audience: value.JWT_AUDIENCE,
+    },
+    sessionCookieName: value.SESSION_COOKIE_NAME,
+    allowedOrigins: value.ALLOWED_ORIGINS,
+  },
   rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
   trustProxy: value.TRUST_PROXY,
   bodyLimit: value.BODY_LIMIT,

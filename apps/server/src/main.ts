@@ -3,8 +3,10 @@ import gracefulShutdown from 'http-graceful-shutdown';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
+import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { createLogger } from './logger.js';
+import { closeRedis, connectRedis } from './redis.js';
 
 /** Starts the service: configuration, database (migrated, seeded when embedded), HTTP. */
 const main = async () => {
@@ -32,19 +34,27 @@ const main = async () => {
     const result = await seedDemoData(database.prisma);
     if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
   }
+  // The demo key exists only on the embedded database: never on a server from DATABASE_URL.
+  const demoKey = database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
 
-  const app = createApp({ config, logger, database });
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  const app = createApp({ config, logger, database, redis });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ host: config.host, port, basePath: config.basePath }, 'listening');
   if (database.embedded) {
-    // Plain text for the person at the terminal, beside the JSON log.
-    console.log(
-      `\nSales order service on http://${config.host}:${port}${config.basePath}\n` +
-        `  try: curl http://${config.host}:${port}${config.basePath}/sales-orders/1\n`,
-    );
+    // Plain text for the person at the terminal, beside the JSON log (which never holds a key).
+    const base = `http://${config.host}:${port}${config.basePath}`;
+    const howToCall = demoKey
+      ? [
+          `  demo API key (embedded database only${demoKey.file ? `; kept in ${demoKey.file}` : ''}):`,
+          `    Authorization: ApiKey ${demoKey.key}`,
+          `  try: curl -H "Authorization: ApiKey ${demoKey.key}" ${base}/sales-orders/1`,
+        ]
+      : [`  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'`];
+    console.log(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
   }
 
   gracefulShutdown(server, {
@@ -55,6 +65,7 @@ const main = async () => {
     onShutdown: async (signal) => {
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
       await database.close();
+      if (redis) await closeRedis(redis);
     },
     finally: () => logger.info('stopped'),
   });

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fixtures, ORDER_DATE, createFixtures, orderBody } from './support/fixtures.js';
 import { type TestServer, startTestServer } from './support/test-server.js';
+import { TEST_SUBJECT } from './support/tokens.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -55,8 +56,8 @@ describe('sales order lifecycle through HTTP', () => {
     expect(order.version).toBe(1);
     expect(order.created_at).toMatch(TIMESTAMP);
     expect(order.updated_at).toMatch(TIMESTAMP);
-    expect(order.created_by).toBeNull();
-    expect(order.updated_by).toBeNull();
+    expect(order.created_by).toBe(TEST_SUBJECT);
+    expect(order.updated_by).toBe(TEST_SUBJECT);
     expect(order.details).toEqual([
       {
         sales_order_detail_id: expect.any(Number),

@@ -4,7 +4,7 @@ import type { ErrorDetail } from '@sales-order/contract';
  * The errors a use case can end in. Services throw them; only the HTTP layer knows which
  * status each kind becomes (http/error-handler.ts).
  */
-export type DomainErrorKind = 'not_found' | 'unprocessable';
+export type DomainErrorKind = 'unauthenticated' | 'forbidden' | 'not_found' | 'unprocessable';
 
 export class DomainError extends Error {
   constructor(
@@ -16,6 +16,14 @@ export class DomainError extends Error {
     this.name = 'DomainError';
   }
 }
+
+/** No credentials, or credentials that do not hold up; `code` names the reason for the caller. */
+export const unauthenticated = (message: string, code: string) =>
+  new DomainError('unauthenticated', message, [{ path: '', message, code }]);
+
+/** The caller is known but may not do this. */
+export const forbidden = (message: string, code: string) =>
+  new DomainError('forbidden', message, [{ path: '', message, code }]);
 
 export const notFound = (message: string) => new DomainError('not_found', message);
 

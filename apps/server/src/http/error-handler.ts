@@ -17,9 +17,14 @@ export class BadRequestError extends Error {
 }
 
 const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  unauthenticated: ErrorCode.unauthorized,
+  forbidden: ErrorCode.forbidden,
   not_found: ErrorCode.notFound,
   unprocessable: ErrorCode.unprocessable,
 };
+
+/** A 401 names the schemes a caller can use (RFC 9110, section 11.6.1). */
+const AUTHENTICATION_CHALLENGE = 'Bearer realm="sales-order-service", ApiKey realm="sales-order-service"';
 
 /** Errors raised by express.json() (body-parser) carry a `type` and a 4xx status. */
 interface BodyParserError extends Error {
@@ -61,6 +66,10 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
   }
   if (error instanceof DomainError) {
     const status = STATUS_OF_KIND[error.kind];
+    if (error.kind === 'unauthenticated') {
+      res.set('WWW-Authenticate', AUTHENTICATION_CHALLENGE);
+      req.log.debug({ reason: error.details[0]?.code }, 'authentication failed');
+    }
     res.status(status).json(failure(status, error.message, error.details));
     return;
   }

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
+import { type RedisClient, closeRedis, connectRedis } from '../../src/redis.js';
 import { adminQuery, databaseUrl } from './postgres-server.js';
+import { TEST_JWT_SECRET, signJwt } from './tokens.js';
 
 export interface TestServer {
   /** Origin of the running server, e.g. http://127.0.0.1:54321 */
@@ -16,11 +19,19 @@ export interface TestServer {
   api: string;
   /**
    * An HTTP client for the API routes (paths relative to `api`) that sends whatever a
-   * well-behaved caller sends by default; tests about misbehaving callers use `request(api)`.
+   * well-behaved caller sends by default, including an all-permission Bearer token for the
+   * subject TEST_SUBJECT; tests about misbehaving or unauthenticated callers use `request(api)`.
    */
   http: ReturnType<typeof request.agent>;
   database: Database;
   close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Where the server's JSON log lines go (LOG_LEVEL must let them through). */
+  logStream?: DestinationStream;
+  /** Called with the SQL of every statement the server's Prisma client sends. */
+  onQuery?: (sql: string) => void;
 }
 
 /**
@@ -41,30 +52,54 @@ const createTestDatabase = async (): Promise<{ env: Record<string, string>; drop
   };
 };
 
+/** With TEST_REDIS_URL, every test server counts in that Redis under keys of its own. */
+const redisEnvironment = (): Record<string, string> => {
+  const url = process.env.TEST_REDIS_URL;
+  return url ? { REDIS_URL: url, REDIS_KEY_PREFIX: `so-test:${randomBytes(6).toString('hex')}:` } : {};
+};
+
+const whenReady = async (redis: RedisClient) => {
+  if (!redis.isReady) await once(redis, 'ready');
+};
+
 /**
  * The real service on a loopback port, over its own database: what tests talk to through
- * HTTP. `env` overrides configuration variables, exactly as an operator would set them.
+ * HTTP. `env` overrides configuration variables, exactly as an operator would set them; by
+ * default the server accepts HS256 tokens signed with TEST_JWT_SECRET and allows 100000
+ * requests a minute, so only the tests about the rate limit meet it.
  */
-export const startTestServer = async (
-  env: Record<string, string> = {},
-  options: { onQuery?: (sql: string) => void } = {},
-): Promise<TestServer> => {
+export const startTestServer = async (env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> => {
   const testDatabase = await createTestDatabase();
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...testDatabase.env, ...env });
-  const database = await openDatabase(config, options);
-  const app = createApp({ config, logger: createLogger(config.logLevel), database });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    RATE_LIMIT_PER_MINUTE: '100000',
+    ...redisEnvironment(),
+    ...testDatabase.env,
+    ...env,
+  });
+  const database = await openDatabase(config, { onQuery: options.onQuery });
+  const logger = createLogger(config.logLevel, options.logStream);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  // A test that points REDIS_URL somewhere unreachable wants the fallback, not a wait.
+  if (redis && env.REDIS_URL === undefined) await whenReady(redis);
+  const app = createApp({ config, logger, database, redis });
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const http = request.agent(`${origin}${config.basePath}`);
+  // Long enough for any test file; harmless where a test configures other JWT keys.
+  http.set('Authorization', `Bearer ${await signJwt({ payload: { permissions: ['*'] }, expiresIn: '2h' })}`);
   return {
     origin,
     api: `${origin}${config.basePath}`,
-    http: request.agent(`${origin}${config.basePath}`),
+    http,
     database,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await database.close();
+      if (redis) await closeRedis(redis);
       await testDatabase.drop();
     },
   };

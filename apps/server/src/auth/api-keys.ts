@@ -1,0 +1,126 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { unauthenticated, unprocessable } from '../errors/domain-error.js';
+import type { ApiKey, PrismaClient } from '../generated/prisma/client.js';
+import { KNOWN_PERMISSIONS, type Principal } from './principal.js';
+import { digestsEqual, sha256Hex } from './token-hash.js';
+
+/**
+ * `Authorization: ApiKey <key>` for machine callers. A key reads `sok_<8 chars>_<43 chars>`:
+ * the first 12 characters are its prefix, stored in clear to find the row and to name the key;
+ * the whole key is stored only as its SHA-256 and is shown once, when it is created.
+ */
+
+const KEY_SCHEME = 'sok_';
+const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
+const KEY_PATTERN = /^(sok_[a-z2-7]{8})_[A-Za-z0-9_-]{43}$/;
+const PREFIX_PATTERN = /^sok_[a-z2-7]{8}$/;
+
+/** last_used_at is refreshed at most this often per key, so busy keys do not write on every request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+export type ApiKeySummary = Pick<ApiKey, 'prefix' | 'name' | 'permissions' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>;
+
+export type NewApiKey = {
+  name: string;
+  permissions: string[];
+  expiresAt: Date | null;
+};
+
+export type RevokeResult = 'revoked' | 'already_revoked' | 'unknown';
+
+const summaryFields = {
+  prefix: true,
+  name: true,
+  permissions: true,
+  createdAt: true,
+  expiresAt: true,
+  revokedAt: true,
+  lastUsedAt: true,
+} as const;
+
+const invalidKey = () => unauthenticated('The API key is not valid', 'invalid_api_key');
+
+/** `sok_` + 8 base32 characters (40 random bits) + `_` + 32 random bytes in base64url. */
+const generateKey = () => {
+  const id = Array.from({ length: 8 }, () => PREFIX_ALPHABET[randomInt(PREFIX_ALPHABET.length)]).join('');
+  const prefix = `${KEY_SCHEME}${id}`;
+  return { prefix, key: `${prefix}_${randomBytes(32).toString('base64url')}` };
+};
+
+const validateNewKey = ({ name, permissions, expiresAt }: NewApiKey, now: Date) => {
+  const problems = [];
+  if (name.trim() === '' || name.length > 200) {
+    problems.push({ path: 'name', message: 'name must be 1 to 200 characters', code: 'invalid_name' });
+  }
+  if (permissions.length === 0) {
+    problems.push({ path: 'permissions', message: 'give at least one permission', code: 'required' });
+  }
+  for (const permission of permissions) {
+    if (!KNOWN_PERMISSIONS.includes(permission)) {
+      problems.push({
+        path: 'permissions',
+        message: `unknown permission "${permission}"; known: ${KNOWN_PERMISSIONS.join(', ')}`,
+        code: 'unknown_permission',
+      });
+    }
+  }
+  if (expiresAt !== null && expiresAt <= now) {
+    problems.push({ path: 'expires_at', message: 'the expiry must be in the future', code: 'expiry_in_past' });
+  }
+  if (problems.length > 0) throw unprocessable(problems, 'The API key cannot be created');
+};
+
+export const createApiKeyService = (prisma: PrismaClient, now: () => Date = () => new Date()) => ({
+  /** Stores a new key and returns it: the only time the key itself is ever available. */
+  async create(input: NewApiKey): Promise<{ key: string; summary: ApiKeySummary }> {
+    validateNewKey(input, now());
+    const { prefix, key } = generateKey();
+    const summary = await prisma.apiKey.create({
+      data: {
+        name: input.name.trim(),
+        prefix,
+        keyHash: sha256Hex(key),
+        permissions: [...new Set(input.permissions)],
+        expiresAt: input.expiresAt,
+      },
+      select: summaryFields,
+    });
+    return { key, summary };
+  },
+
+  /** Revokes by prefix (or by the whole key, whose prefix is taken). */
+  async revoke(prefixOrKey: string): Promise<RevokeResult> {
+    const prefix = KEY_PATTERN.exec(prefixOrKey)?.[1] ?? prefixOrKey;
+    if (!PREFIX_PATTERN.test(prefix)) return 'unknown';
+    const { count } = await prisma.apiKey.updateMany({ where: { prefix, revokedAt: null }, data: { revokedAt: now() } });
+    if (count > 0) return 'revoked';
+    return (await prisma.apiKey.count({ where: { prefix } })) > 0 ? 'already_revoked' : 'unknown';
+  },
+
+  async list(): Promise<ApiKeySummary[]> {
+    return prisma.apiKey.findMany({ select: summaryFields, orderBy: { id: 'asc' } });
+  },
+
+  /** The stored key that `key` is, when it is known, unrevoked and unexpired; no side effects. */
+  async find(key: string): Promise<ApiKey | null> {
+    const prefix = KEY_PATTERN.exec(key)?.[1];
+    if (prefix === undefined) return null;
+    const row = await prisma.apiKey.findUnique({ where: { prefix } });
+    if (!row || !digestsEqual(row.keyHash, sha256Hex(key))) return null;
+    if (row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now())) return null;
+    return row;
+  },
+
+  /** The caller a key belongs to; unknown, revoked and expired keys are all just "not valid". */
+  async authenticate(key: string): Promise<Principal> {
+    const row = await this.find(key);
+    if (!row) throw invalidKey();
+    const at = now();
+    if (row.lastUsedAt === null || at.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: at } });
+    }
+    return { subject: `api_key:${row.prefix}`, permissions: new Set(row.permissions), method: 'api_key' };
+  },
+});
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,0 +1,50 @@
+import { unauthenticated } from '../errors/domain-error.js';
+import type { ApiKeyService } from './api-keys.js';
+import type { JwtVerifier } from './jwt-verifier.js';
+import type { Principal } from './principal.js';
+import type { SessionService } from './sessions.js';
+
+/** What a request carries to prove who sent it. */
+export type Credentials = {
+  /** The Authorization header, when present (even empty). */
+  authorization?: string;
+  /** The host session cookie's value, when present and not empty. */
+  sessionToken?: string;
+};
+
+const CREDENTIALS_PATTERN = /^([A-Za-z]+) +(\S+)$/;
+
+export type Authenticator = {
+  /** The caller, or an `unauthenticated` DomainError. */
+  authenticate(credentials: Credentials): Promise<Principal>;
+};
+
+/**
+ * Picks the method: an Authorization header decides alone (a bad one is never rescued by the
+ * cookie, so a stolen cookie cannot hide behind garbage and a broken token fails loudly);
+ * without one, the host session cookie; without either, the caller is anonymous.
+ */
+export const createAuthenticator = (methods: {
+  jwt: JwtVerifier;
+  apiKeys: ApiKeyService;
+  sessions: SessionService;
+}): Authenticator => ({
+  async authenticate({ authorization, sessionToken }) {
+    if (authorization !== undefined) {
+      const match = CREDENTIALS_PATTERN.exec(authorization.trim());
+      if (!match) throw unauthenticated('The Authorization header is malformed', 'invalid_authorization');
+      // Both groups always match; authentication schemes are case-insensitive (RFC 9110, 11.1).
+      const credential = match[2]!;
+      switch (match[1]!.toLowerCase()) {
+        case 'bearer':
+          return methods.jwt.verify(credential);
+        case 'apikey':
+          return methods.apiKeys.authenticate(credential);
+        default:
+          throw unauthenticated('Use Authorization: Bearer <token> or ApiKey <key>', 'unsupported_scheme');
+      }
+    }
+    if (sessionToken !== undefined) return methods.sessions.authenticate(sessionToken);
+    throw unauthenticated('Authentication required', 'missing_credentials');
+  },
+});

@@ -1,0 +1,105 @@
+import { type KeyObject, createPublicKey } from 'node:crypto';
+import { type JWTPayload, errors, jwtVerify } from 'jose';
+import { unauthenticated } from '../errors/domain-error.js';
+import { MAX_SUBJECT_LENGTH, type Principal } from './principal.js';
+
+/**
+ * `Authorization: Bearer <JWT>`. Each configured key verifies exactly one algorithm (HS256 for
+ * JWT_SECRET; RS256 or ES256 from the type of JWT_PUBLIC_KEY), so a token cannot choose how it
+ * is checked: `alg: none`, and an HS256 token "signed" with the public key, are refused.
+ */
+
+export type AsymmetricAlgorithm = 'RS256' | 'ES256';
+export type JwtPublicKey = { key: KeyObject; algorithm: AsymmetricAlgorithm };
+
+export type JwtSettings = {
+  /** HS256 key, at least 32 bytes. */
+  secret?: Uint8Array;
+  publicKey?: JwtPublicKey;
+  /** Required `iss` when set. */
+  issuer?: string;
+  /** Required `aud` when set. */
+  audience?: string;
+};
+
+/** Leeway for exp/nbf against clock skew between the issuer and this service. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+const MIN_RSA_BITS = 2048;
+
+/**
+ * The public key in a PEM text and the one algorithm it verifies. Throws an Error whose message
+ * completes "JWT_PUBLIC_KEY ..." when the text is not an acceptable public key.
+ */
+export const parsePublicKey = (pem: string): JwtPublicKey => {
+  // createPublicKey would happily derive a public key from a private one; a signing key has
+  // no business in this service's environment.
+  if (/PRIVATE KEY/.test(pem)) throw new Error('holds a private key; give the public key (-----BEGIN PUBLIC KEY-----)');
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: pem, format: 'pem' });
+  } catch {
+    throw new Error('is not a PEM public key (-----BEGIN PUBLIC KEY-----)');
+  }
+  const details = key.asymmetricKeyDetails;
+  if (key.asymmetricKeyType === 'rsa') {
+    const bits = details?.modulusLength ?? 0;
+    if (bits < MIN_RSA_BITS) throw new Error(`is an RSA key of ${bits} bits; RS256 needs at least ${MIN_RSA_BITS}`);
+    return { key, algorithm: 'RS256' };
+  }
+  if (key.asymmetricKeyType === 'ec' && details?.namedCurve === 'prime256v1') return { key, algorithm: 'ES256' };
+  throw new Error('must be an RSA public key (RS256) or an EC P-256 public key (ES256)');
+};
+
+const invalidToken = () => unauthenticated('The access token is not valid', 'invalid_token');
+
+/** `permissions` (array of strings) wins; otherwise OAuth's space-separated `scope`; else none. */
+const permissionsOf = (payload: JWTPayload): string[] => {
+  const { permissions, scope } = payload;
+  if (permissions !== undefined) {
+    if (!Array.isArray(permissions) || !permissions.every((item) => typeof item === 'string')) throw invalidToken();
+    return permissions;
+  }
+  if (scope !== undefined) {
+    if (typeof scope !== 'string') throw invalidToken();
+    return scope.split(/\s+/).filter((item) => item !== '');
+  }
+  return [];
+};
+
+export type JwtVerifier = {
+  /** The caller a token names; throws an `unauthenticated` DomainError for any bad token. */
+  verify(token: string): Promise<Principal>;
+};
+
+export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
+  const keys = new Map<string, Uint8Array | KeyObject>();
+  if (settings.secret) keys.set('HS256', settings.secret);
+  if (settings.publicKey) keys.set(settings.publicKey.algorithm, settings.publicKey.key);
+  const algorithms = [...keys.keys()];
+
+  return {
+    async verify(token) {
+      if (algorithms.length === 0) throw unauthenticated('This service is not configured to accept Bearer tokens', 'invalid_token');
+      let payload: JWTPayload;
+      try {
+        // jose checks `alg` against `algorithms` before asking for a key, so the lookup
+        // only ever sees an algorithm that has one.
+        ({ payload } = await jwtVerify(token, (header) => keys.get(header.alg)!, {
+          algorithms,
+          issuer: settings.issuer,
+          audience: settings.audience,
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+          requiredClaims: ['exp', 'sub'],
+        }));
+      } catch (error) {
+        if (error instanceof errors.JWTExpired) throw unauthenticated('The access token has expired', 'token_expired');
+        if (error instanceof errors.JOSEError) throw invalidToken();
+        throw error;
+      }
+      const subject = payload.sub;
+      if (typeof subject !== 'string' || subject === '' || subject.length > MAX_SUBJECT_LENGTH) throw invalidToken();
+      return { subject, permissions: new Set(permissionsOf(payload)), method: 'jwt' };
+    },
+  };
+};

@@ -1,0 +1,46 @@
+import { ErrorCode } from '@sales-order/contract';
+import { type Store, rateLimit } from 'express-rate-limit';
+import type { Logger } from '../logger.js';
+import type { RedisClient } from '../redis.js';
+import { failure } from './envelope.js';
+import { RedisStoreWithFallback } from './rate-limit-store.js';
+
+export type RateLimitSettings = {
+  limitPerMinute: number;
+  /** Shared counts across instances; without it each process counts in memory. */
+  redis?: RedisClient;
+  redisKeyPrefix: string;
+  logger: Logger;
+};
+
+/**
+ * RATE_LIMIT_PER_MINUTE requests per client address in a fixed one-minute window, counted
+ * before authentication so anonymous floods are limited too. The address is `req.ip`: the
+ * socket's unless TRUST_PROXY names proxies whose X-Forwarded-For may be believed (IPv6 clients
+ * are grouped by /56, as one user typically holds such a block). Answers carry the IETF
+ * `RateLimit` and `RateLimit-Policy` headers; a 429 also `Retry-After` and the error envelope.
+ */
+export const rateLimitPerClient = ({ limitPerMinute, redis, redisKeyPrefix, logger }: RateLimitSettings) => {
+  const store: Store | undefined = redis
+    ? new RedisStoreWithFallback(redis, `${redisKeyPrefix}rate-limit:`, logger)
+    : undefined;
+  const message = `Too many requests: at most ${limitPerMinute} per minute from one address`;
+  return rateLimit({
+    windowMs: 60_000,
+    limit: limitPerMinute,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    ...(store ? { store } : {}),
+    // express-rate-limit reports misconfigurations (such as an X-Forwarded-For header that
+    // TRUST_PROXY does not cover) through this logger.
+    logger: {
+      error: (error, note) => logger.error({ err: error }, note ?? 'rate limit'),
+      warn: (error, note) => logger.warn({ err: error }, note ?? 'rate limit'),
+    },
+    handler: (_req, res) => {
+      res
+        .status(ErrorCode.tooManyRequests)
+        .json(failure(ErrorCode.tooManyRequests, message, [{ path: '', message, code: 'rate_limited' }]));
+    },
+  });
+};

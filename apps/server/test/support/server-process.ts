@@ -1,0 +1,49 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+export type ServerProcess = {
+  child: ChildProcess;
+  api: string;
+  /** Every line the process printed to stdout so far (JSON log lines and the start-up banner). */
+  output: string[];
+};
+
+const serverRoot = path.resolve(import.meta.dirname, '..', '..');
+
+/**
+ * `tsx src/main.ts` in a process of its own, as an operator starts the service, on an in-memory
+ * embedded database unless `env` says otherwise. Resolves once it listens and, when REDIS_URL is
+ * given, has reached Redis.
+ */
+export const startServerProcess = (env: Record<string, string>): Promise<ServerProcess> => {
+  const { DATABASE_URL: _database, REDIS_URL: _redis, ...inherited } = process.env;
+  const child = spawn(path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/main.ts'], {
+    cwd: serverRoot,
+    env: { ...inherited, DATA_DIR: 'memory://', SEED_DEMO_DATA: 'never', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    let port: number | undefined;
+    let redisReady = env.REDIS_URL === undefined;
+    child.once('exit', (code) => reject(new Error(`server process exited with ${code} before it was ready`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
+      if (!line.startsWith('{')) return;
+      const entry = JSON.parse(line) as { msg?: string; port?: number };
+      if (entry.msg === 'listening') port = entry.port;
+      if (entry.msg === 'connected to Redis') redisReady = true;
+      // The banner follows the 'listening' line; give it a moment to arrive.
+      if (port !== undefined && redisReady) setTimeout(() => resolve({ child, api: `http://127.0.0.1:${port}/api`, output }), 100);
+    });
+  });
+};
+
+/** Stops a process started above (SIGTERM: graceful shutdown) and waits for it to exit. */
+export const stopServerProcess = async ({ child }: ServerProcess): Promise<void> => {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+};
