@@ -45,7 +45,13 @@ const loadEngineModule = (): Promise<EngineModule> => {
       },
     };
     const bytes = await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm'));
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue });
+    // The engine arms timers (10 s timeouts) that would keep a finished CLI process alive;
+    // unref'd, they still fire while the process has other work.
+    const imports: Record<string, unknown> = { ...glue };
+    for (const name of Object.keys(imports).filter((key) => key.startsWith('__wbg_setTimeout_'))) {
+      imports[name] = (callback: () => void, ms: number) => setTimeout(callback, ms >>> 0).unref();
+    }
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': imports });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
     return glue;
