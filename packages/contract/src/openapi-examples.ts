@@ -106,14 +106,15 @@ const licenceBody: ValidateLicenceBody = {
   ],
 };
 
+const quotaWarning = 'Product 2 "Carbofuran 5 GR (Furadan)": quantity 80 exceeds the 50 left on licence DAE-PL-0002 (150 licensed, 100 on orders).';
+const expiredWarning = 'Product 4 "Chlorpyrifos 20 EC (Dursban)" requires a licence, but none is valid on 2026-11-21.';
+
 const licenceResult: LicenceValidation = {
-  validation_message:
-    'Carbofuran 5 GR (Furadan): quantity 80 exceeds the 50 left on licence DAE-PL-0002\n' +
-    'Chlorpyrifos 20 EC (Dursban): no valid licence',
+  validation_message: `${quotaWarning}\n${expiredWarning}`,
   has_warnings: true,
   warnings: [
-    { product_id: 2, code: 'quantity_exceeds_licence', message: 'Carbofuran 5 GR (Furadan): quantity 80 exceeds the 50 left on licence DAE-PL-0002' },
-    { product_id: 4, code: 'no_valid_licence', message: 'Chlorpyrifos 20 EC (Dursban): no valid licence' },
+    { product_id: 2, code: 'quantity_exceeds_licence', message: quotaWarning },
+    { product_id: 4, code: 'no_valid_licence', message: expiredWarning },
   ],
 };
 

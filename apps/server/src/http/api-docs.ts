@@ -1,13 +1,14 @@
 import { createOpenApiDocument } from '@sales-order/contract/openapi';
 import express, { type Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
+import type { AppConfig } from '../config.js';
 
 /**
  * `{BASE_PATH}/openapi.json` (the document generated from the contract) and `{BASE_PATH}/docs`
  * (Swagger UI, its assets served from this process, so it works without internet access).
  */
-export const apiDocsRouter = ({ basePath }: { basePath: string }): Router => {
-  const document = createOpenApiDocument({ serverUrl: basePath || '/' });
+export const apiDocsRouter = ({ basePath, auth }: Pick<AppConfig, 'basePath' | 'auth'>): Router => {
+  const document = createOpenApiDocument({ serverUrl: basePath || '/', sessionCookieName: auth.sessionCookieName });
   const router = express.Router();
   router.get('/openapi.json', (_req, res) => {
     res.json(document);

@@ -1,0 +1,154 @@
+/**
+ * Calls every route through a client nobody here wrote: openapi-fetch, typed by types that
+ * openapi-typescript generated from the live /openapi.json into ./generated/schema.d.ts.
+ * The conformance test type-checks this file against those types before running it, so the
+ * `@ts-expect-error` lines prove the generated types refuse what the contract refuses.
+ */
+import createClient from 'openapi-fetch';
+import type { paths } from './generated/schema.js';
+
+export type Method = 'get' | 'post' | 'put' | 'delete';
+
+export interface Exchange {
+  /** What the call was meant to show. */
+  label: string;
+  path: keyof paths;
+  method: Method;
+  status: number;
+  body: unknown;
+}
+
+export interface ConformanceData {
+  customerId: number;
+  locationId: number;
+  yearId: number;
+  productId: number;
+  packsizeId: number;
+}
+
+interface Outcome {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+export const callEveryRoute = async (baseUrl: string, token: string, ids: ConformanceData): Promise<Exchange[]> => {
+  const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
+  const anonymous = createClient<paths>({ baseUrl });
+  const exchanges: Exchange[] = [];
+  const record = (label: string, path: keyof paths, method: Method, outcome: Outcome) => {
+    exchanges.push({ label, path, method, status: outcome.response.status, body: outcome.data ?? outcome.error });
+    return outcome;
+  };
+
+  const orderBody = {
+    customer_id: ids.customerId,
+    sales_order_date: '2026-11-15',
+    location_id: ids.locationId,
+    remarks: 'conformance',
+    details: [{ product_id: ids.productId, packsize_id: ids.packsizeId, quantity: 3, rate: 33.333 }],
+    other_charges: [{ description: 'Carriage', amount: 150 }],
+  };
+
+  const created = record('create', '/sales-orders', 'post', await client.POST('/sales-orders', { body: orderBody }));
+  const id = (created.data as { data: { sales_order_id: number } }).data.sales_order_id;
+  record('read', '/sales-orders/{id}', 'get', await client.GET('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'update',
+    '/sales-orders/{id}',
+    'put',
+    await client.PUT('/sales-orders/{id}', { params: { path: { id } }, body: { remarks: 'changed', other_charges: [] } }),
+  );
+  record(
+    'max-number',
+    '/sales-orders/max-number',
+    'get',
+    await client.GET('/sales-orders/max-number', { params: { query: { year_id: ids.yearId, location_id: ids.locationId } } }),
+  );
+  record(
+    'calculate-totals',
+    '/sales-orders/calculate-totals',
+    'post',
+    await client.POST('/sales-orders/calculate-totals', {
+      body: { details: [{ quantity: 3, rate: 33.333 }], other_charges: [{ amount: -0.5 }] },
+    }),
+  );
+  record(
+    'validate-licence',
+    '/sales-orders/validate-licence',
+    'post',
+    await client.POST('/sales-orders/validate-licence', { body: { sales_order_details: [{ product_id: ids.productId, quantity: 1 }] } }),
+  );
+  for (const type of ['field-officers', 'products', 'locations', 'customers', 'ports'] as const) {
+    record(
+      `dropdown ${type}`,
+      '/sales-orders/dropdown-options/{type}',
+      'get',
+      await client.GET('/sales-orders/dropdown-options/{type}', { params: { path: { type }, query: { selected_id: 1 } } }),
+    );
+  }
+  record('delete', '/sales-orders/{id}', 'delete', await client.DELETE('/sales-orders/{id}', { params: { path: { id } } }));
+
+  // Errors, each route at least once.
+  record('read deleted: 404', '/sales-orders/{id}', 'get', await client.GET('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'update deleted: 404',
+    '/sales-orders/{id}',
+    'put',
+    await client.PUT('/sales-orders/{id}', { params: { path: { id } }, body: { remarks: 'x' } }),
+  );
+  record('delete deleted: 404', '/sales-orders/{id}', 'delete', await client.DELETE('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'create unknown customer: 422',
+    '/sales-orders',
+    'post',
+    await client.POST('/sales-orders', { body: { ...orderBody, customer_id: 999_999 } }),
+  );
+  record(
+    'create missing fields: 400',
+    '/sales-orders',
+    'post',
+    // @ts-expect-error the generated types require customer_id, sales_order_date, location_id and details
+    await client.POST('/sales-orders', { body: { remarks: 'no lines' } }),
+  );
+  record(
+    'max-number unknown year: 422',
+    '/sales-orders/max-number',
+    'get',
+    await client.GET('/sales-orders/max-number', { params: { query: { year_id: 999_999, location_id: ids.locationId } } }),
+  );
+  record(
+    'calculate-totals out of range: 422',
+    '/sales-orders/calculate-totals',
+    'post',
+    await client.POST('/sales-orders/calculate-totals', { body: { details: [{ quantity: 999_999_999, rate: 9_999_999_999 }] } }),
+  );
+  record(
+    'calculate-totals wrong type: 400',
+    '/sales-orders/calculate-totals',
+    'post',
+    // @ts-expect-error quantity is a number in the generated types
+    await client.POST('/sales-orders/calculate-totals', { body: { details: [{ quantity: 'three', rate: 1 }] } }),
+  );
+  record(
+    'validate-licence unknown product: 422',
+    '/sales-orders/validate-licence',
+    'post',
+    await client.POST('/sales-orders/validate-licence', { body: { sales_order_details: [{ product_id: 999_999, quantity: 1 }] } }),
+  );
+  record(
+    'dropdown unknown type: 400',
+    '/sales-orders/dropdown-options/{type}',
+    'get',
+    // @ts-expect-error the generated types list the five dropdown types
+    await client.GET('/sales-orders/dropdown-options/{type}', { params: { path: { type: 'vendors' } } }),
+  );
+  record('read without credentials: 401', '/sales-orders/{id}', 'get', await anonymous.GET('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'create without credentials: 401',
+    '/sales-orders',
+    'post',
+    await anonymous.POST('/sales-orders', { body: orderBody }),
+  );
+  return exchanges;
+};

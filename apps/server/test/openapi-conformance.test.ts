@@ -1,0 +1,131 @@
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import AjvDraft04 from 'ajv-draft-04';
+import openapiTS, { astToString } from 'openapi-typescript';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Fixtures, createFixtures } from './support/fixtures.js';
+import { type TestServer, startTestServer } from './support/test-server.js';
+import { signJwt } from './support/tokens.js';
+
+const conformanceDir = path.join(import.meta.dirname, 'conformance');
+const serverRoot = path.resolve(import.meta.dirname, '..');
+
+type Json = unknown;
+
+/**
+ * For validation only: every object schema of the document refuses properties it does not
+ * name, so a response carrying an undocumented field fails instead of slipping through.
+ */
+const closeObjects = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(closeObjects);
+  if (node === null || typeof node !== 'object') return node;
+  const result = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, closeObjects(value)]));
+  if ('properties' in result && !('additionalProperties' in result)) result.additionalProperties = false;
+  return result;
+};
+
+// A CommonJS module with `exports.default`: NodeNext types see the module, vitest gives the class.
+const Ajv = ((AjvDraft04 as unknown as { default?: typeof AjvDraft04 }).default ?? AjvDraft04) as unknown as typeof AjvDraft04.default;
+
+const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+
+describe('conformance with a client generated from the live OpenAPI document', () => {
+  let server: TestServer;
+  let fixtures: Fixtures;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    fixtures = await createFixtures(server.database.prisma);
+  });
+  afterAll(() => server?.close());
+
+  it('openapi-typescript types + openapi-fetch calls reach every route, and every body fits the document', async () => {
+    const document = (await request(server.api).get('/openapi.json').expect(200)).body as Record<string, Json>;
+
+    // 1. Types generated from the live document, then the calls type-checked against them.
+    await mkdir(path.join(conformanceDir, 'generated'), { recursive: true });
+    await writeFile(path.join(conformanceDir, 'generated', 'schema.d.ts'), astToString(await openapiTS(document as never)));
+    const tsc = path.join(serverRoot, 'node_modules', '.bin', 'tsc');
+    await promisify(execFile)(tsc, ['-p', path.join(conformanceDir, 'tsconfig.json')]).catch((error: { stdout?: string }) => {
+      throw new Error(`the openapi-fetch calls do not type-check against the generated types:\n${error.stdout ?? String(error)}`);
+    });
+
+    // 2. The calls, made over HTTP by openapi-fetch.
+    const { callEveryRoute } = await import('./conformance/openapi-fetch-calls.js');
+    const token = await signJwt({ payload: { permissions: ['*'] }, subject: 'conformance' });
+    const exchanges = await callEveryRoute(server.api, token, {
+      customerId: fixtures.customers.customer.id,
+      locationId: fixtures.locations.dhaka.id,
+      yearId: fixtures.years.currentYear.id,
+      productId: fixtures.products.product.id,
+      packsizeId: fixtures.packsizes.packsize.id,
+    });
+    expect(exchanges.map(({ label, status }) => `${label} ${status}`)).toEqual([
+      'create 201',
+      'read 200',
+      'update 200',
+      'max-number 200',
+      'calculate-totals 200',
+      'validate-licence 200',
+      'dropdown field-officers 200',
+      'dropdown products 200',
+      'dropdown locations 200',
+      'dropdown customers 200',
+      'dropdown ports 200',
+      'delete 200',
+      'read deleted: 404 404',
+      'update deleted: 404 404',
+      'delete deleted: 404 404',
+      'create unknown customer: 422 422',
+      'create missing fields: 400 400',
+      'max-number unknown year: 422 422',
+      'calculate-totals out of range: 422 422',
+      'calculate-totals wrong type: 400 400',
+      'validate-licence unknown product: 422 422',
+      'dropdown unknown type: 400 400',
+      'read without credentials: 401 401',
+      'create without credentials: 401 401',
+    ]);
+    const operations = new Set(exchanges.map(({ path: route, method }) => `${method} ${route}`));
+    const documented = Object.entries(document.paths as Record<string, Record<string, Json>>).flatMap(([route, item]) =>
+      Object.keys(item).map((method) => `${method} ${route}`),
+    );
+    expect([...operations].sort()).toEqual(documented.sort());
+
+    // 3. Every body, success or error, validates against the schema the document gives for
+    //    that route and status.
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addSchema(closeObjects(document) as object, 'openapi.json');
+    for (const exchange of exchanges) {
+      const pointer = ['paths', exchange.path, exchange.method, 'responses', String(exchange.status), 'content', 'application/json', 'schema']
+        .map(pointerSegment)
+        .join('/');
+      const validate = ajv.getSchema(`openapi.json#/${pointer}`);
+      expect(validate, `${exchange.label}: status ${exchange.status} is not documented for ${exchange.method} ${exchange.path}`).toBeDefined();
+      const valid = validate!(exchange.body);
+      expect(valid, `${exchange.label}: ${JSON.stringify(validate!.errors)} in ${JSON.stringify(exchange.body)}`).toBe(true);
+    }
+  });
+
+  it('catches a body that does not fit: the validator is not a rubber stamp', async () => {
+    const document = (await request(server.api).get('/openapi.json').expect(200)).body as Record<string, Json>;
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addSchema(closeObjects(document) as object, 'openapi.json');
+    const validate = ajv.getSchema('openapi.json#/components/schemas/SalesOrder')!;
+    const order = (await server.http.post('/sales-orders').send({
+      customer_id: fixtures.customers.customer.id,
+      sales_order_date: '2026-11-15',
+      location_id: fixtures.locations.dhaka.id,
+      details: [{ product_id: fixtures.products.product.id, quantity: 1, rate: 1 }],
+    })).body.data.sales_order_id as number;
+    const read = (await server.http.get(`/sales-orders/${order}`).expect(200)).body.data;
+    expect(validate(read)).toBe(true);
+    expect(validate({ ...read, grand_total: '1.00' })).toBe(false);
+    expect(validate({ ...read, undocumented: true })).toBe(false);
+    const { remarks: _remarks, ...withoutRemarks } = read;
+    expect(validate(withoutRemarks)).toBe(false);
+  });
+});

@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from './support/credentials.js';
+import { type Fixtures, createFixtures } from './support/fixtures.js';
+import { type TestServer, startTestServer } from './support/test-server.js';
+import { signJwt } from './support/tokens.js';
+
+const run = promisify(execFile);
+const repositoryRoot = path.resolve(import.meta.dirname, '..', '..', '..');
+const clientPackage = path.join(repositoryRoot, 'packages', 'client');
+const tsc = path.join(repositoryRoot, 'apps', 'server', 'node_modules', '.bin', 'tsc');
+
+/**
+ * One script body for both module systems: it drives every route through the SDK and prints
+ * what came back, so the test can check it.
+ */
+const consumerScript = (importLine: string) => `${importLine}
+const { baseUrl, auth, ids } = JSON.parse(process.env.SDK_TEST);
+const client = createSalesOrderClient({ baseUrl, auth });
+const main = async () => {
+  const out = {};
+  out.created = await client.createSalesOrder({
+    customer_id: ids.customerId,
+    sales_order_date: '2026-11-15',
+    location_id: ids.locationId,
+    details: [{ product_id: ids.productId, packsize_id: ids.packsizeId, quantity: 3, rate: 33.333 }],
+    other_charges: [{ description: 'Carriage', amount: 150 }],
+  });
+  const id = out.created.sales_order_id;
+  out.read = await client.getSalesOrder(id);
+  out.updated = await client.updateSalesOrder(id, { remarks: 'via the SDK', other_charges: [] });
+  out.readAfterUpdate = await client.getSalesOrder(id);
+  out.totals = await client.calculateTotals({ details: [{ quantity: 1, rate: 0.1 }, { quantity: 1, rate: 0.2 }] });
+  out.licence = await client.validateLicence({ sales_order_details: [{ product_id: ids.productId, quantity: 1 }] });
+  out.maxNumber = await client.getMaxNumber({ year_id: ids.yearId, location_id: ids.locationId });
+  out.dropdown = await client.getDropdownOptions('locations', ids.locationId);
+  out.deleted = await client.deleteSalesOrder(id);
+  for (const [name, call] of [
+    ['unprocessable', () => client.createSalesOrder({ customer_id: 999999, sales_order_date: '2026-11-15', location_id: ids.locationId,
+      details: [{ product_id: ids.productId, quantity: 1, rate: 1 }] })],
+    ['notFound', () => client.getSalesOrder(id)],
+  ]) {
+    try {
+      await call();
+      out[name] = 'no error';
+    } catch (error) {
+      out[name] = { isApiError: error instanceof SalesOrderApiError, name: error.name, status: error.status, code: error.code,
+        message: error.message, details: error.details, hasRequestId: typeof error.requestId === 'string' };
+    }
+  }
+  console.log(JSON.stringify(out));
+};
+main().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+/** A TypeScript consumer: must compile against the packed types, including the typed error. */
+const typedConsumer = `import { createSalesOrderClient, SalesOrderApiError, type SalesOrder, type ErrorDetail } from '@sales-order/client';
+
+const client = createSalesOrderClient({ baseUrl: 'http://127.0.0.1:3000/api', auth: { type: 'apiKey', key: 'sok_x' } });
+
+export const total = async (id: number): Promise<number> => {
+  const order: SalesOrder = await client.getSalesOrder(id);
+  return order.grand_total;
+};
+
+export const problems = (error: unknown): ErrorDetail[] => {
+  if (error instanceof SalesOrderApiError && error.status === 422) return error.details;
+  return [];
+};
+
+// @ts-expect-error quantity must be a number
+void client.calculateTotals({ details: [{ quantity: '1', rate: 1 }] });
+// @ts-expect-error unknown dropdown type
+void client.getDropdownOptions('vendors');
+`;
+
+describe('the packed SDK in a fresh project', () => {
+  let server: TestServer;
+  let fixtures: Fixtures;
+  let project: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    fixtures = await createFixtures(server.database.prisma);
+    project = await mkdtemp(path.join(tmpdir(), 'sdk-consumer-'));
+    const packDir = path.join(project, 'pack');
+    await run('pnpm', ['pack', '--pack-destination', packDir], { cwd: clientPackage });
+    const [tarball] = (await readdir(packDir)).filter((file) => file.endsWith('.tgz'));
+    expect(tarball, 'pnpm pack wrote no tarball (is packages/client built?)').toBeDefined();
+    await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true }));
+    // A real install: the SDK's own dependencies come from the registry, as for any user.
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(packDir, tarball!)], { cwd: project });
+  }, 240_000);
+
+  afterAll(async () => {
+    await server?.close();
+    if (project) await rm(project, { recursive: true, force: true });
+  });
+
+  const ids = () => ({
+    customerId: fixtures.customers.customer.id,
+    locationId: fixtures.locations.dhaka.id,
+    yearId: fixtures.years.currentYear.id,
+    productId: fixtures.products.product.id,
+    packsizeId: fixtures.packsizes.packsize.id,
+  });
+
+  const runConsumer = async (file: string, auth: unknown) => {
+    const { stdout } = await run('node', [file], {
+      cwd: project,
+      env: { ...process.env, SDK_TEST: JSON.stringify({ baseUrl: server.api, auth, ids: ids() }) },
+    });
+    return JSON.parse(stdout);
+  };
+
+  const expectFullRun = (out: Record<string, any>) => {
+    expect(out.created).toEqual({ sales_order_id: expect.any(Number), order_number: expect.stringMatching(/^DHK-2026-\d{5}$/), total_amount: 250 });
+    expect(out.read).toMatchObject({ sales_order_id: out.created.sales_order_id, grand_total: 250, subtotal: 100, customer_name: 'Rahman Traders' });
+    expect(out.read.details).toEqual([expect.objectContaining({ quantity: 3, rate: 33.333, amount: 100 })]);
+    expect(out.updated).toEqual({ sales_order_id: out.created.sales_order_id, updated: true });
+    expect(out.readAfterUpdate).toMatchObject({ remarks: 'via the SDK', other_charges: [], grand_total: 100, version: 2 });
+    expect(out.totals).toEqual({ subtotal: 0.3, other_charges_total: 0, grand_total: 0.3 });
+    expect(out.licence).toEqual({
+      validation_message: expect.stringContaining('requires a licence'),
+      has_warnings: true,
+      warnings: [expect.objectContaining({ product_id: fixtures.products.product.id, code: 'no_valid_licence' })],
+    });
+    expect(out.maxNumber).toMatchObject({ year_id: fixtures.years.currentYear.id, location_id: fixtures.locations.dhaka.id });
+    expect(out.maxNumber.max_sales_order_number).toMatch(/^DHK-2026-\d{5}$/);
+    expect(out.dropdown.html).toContain(`<option value="${fixtures.locations.dhaka.id}" selected>Dhaka</option>`);
+    expect(out.deleted).toEqual({ sales_order_id: out.created.sales_order_id, deleted: true });
+    expect(out.unprocessable).toEqual({
+      isApiError: true,
+      name: 'SalesOrderApiError',
+      status: 422,
+      code: 422,
+      message: 'Validation failed',
+      details: [{ path: 'customer_id', code: 'unknown_customer', message: 'customer 999999 does not exist' }],
+      hasRequestId: true,
+    });
+    expect(out.notFound).toMatchObject({ isApiError: true, status: 404, code: 404, details: [] });
+  };
+
+  it('imports from ES modules and drives every route with a bearer token', async () => {
+    await writeFile(path.join(project, 'consumer.mjs'), consumerScript("import { createSalesOrderClient, SalesOrderApiError } from '@sales-order/client';"));
+    const token = await signJwt({ payload: { permissions: ['*'] }, subject: 'sdk-esm' });
+    expectFullRun(await runConsumer('consumer.mjs', { type: 'bearer', token }));
+  });
+
+  it('requires from CommonJS and drives every route with an API key', async () => {
+    await writeFile(path.join(project, 'consumer.cjs'), consumerScript("const { createSalesOrderClient, SalesOrderApiError } = require('@sales-order/client');"));
+    const { key } = await createApiKey(server.database.prisma, ['*']);
+    expectFullRun(await runConsumer('consumer.cjs', { type: 'apiKey', key }));
+  });
+
+  it('type-checks a TypeScript consumer against the packed declarations', async () => {
+    await writeFile(path.join(project, 'consumer.ts'), typedConsumer);
+    await writeFile(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [], noEmit: true },
+        files: ['consumer.ts'],
+      }),
+    );
+    const result = await run(tsc, ['-p', 'tsconfig.json'], { cwd: project }).then(
+      () => 'ok',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe('ok');
+  });
+});
