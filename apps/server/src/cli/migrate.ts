@@ -1,8 +1,11 @@
 /** `pnpm db:migrate`: applies pending migrations to DATABASE_URL, or to the embedded database. */
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { runCli } from './run-cli.js';
 
-const database = await openDatabase(loadConfig());
-const applied = database.appliedMigrations;
-console.log(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'The database schema is up to date.');
-await database.close();
+runCli(async () => {
+  const database = await openDatabase(loadConfig());
+  const applied = database.appliedMigrations;
+  console.log(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'The database schema is up to date.');
+  await database.close();
+});

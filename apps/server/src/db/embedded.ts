@@ -2,12 +2,38 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import lockfile from 'proper-lockfile';
 
 export interface EmbeddedPostgres {
   /** Connection string of the loopback socket that serves the embedded database. */
   url: string;
   stop(): Promise<void>;
 }
+
+/** Another process (the service, a CLI) has the embedded database open. */
+export class EmbeddedDatabaseBusyError extends Error {
+  constructor(dataDir: string) {
+    super(
+      `The embedded database in ${dataDir} is open in another process (a running service or CLI). ` +
+        'Stop that process first, or point DATABASE_URL at a PostgreSQL server to share one database.',
+    );
+    this.name = 'EmbeddedDatabaseBusyError';
+  }
+}
+
+/**
+ * Only one process may open a data directory: two PGlite instances writing the same files
+ * would corrupt them. The lock is a directory beside the data, refreshed while held and
+ * considered stale 10 s after its holder died.
+ */
+const lockDataDirectory = async (location: string, dataDir: string): Promise<() => Promise<void>> => {
+  try {
+    return await lockfile.lock(location, { lockfilePath: `${location}.lock`, stale: 10_000, update: 2_500 });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ELOCKED') throw new EmbeddedDatabaseBusyError(dataDir);
+    throw error;
+  }
+};
 
 /**
  * PGlite (PostgreSQL compiled to WASM) persisted under `dataDir`, or in memory for
@@ -18,18 +44,26 @@ export interface EmbeddedPostgres {
  */
 export const startEmbeddedPostgres = async (dataDir: string): Promise<EmbeddedPostgres> => {
   let location = dataDir;
+  let unlock = async () => {};
   if (dataDir !== 'memory://') {
     location = path.resolve(dataDir, 'pgdata');
     await mkdir(location, { recursive: true });
+    unlock = await lockDataDirectory(location, dataDir);
   }
-  const db = await PGlite.create(location);
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2 });
-  await server.start();
-  return {
-    url: `postgresql://postgres@${server.getServerConn()}/postgres?sslmode=disable`,
-    stop: async () => {
-      await server.stop();
-      await db.close();
-    },
-  };
+  try {
+    const db = await PGlite.create(location);
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2 });
+    await server.start();
+    return {
+      url: `postgresql://postgres@${server.getServerConn()}/postgres?sslmode=disable`,
+      stop: async () => {
+        await server.stop();
+        await db.close();
+        await unlock();
+      },
+    };
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
 };
