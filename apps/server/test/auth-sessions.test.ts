@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Permission } from '@sales-order/contract';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSession } from './support/credentials.js';
-import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { orderBody } from './support/fixtures.js';
+import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 const ALLOWED = 'https://erp.example.com';
@@ -12,23 +12,16 @@ const ALSO_ALLOWED = 'http://localhost:8080';
 const COOKIE_NAME = 'host_sid';
 
 describe('host session cookie', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer({ ALLOWED_ORIGINS: `${ALLOWED}, ${ALSO_ALLOWED}`, SESSION_COOKIE_NAME: COOKIE_NAME });
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures({ ALLOWED_ORIGINS: `${ALLOWED}, ${ALSO_ALLOWED}`, SESSION_COOKIE_NAME: COOKIE_NAME });
 
   const session = (options: Parameters<typeof createSession>[1] = {}) =>
-    createSession(server.database.prisma, { cookieName: COOKIE_NAME, ...options });
+    createSession(suite.server.database.prisma, { cookieName: COOKIE_NAME, ...options });
 
-  const readWith = (cookie: string) => request(server.api).post('/sales-orders/calculate-totals').set('Cookie', cookie).set('Origin', ALLOWED).send({ details: [] });
+  const readWith = (cookie: string) => request(suite.server.api).post('/sales-orders/calculate-totals').set('Cookie', cookie).set('Origin', ALLOWED).send({ details: [] });
 
   const createWith = (cookie: string, origin?: string) => {
-    const pending = request(server.api).post('/sales-orders').set('Cookie', cookie);
-    return (origin === undefined ? pending : pending.set('Origin', origin)).send(orderBody(fixtures));
+    const pending = request(suite.server.api).post('/sales-orders').set('Cookie', cookie);
+    return (origin === undefined ? pending : pending.set('Origin', origin)).send(orderBody(suite.fixtures));
   };
 
   const expectInvalidSession = (response: request.Response) => {
@@ -43,7 +36,7 @@ describe('host session cookie', () => {
     expect(response.status).toBe(200);
     expect(response.body.data.grand_total).toBe(0);
     // The default name is not the configured one.
-    const unnamed = await request(server.api).post('/sales-orders/calculate-totals').set('Cookie', `erp_session=${token}`).send({ details: [] });
+    const unnamed = await request(suite.server.api).post('/sales-orders/calculate-totals').set('Cookie', `erp_session=${token}`).send({ details: [] });
     expect(unnamed.status).toBe(401);
   });
 
@@ -56,7 +49,7 @@ describe('host session cookie', () => {
   it('honours a revocation written by the host while the session is in use', async () => {
     const { token, cookie } = await session();
     expect((await readWith(cookie)).status).toBe(200);
-    await server.database.prisma.session.update({
+    await suite.server.database.prisma.session.update({
       where: { tokenHash: createHash('sha256').update(token).digest('hex') },
       data: { revokedAt: new Date() },
     });
@@ -65,17 +58,17 @@ describe('host session cookie', () => {
 
   it('accepts a cookie-authenticated write from an allowed origin and from the service itself', async () => {
     const { cookie } = await session({ userId: 'clerk-1' });
-    for (const origin of [ALLOWED, ALSO_ALLOWED, server.origin]) {
+    for (const origin of [ALLOWED, ALSO_ALLOWED, suite.server.origin]) {
       const response = await createWith(cookie, origin);
       expect(response.status, origin).toBe(201);
     }
-    const [order] = await server.database.prisma.salesOrder.findMany({ where: { createdBy: 'clerk-1' }, take: 1 });
+    const [order] = await suite.server.database.prisma.salesOrder.findMany({ where: { createdBy: 'clerk-1' }, take: 1 });
     expect(order).toBeDefined();
   });
 
   it('refuses a cookie-authenticated write from another origin, a null origin and without Origin (CSRF)', async () => {
     const { cookie } = await session();
-    const before = await server.database.prisma.salesOrder.count();
+    const before = await suite.server.database.prisma.salesOrder.count();
     for (const origin of ['https://evil.example.com', 'https://erp.example.com.evil.net', 'http://erp.example.com', 'null', undefined]) {
       const response = await createWith(cookie, origin);
       expect(response.status, String(origin)).toBe(403);
@@ -85,27 +78,27 @@ describe('host session cookie', () => {
         details: [{ path: '', message: 'Cookie-authenticated changes are accepted only from allowed origins', code: 'origin_not_allowed' }],
       });
     }
-    const update = await request(server.api).put('/sales-orders/1').set('Cookie', cookie).set('Origin', 'https://evil.example.com').send({ remarks: 'x' });
+    const update = await request(suite.server.api).put('/sales-orders/1').set('Cookie', cookie).set('Origin', 'https://evil.example.com').send({ remarks: 'x' });
     expect(update.status).toBe(403);
-    const remove = await request(server.api).delete('/sales-orders/1').set('Cookie', cookie);
+    const remove = await request(suite.server.api).delete('/sales-orders/1').set('Cookie', cookie);
     expect(remove.status).toBe(403);
-    expect(await server.database.prisma.salesOrder.count()).toBe(before);
+    expect(await suite.server.database.prisma.salesOrder.count()).toBe(before);
   });
 
   it('lets cookie-authenticated reads through from any origin (CORS decides who may read the answer)', async () => {
     const { cookie } = await session();
-    const response = await request(server.api).get('/sales-orders/987654').set('Cookie', cookie).set('Origin', 'https://evil.example.com');
+    const response = await request(suite.server.api).get('/sales-orders/987654').set('Cookie', cookie).set('Origin', 'https://evil.example.com');
     expect(response.status).toBe(404);
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('does not apply the origin check to Authorization callers', async () => {
     const token = await signJwt({ payload: { permissions: ['*'] } });
-    const response = await request(server.api)
+    const response = await request(suite.server.api)
       .post('/sales-orders')
       .set('Authorization', `Bearer ${token}`)
       .set('Origin', 'https://evil.example.com')
-      .send(orderBody(fixtures));
+      .send(orderBody(suite.fixtures));
     expect(response.status).toBe(201);
   });
 
@@ -120,7 +113,7 @@ describe('host session cookie', () => {
   });
 
   it('answers CORS preflights for allowed origins, with credentials, and not for others', async () => {
-    const preflight = await request(server.api)
+    const preflight = await request(suite.server.api)
       .options('/sales-orders')
       .set('Origin', ALLOWED)
       .set('Access-Control-Request-Method', 'POST')
@@ -132,12 +125,12 @@ describe('host session cookie', () => {
     expect(preflight.headers['access-control-allow-headers']).toContain('Content-Type');
     expect(preflight.headers.vary).toContain('Origin');
 
-    const foreign = await request(server.api).options('/sales-orders').set('Origin', 'https://evil.example.com').set('Access-Control-Request-Method', 'POST');
+    const foreign = await request(suite.server.api).options('/sales-orders').set('Origin', 'https://evil.example.com').set('Access-Control-Request-Method', 'POST');
     // Without Access-Control-Allow-Origin the browser shows the foreign page nothing.
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
 
     // The actual request from an allowed origin carries the CORS headers too, even when refused.
-    const actual = await request(server.api).get('/sales-orders/1').set('Origin', ALLOWED);
+    const actual = await request(suite.server.api).get('/sales-orders/1').set('Origin', ALLOWED);
     expect(actual.status).toBe(401);
     expect(actual.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(actual.headers['access-control-expose-headers']).toContain('WWW-Authenticate');

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixtures, PREVIOUS_YEAR_DATE, createFixtures, orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { PREVIOUS_YEAR_DATE, orderBody } from './support/fixtures.js';
+import { useServerWithFixtures } from './support/test-server.js';
 
 describe('exact decimal arithmetic', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures();
 
   const cases = [
     // 3 x 33.333 = 99.999 -> 100.00, where floats give 99.99900000000001
@@ -45,7 +38,7 @@ describe('exact decimal arithmetic', () => {
   ];
 
   it.each(cases)('calculate-totals: $name', async ({ details, charges, subtotal, grand }) => {
-    const response = await server.http.post('/sales-orders/calculate-totals').send({ details, other_charges: charges });
+    const response = await suite.server.http.post('/sales-orders/calculate-totals').send({ details, other_charges: charges });
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({
       subtotal,
@@ -55,123 +48,109 @@ describe('exact decimal arithmetic', () => {
   });
 
   it.each(cases)('create stores the same totals: $name', async ({ details, charges, subtotal, grand }) => {
-    const body = orderBody(fixtures, {
-      details: details.map((line) => ({ product_id: fixtures.products.otherProduct.id, ...line })),
+    const body = orderBody(suite.fixtures, {
+      details: details.map((line) => ({ product_id: suite.fixtures.products.otherProduct.id, ...line })),
       other_charges: charges.map((charge, index) => ({ description: `Charge ${index + 1}`, ...charge })),
       grand_total: grand,
     });
-    const created = await server.http.post('/sales-orders').send(body);
+    const created = await suite.server.http.post('/sales-orders').send(body);
     expect(created.status).toBe(201);
     expect(created.body.data.total_amount).toBe(grand);
 
-    const order = (await server.http.get(`/sales-orders/${created.body.data.sales_order_id}`)).body.data;
+    const order = (await suite.server.http.get(`/sales-orders/${created.body.data.sales_order_id}`)).body.data;
     expect(order.subtotal).toBe(subtotal);
     expect(order.grand_total).toBe(grand);
     // What the database holds is the exact decimal text, not a float's approximation.
-    const [row] = await server.database.prisma.$queryRaw<{ subtotal: string; grand_total: string }[]>`
+    const [row] = await suite.server.database.prisma.$queryRaw<{ subtotal: string; grand_total: string }[]>`
       SELECT subtotal::text, grand_total::text FROM sales_orders WHERE id = ${created.body.data.sales_order_id}`;
     expect(row).toEqual({ subtotal: subtotal.toFixed(2), grand_total: grand.toFixed(2) });
   });
 
   it('keeps quantity and rate scales exactly as sent', async () => {
-    const created = await server.http.post('/sales-orders').send(
-      orderBody(fixtures, { details: [{ product_id: fixtures.products.otherProduct.id, quantity: 0.001, rate: 0.0001 }], other_charges: [] }),
+    const created = await suite.server.http.post('/sales-orders').send(
+      orderBody(suite.fixtures, { details: [{ product_id: suite.fixtures.products.otherProduct.id, quantity: 0.001, rate: 0.0001 }], other_charges: [] }),
     );
-    const order = (await server.http.get(`/sales-orders/${created.body.data.sales_order_id}`)).body.data;
+    const order = (await suite.server.http.get(`/sales-orders/${created.body.data.sales_order_id}`)).body.data;
     expect(order.details[0]).toMatchObject({ quantity: 0.001, rate: 0.0001, amount: 0 });
   });
 });
 
 describe('order numbering', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures();
 
   const maxNumber = async (locationId: number, yearId: number) =>
-    (await server.http.get(`/sales-orders/max-number?year_id=${yearId}&location_id=${locationId}`).expect(200)).body.data;
+    (await suite.server.http.get(`/sales-orders/max-number?year_id=${yearId}&location_id=${locationId}`).expect(200)).body.data;
 
   it('gives 50 parallel creates in one series 50 distinct consecutive numbers', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 50 }, () => server.http.post('/sales-orders').send(orderBody(fixtures))),
+      Array.from({ length: 50 }, () => suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures))),
     );
     expect(responses.map((response) => response.status)).toEqual(Array(50).fill(201));
     const numbers = responses.map((response) => response.body.data.order_number as string).sort();
     expect(numbers).toEqual(Array.from({ length: 50 }, (_, index) => `DHK-2026-${String(index + 1).padStart(5, '0')}`));
 
-    const max = await maxNumber(fixtures.locations.dhaka.id, fixtures.years.currentYear.id);
+    const max = await maxNumber(suite.fixtures.locations.dhaka.id, suite.fixtures.years.currentYear.id);
     expect(max.max_sales_order_number).toBe('DHK-2026-00050');
     expect(max.next_sales_order_number).toBe('DHK-2026-00051');
   });
 
   it('orders max-number numerically: ...-00010 above ...-00009', async () => {
-    const body = orderBody(fixtures, { location_id: fixtures.locations.chattogram.id, sales_order_date: PREVIOUS_YEAR_DATE });
-    for (let index = 0; index < 10; index += 1) await server.http.post('/sales-orders').send(body).expect(201);
-    const max = await maxNumber(fixtures.locations.chattogram.id, fixtures.years.previousYear.id);
+    const body = orderBody(suite.fixtures, { location_id: suite.fixtures.locations.chattogram.id, sales_order_date: PREVIOUS_YEAR_DATE });
+    for (let index = 0; index < 10; index += 1) await suite.server.http.post('/sales-orders').send(body).expect(201);
+    const max = await maxNumber(suite.fixtures.locations.chattogram.id, suite.fixtures.years.previousYear.id);
     expect(max.max_sales_order_number).toBe('CTG-2025-00010');
   });
 
   it('orders client-supplied numbers numerically: X-10 above X-9, and moves the counter past them', async () => {
     const body = (number: string) =>
-      orderBody(fixtures, { location_id: fixtures.locations.dhaka.id, sales_order_date: PREVIOUS_YEAR_DATE, sales_order_no: number });
-    await server.http.post('/sales-orders').send(body('X-9')).expect(201);
-    await server.http.post('/sales-orders').send(body('X-10')).expect(201);
-    await server.http.post('/sales-orders').send(body('X-2')).expect(201);
+      orderBody(suite.fixtures, { location_id: suite.fixtures.locations.dhaka.id, sales_order_date: PREVIOUS_YEAR_DATE, sales_order_no: number });
+    await suite.server.http.post('/sales-orders').send(body('X-9')).expect(201);
+    await suite.server.http.post('/sales-orders').send(body('X-10')).expect(201);
+    await suite.server.http.post('/sales-orders').send(body('X-2')).expect(201);
 
-    const max = await maxNumber(fixtures.locations.dhaka.id, fixtures.years.previousYear.id);
+    const max = await maxNumber(suite.fixtures.locations.dhaka.id, suite.fixtures.years.previousYear.id);
     expect(max.max_sales_order_number).toBe('X-10');
     expect(max.next_sales_order_number).toBe('DHK-2025-00011');
 
-    const next = await server.http
+    const next = await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(fixtures, { location_id: fixtures.locations.dhaka.id, sales_order_date: PREVIOUS_YEAR_DATE }))
+      .send(orderBody(suite.fixtures, { location_id: suite.fixtures.locations.dhaka.id, sales_order_date: PREVIOUS_YEAR_DATE }))
       .expect(201);
     expect(next.body.data.order_number).toBe('DHK-2025-00011');
   });
 
   it('never reuses the number of a deleted order, which answers 404', async () => {
-    const created = await server.http
+    const created = await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(fixtures, { location_id: fixtures.locations.chattogram.id }))
+      .send(orderBody(suite.fixtures, { location_id: suite.fixtures.locations.chattogram.id }))
       .expect(201);
     const { sales_order_id: id, order_number: number } = created.body.data;
-    await server.http.delete(`/sales-orders/${id}`).expect(200);
-    await server.http.get(`/sales-orders/${id}`).expect(404);
+    await suite.server.http.delete(`/sales-orders/${id}`).expect(200);
+    await suite.server.http.get(`/sales-orders/${id}`).expect(404);
 
-    const max = await maxNumber(fixtures.locations.chattogram.id, fixtures.years.currentYear.id);
+    const max = await maxNumber(suite.fixtures.locations.chattogram.id, suite.fixtures.years.currentYear.id);
     expect(max.max_sales_order_number).toBe(number);
 
-    const next = await server.http
+    const next = await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(fixtures, { location_id: fixtures.locations.chattogram.id }))
+      .send(orderBody(suite.fixtures, { location_id: suite.fixtures.locations.chattogram.id }))
       .expect(201);
     expect(next.body.data.order_number).not.toBe(number);
     expect(next.body.data.order_number).toBe('CTG-2026-00002');
 
-    const reuse = await server.http
+    const reuse = await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(fixtures, { location_id: fixtures.locations.chattogram.id, sales_order_no: number }));
+      .send(orderBody(suite.fixtures, { location_id: suite.fixtures.locations.chattogram.id, sales_order_no: number }));
     expect(reuse.status).toBe(422);
     expect(reuse.body.error.details[0].code).toBe('duplicate_order_number');
   });
 });
 
 describe('transactions', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures();
 
   const snapshot = async () => {
-    const prisma = server.database.prisma;
+    const prisma = suite.server.database.prisma;
     return {
       orders: await prisma.salesOrder.count(),
       lines: await prisma.salesOrderDetail.count(),
@@ -181,43 +160,43 @@ describe('transactions', () => {
   };
 
   it('leaves nothing behind when the second line is invalid', async () => {
-    await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201);
+    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
     const before = await snapshot();
-    const body = orderBody(fixtures, {
+    const body = orderBody(suite.fixtures, {
       details: [
-        { product_id: fixtures.products.product.id, quantity: 1, rate: 1 },
+        { product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 },
         { product_id: 999_999, quantity: 1, rate: 1 },
       ],
     });
-    await server.http.post('/sales-orders').send(body).expect(422);
+    await suite.server.http.post('/sales-orders').send(body).expect(422);
     expect(await snapshot()).toEqual(before);
   });
 
   it('rolls back the counter a failed insert had already moved', async () => {
-    await server.http.post('/sales-orders').send(orderBody(fixtures, { sales_order_no: 'DHK-2026-00500' })).expect(201);
+    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'DHK-2026-00500' })).expect(201);
     // The stored number now reads 00900 while the counter stays at 500: a create supplying
     // 00900 moves the counter to 900 inside its transaction, then fails on the duplicate.
-    await server.database.prisma.$executeRaw`UPDATE sales_orders SET sales_order_no = 'DHK-2026-00900' WHERE sales_order_no = 'DHK-2026-00500'`;
+    await suite.server.database.prisma.$executeRaw`UPDATE sales_orders SET sales_order_no = 'DHK-2026-00900' WHERE sales_order_no = 'DHK-2026-00500'`;
     const before = await snapshot();
     expect(before.counters.map((counter) => counter.lastSequence)).toContain(500n);
 
-    const failed = await server.http.post('/sales-orders').send(orderBody(fixtures, { sales_order_no: 'DHK-2026-00900' }));
+    const failed = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'DHK-2026-00900' }));
     expect(failed.status).toBe(422);
     expect(failed.body.error.details[0].code).toBe('duplicate_order_number');
     expect(await snapshot()).toEqual(before);
-    const next = await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201);
+    const next = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
     expect(next.body.data.order_number).toBe('DHK-2026-00501');
   });
 
   it('rolls back an update whose checks fail after the row was locked', async () => {
-    const id = (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id;
+    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id;
     const before = await snapshot();
-    const order = (await server.http.get(`/sales-orders/${id}`)).body.data;
-    await server.http
+    const order = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
+    await suite.server.http
       .put(`/sales-orders/${id}`)
-      .send({ details: [{ product_id: fixtures.products.product.id, quantity: 1, rate: 1 }], grand_total: 1 })
+      .send({ details: [{ product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 }], grand_total: 1 })
       .expect(422);
     expect(await snapshot()).toEqual(before);
-    expect((await server.http.get(`/sales-orders/${id}`)).body.data).toEqual(order);
+    expect((await suite.server.http.get(`/sales-orders/${id}`)).body.data).toEqual(order);
   });
 });

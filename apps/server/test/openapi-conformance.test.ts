@@ -5,9 +5,9 @@ import { promisify } from 'node:util';
 import AjvDraft04 from 'ajv-draft-04';
 import openapiTS, { astToString } from 'openapi-typescript';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixtures, createFixtures } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { describe, expect, it } from 'vitest';
+
+import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 const conformanceDir = path.join(import.meta.dirname, 'conformance');
@@ -46,17 +46,10 @@ interface ConformanceCalls {
 const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 
 describe('conformance with a client generated from the live OpenAPI document', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures();
 
   it('openapi-typescript types + openapi-fetch calls reach every route, and every body fits the document', async () => {
-    const document = (await request(server.api).get('/openapi.json').expect(200)).body as Record<string, Json>;
+    const document = (await request(suite.server.api).get('/openapi.json').expect(200)).body as Record<string, Json>;
 
     // 1. Types generated from the live document, then the calls type-checked against them.
     await mkdir(path.join(conformanceDir, 'generated'), { recursive: true });
@@ -71,12 +64,12 @@ describe('conformance with a client generated from the live OpenAPI document', (
     const callsModule = './conformance/openapi-fetch-calls.js';
     const { callEveryRoute } = (await import(callsModule)) as ConformanceCalls;
     const token = await signJwt({ payload: { permissions: ['*'] }, subject: 'conformance' });
-    const exchanges = await callEveryRoute(server.api, token, {
-      customerId: fixtures.customers.customer.id,
-      locationId: fixtures.locations.dhaka.id,
-      yearId: fixtures.years.currentYear.id,
-      productId: fixtures.products.product.id,
-      packsizeId: fixtures.packsizes.packsize.id,
+    const exchanges = await callEveryRoute(suite.server.api, token, {
+      customerId: suite.fixtures.customers.customer.id,
+      locationId: suite.fixtures.locations.dhaka.id,
+      yearId: suite.fixtures.years.currentYear.id,
+      productId: suite.fixtures.products.product.id,
+      packsizeId: suite.fixtures.packsizes.packsize.id,
     });
     expect(exchanges.map(({ label, status }) => `${label} ${status}`)).toEqual([
       'create 201',
@@ -126,17 +119,17 @@ describe('conformance with a client generated from the live OpenAPI document', (
   });
 
   it('catches a body that does not fit: the validator is not a rubber stamp', async () => {
-    const document = (await request(server.api).get('/openapi.json').expect(200)).body as Record<string, Json>;
+    const document = (await request(suite.server.api).get('/openapi.json').expect(200)).body as Record<string, Json>;
     const ajv = new Ajv({ strict: false, allErrors: true });
     ajv.addSchema(closeObjects(document) as object, 'openapi.json');
     const validate = ajv.getSchema('openapi.json#/components/schemas/SalesOrder')!;
-    const order = (await server.http.post('/sales-orders').send({
-      customer_id: fixtures.customers.customer.id,
+    const order = (await suite.server.http.post('/sales-orders').send({
+      customer_id: suite.fixtures.customers.customer.id,
       sales_order_date: '2026-11-15',
-      location_id: fixtures.locations.dhaka.id,
-      details: [{ product_id: fixtures.products.product.id, quantity: 1, rate: 1 }],
+      location_id: suite.fixtures.locations.dhaka.id,
+      details: [{ product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 }],
     })).body.data.sales_order_id as number;
-    const read = (await server.http.get(`/sales-orders/${order}`).expect(200)).body.data;
+    const read = (await suite.server.http.get(`/sales-orders/${order}`).expect(200)).body.data;
     expect(validate(read)).toBe(true);
     expect(validate({ ...read, grand_total: '1.00' })).toBe(false);
     expect(validate({ ...read, undocumented: true })).toBe(false);

@@ -1,23 +1,16 @@
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixtures, ORDER_DATE, createFixtures, orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { describe, expect, it } from 'vitest';
+import { ORDER_DATE, orderBody } from './support/fixtures.js';
+import { useServerWithFixtures } from './support/test-server.js';
 import { TEST_SUBJECT } from './support/tokens.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 describe('sales order lifecycle through HTTP', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures();
 
   it('creates an order: 201, Location, message, number and exact total', async () => {
-    const response = await server.http.post('/sales-orders').send(orderBody(fixtures));
+    const response = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
 
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
@@ -34,21 +27,21 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('reads an order back field by field after create', async () => {
-    const created = await server.http.post('/sales-orders').send(orderBody(fixtures));
+    const created = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
     const id = created.body.data.sales_order_id;
 
-    const response = await server.http.get(`/sales-orders/${id}`);
+    const response = await suite.server.http.get(`/sales-orders/${id}`);
 
     expect(response.status).toBe(200);
     expect(response.body.success).toBe(true);
     const order = response.body.data;
     expect(order.sales_order_id).toBe(id);
     expect(order.sales_order_no).toBe(created.body.data.order_number);
-    expect(order.customer_id).toBe(fixtures.customers.customer.id);
+    expect(order.customer_id).toBe(suite.fixtures.customers.customer.id);
     expect(order.customer_name).toBe('Rahman Traders');
     expect(order.sales_order_date).toBe(ORDER_DATE);
-    expect(order.location_id).toBe(fixtures.locations.dhaka.id);
-    expect(order.financial_year_id).toBe(fixtures.years.currentYear.id);
+    expect(order.location_id).toBe(suite.fixtures.locations.dhaka.id);
+    expect(order.financial_year_id).toBe(suite.fixtures.years.currentYear.id);
     expect(order.subtotal).toBe(7555);
     expect(order.other_charges_total).toBe(350);
     expect(order.grand_total).toBe(7905);
@@ -61,9 +54,9 @@ describe('sales order lifecycle through HTTP', () => {
     expect(order.details).toEqual([
       {
         sales_order_detail_id: expect.any(Number),
-        product_id: fixtures.products.product.id,
+        product_id: suite.fixtures.products.product.id,
         product_name: 'Cypermethrin 10 EC',
-        packsize_id: fixtures.packsizes.packsize.id,
+        packsize_id: suite.fixtures.packsizes.packsize.id,
         quantity: 10,
         rate: 455.5,
         amount: 4555,
@@ -71,7 +64,7 @@ describe('sales order lifecycle through HTTP', () => {
       },
       {
         sales_order_detail_id: expect.any(Number),
-        product_id: fixtures.products.otherProduct.id,
+        product_id: suite.fixtures.products.otherProduct.id,
         product_name: 'Urea 46% N',
         packsize_id: null,
         quantity: 2.5,
@@ -91,16 +84,16 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('updates an order: replaces lines and charges, recomputes totals, bumps the version', async () => {
-    const created = await server.http.post('/sales-orders').send(orderBody(fixtures));
+    const created = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
     const id = created.body.data.sales_order_id;
 
-    const response = await server.http
+    const response = await suite.server.http
       .put(`/sales-orders/${id}`)
       .send({
-        customer_id: fixtures.customers.otherCustomer.id,
+        customer_id: suite.fixtures.customers.otherCustomer.id,
         sales_order_date: '2026-12-01',
         remarks: null,
-        details: [{ product_id: fixtures.products.otherProduct.id, packsize_id: fixtures.packsizes.otherPacksize.id, quantity: 4, rate: 99.99 }],
+        details: [{ product_id: suite.fixtures.products.otherProduct.id, packsize_id: suite.fixtures.packsizes.otherPacksize.id, quantity: 4, rate: 99.99 }],
         other_charges: [
           { description: 'Loading', amount: 120.5 },
           { description: 'Discount', amount: -20 },
@@ -115,12 +108,12 @@ describe('sales order lifecycle through HTTP', () => {
       data: { sales_order_id: id, updated: true },
     });
 
-    const order = (await server.http.get(`/sales-orders/${id}`)).body.data;
+    const order = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
     expect(order.sales_order_no).toBe(created.body.data.order_number);
-    expect(order.customer_id).toBe(fixtures.customers.otherCustomer.id);
+    expect(order.customer_id).toBe(suite.fixtures.customers.otherCustomer.id);
     expect(order.customer_name).toBe('Karim Agro Centre');
     expect(order.sales_order_date).toBe('2026-12-01');
-    expect(order.location_id).toBe(fixtures.locations.dhaka.id);
+    expect(order.location_id).toBe(suite.fixtures.locations.dhaka.id);
     expect(order.remarks).toBeNull();
     expect(order.subtotal).toBe(399.96);
     expect(order.other_charges_total).toBe(100.5);
@@ -129,9 +122,9 @@ describe('sales order lifecycle through HTTP', () => {
     expect(order.details).toEqual([
       {
         sales_order_detail_id: expect.any(Number),
-        product_id: fixtures.products.otherProduct.id,
+        product_id: suite.fixtures.products.otherProduct.id,
         product_name: 'Urea 46% N',
-        packsize_id: fixtures.packsizes.otherPacksize.id,
+        packsize_id: suite.fixtures.packsizes.otherPacksize.id,
         quantity: 4,
         rate: 99.99,
         amount: 399.96,
@@ -145,12 +138,12 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('keeps stored lines when an update sends only charges, and recomputes the grand total', async () => {
-    const created = await server.http.post('/sales-orders').send(orderBody(fixtures));
+    const created = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
     const id = created.body.data.sales_order_id;
 
-    await server.http.put(`/sales-orders/${id}`).send({ other_charges: [] }).expect(200);
+    await suite.server.http.put(`/sales-orders/${id}`).send({ other_charges: [] }).expect(200);
 
-    const order = (await server.http.get(`/sales-orders/${id}`)).body.data;
+    const order = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
     expect(order.details).toHaveLength(2);
     expect(order.subtotal).toBe(7555);
     expect(order.other_charges).toEqual([]);
@@ -159,10 +152,10 @@ describe('sales order lifecycle through HTTP', () => {
   });
 
   it('soft-deletes an order: 200, then 404 to read, update and delete; the row stays', async () => {
-    const created = await server.http.post('/sales-orders').send(orderBody(fixtures));
+    const created = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
     const id = created.body.data.sales_order_id;
 
-    const response = await server.http.delete(`/sales-orders/${id}`);
+    const response = await suite.server.http.delete(`/sales-orders/${id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       success: true,
@@ -171,9 +164,9 @@ describe('sales order lifecycle through HTTP', () => {
     });
 
     for (const call of [
-      server.http.get(`/sales-orders/${id}`),
-      server.http.put(`/sales-orders/${id}`).send({ remarks: 'too late' }),
-      server.http.delete(`/sales-orders/${id}`),
+      suite.server.http.get(`/sales-orders/${id}`),
+      suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'too late' }),
+      suite.server.http.delete(`/sales-orders/${id}`),
     ]) {
       const answer = await call;
       expect(answer.status).toBe(404);
@@ -182,39 +175,39 @@ describe('sales order lifecycle through HTTP', () => {
         error: { code: 404, message: `sales order ${id} not found`, details: [] },
       });
     }
-    const row = await server.database.prisma.salesOrder.findUniqueOrThrow({ where: { id } });
+    const row = await suite.server.database.prisma.salesOrder.findUniqueOrThrow({ where: { id } });
     expect(row.deletedAt).toBeInstanceOf(Date);
     expect(row.version).toBe(2);
   });
 
   it('answers max-number for a series with the next number', async () => {
-    const response = await server.http
+    const response = await suite.server.http
       .get('/sales-orders/max-number')
-      .query({ year_id: fixtures.years.previousYear.id, location_id: fixtures.locations.chattogram.id });
+      .query({ year_id: suite.fixtures.years.previousYear.id, location_id: suite.fixtures.locations.chattogram.id });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       success: true,
       data: {
         max_sales_order_number: null,
         next_sales_order_number: 'CTG-2025-00001',
-        year_id: fixtures.years.previousYear.id,
-        location_id: fixtures.locations.chattogram.id,
+        year_id: suite.fixtures.years.previousYear.id,
+        location_id: suite.fixtures.locations.chattogram.id,
       },
     });
   });
 
   it('calculates totals without storing anything', async () => {
-    const before = await server.database.prisma.salesOrder.count();
-    const response = await server.http
+    const before = await suite.server.database.prisma.salesOrder.count();
+    const response = await suite.server.http
       .post('/sales-orders/calculate-totals')
       .send({ details: [{ quantity: 2, rate: 10.25 }, { quantity: 1, rate: 5 }], other_charges: [{ amount: 3.5 }] });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, data: { subtotal: 25.5, other_charges_total: 3.5, grand_total: 29 } });
-    expect(await server.database.prisma.salesOrder.count()).toBe(before);
+    expect(await suite.server.database.prisma.salesOrder.count()).toBe(before);
   });
 
   it('serves health and readiness at the root', async () => {
-    await request(server.origin).get('/healthz').expect(200, { success: true, data: { status: 'ok' } });
-    await request(server.origin).get('/readyz').expect(200, { success: true, data: { status: 'ready' } });
+    await request(suite.server.origin).get('/healthz').expect(200, { success: true, data: { status: 'ok' } });
+    await request(suite.server.origin).get('/readyz').expect(200, { success: true, data: { status: 'ready' } });
   });
 });

@@ -1,8 +1,8 @@
 import { createSalesOrderClient } from '@sales-order/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSession } from './support/credentials.js';
-import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { orderBody } from './support/fixtures.js';
+import { useServerWithFixtures } from './support/test-server.js';
 
 const HOST_ORIGIN = 'https://erp.example.com';
 
@@ -12,14 +12,7 @@ const HOST_ORIGIN = 'https://erp.example.com';
  * and the page's Origin, but only when the SDK asks for credentials.
  */
 describe('SDK with the host session (browser mode)', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer({ ALLOWED_ORIGINS: HOST_ORIGIN });
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures({ ALLOWED_ORIGINS: HOST_ORIGIN });
 
   const browserFetch =
     (cookie: string, seen: RequestInit[]): typeof fetch =>
@@ -32,11 +25,11 @@ describe('SDK with the host session (browser mode)', () => {
     };
 
   it('sends credentials, so a session-authenticated page can create and read orders', async () => {
-    const { cookie, userId } = await createSession(server.database.prisma, { permissions: ['sales_orders.read', 'sales_orders.create'] });
+    const { cookie, userId } = await createSession(suite.server.database.prisma, { permissions: ['sales_orders.read', 'sales_orders.create'] });
     const seen: RequestInit[] = [];
-    const client = createSalesOrderClient({ baseUrl: server.api, auth: { type: 'session' }, fetch: browserFetch(cookie, seen) });
+    const client = createSalesOrderClient({ baseUrl: suite.server.api, auth: { type: 'session' }, fetch: browserFetch(cookie, seen) });
 
-    const created = await client.createSalesOrder(orderBody(fixtures) as Parameters<typeof client.createSalesOrder>[0]);
+    const created = await client.createSalesOrder(orderBody(suite.fixtures) as Parameters<typeof client.createSalesOrder>[0]);
     const order = await client.getSalesOrder(created.sales_order_id);
 
     expect(order.created_by).toBe(userId);
@@ -45,7 +38,7 @@ describe('SDK with the host session (browser mode)', () => {
   });
 
   it('is refused without the session: the error carries 401 and the reason', async () => {
-    const client = createSalesOrderClient({ baseUrl: server.api, auth: { type: 'session' }, fetch: browserFetch('erp_session=unknown', []) });
+    const client = createSalesOrderClient({ baseUrl: suite.server.api, auth: { type: 'session' }, fetch: browserFetch('erp_session=unknown', []) });
     await expect(client.getSalesOrder(1)).rejects.toMatchObject({ status: 401, code: 401, details: [expect.objectContaining({ code: 'invalid_session' })] });
   });
 });

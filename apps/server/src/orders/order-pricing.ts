@@ -43,19 +43,25 @@ export interface PricedLines {
   subtotal: Decimal;
 }
 
+/** Reports a money value beyond what the money columns hold; true when it fits. */
+const fitsMoneyRange = (value: Decimal, path: string, what: string, problems: ErrorDetail[]): boolean => {
+  if (isMoneyInRange(value)) return true;
+  problems.push({
+    path,
+    message: `${what} (${value.toFixed(2)}) exceeds the largest amount allowed`,
+    code: ValidationCode.amountOutOfRange,
+  });
+  return false;
+};
+
 /** Prices detail lines; reports lines whose claimed amount is off by more than a cent. */
 export const priceLines = (details: PricedLineInput[], problems: ErrorDetail[], path = 'details'): PricedLines => {
   const lines = details.map((detail, index) => {
     const quantity = toDecimal(detail.quantity);
     const rate = toDecimal(detail.rate);
     const amount = lineAmount(quantity, rate);
-    if (!isMoneyInRange(amount)) {
-      problems.push({
-        path: `${path}.${index}`,
-        message: `quantity x rate (${amount.toFixed(2)}) exceeds the largest amount allowed`,
-        code: ValidationCode.amountOutOfRange,
-      });
-    } else if (detail.amount != null && !withinOneCent(toDecimal(detail.amount), amount)) {
+    const inRange = fitsMoneyRange(amount, `${path}.${index}`, 'quantity x rate', problems);
+    if (inRange && detail.amount != null && !withinOneCent(toDecimal(detail.amount), amount)) {
       problems.push({
         path: `${path}.${index}.amount`,
         message: `amount ${detail.amount} does not match quantity x rate = ${amount.toFixed(2)}`,
@@ -65,13 +71,7 @@ export const priceLines = (details: PricedLineInput[], problems: ErrorDetail[], 
     return { quantity, rate, amount };
   });
   const subtotal = sum(lines.map((line) => line.amount));
-  if (!isMoneyInRange(subtotal)) {
-    problems.push({
-      path,
-      message: `the subtotal (${subtotal.toFixed(2)}) exceeds the largest amount allowed`,
-      code: ValidationCode.amountOutOfRange,
-    });
-  }
+  fitsMoneyRange(subtotal, path, 'the subtotal', problems);
   return { lines, subtotal };
 };
 
@@ -88,13 +88,8 @@ export interface GrandTotalCheck {
 /** Adds subtotal and charges; reports a claimed total off by more than a cent, or a negative or oversized one. */
 export const grandTotal = ({ subtotal, otherChargesTotal, claimed }: GrandTotalCheck, problems: ErrorDetail[]): Decimal => {
   const total = subtotal.plus(otherChargesTotal);
-  if (!isMoneyInRange(total)) {
-    problems.push({
-      path: 'grand_total',
-      message: `the grand total (${total.toFixed(2)}) exceeds the largest amount allowed`,
-      code: ValidationCode.amountOutOfRange,
-    });
-  } else if (total.isNegative()) {
+  if (!fitsMoneyRange(total, 'grand_total', 'the grand total', problems)) return total;
+  if (total.isNegative()) {
     problems.push({
       path: 'grand_total',
       message: `the grand total (${total.toFixed(2)}) must not be negative: other charges exceed the lines`,
@@ -116,13 +111,7 @@ export const calculateTotals = (body: CalculateTotalsBody): Totals => {
   const { subtotal } = priceLines(body.details, problems);
   const otherChargesTotal = totalCharges(body.other_charges ?? []);
   const total = subtotal.plus(otherChargesTotal);
-  if (!isMoneyInRange(total)) {
-    problems.push({
-      path: '',
-      message: `the grand total (${total.toFixed(2)}) exceeds the largest amount allowed`,
-      code: ValidationCode.amountOutOfRange,
-    });
-  }
+  fitsMoneyRange(total, '', 'the grand total', problems);
   if (problems.length > 0) throw unprocessable(problems);
   return {
     subtotal: toJsonNumber(subtotal),

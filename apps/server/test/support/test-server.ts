@@ -3,12 +3,13 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import request from 'supertest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { type RedisClient, closeRedis, connectRedis } from '../../src/redis.js';
+import { type Fixtures, createFixtures } from './fixtures.js';
 import { adminQuery, databaseUrl } from './postgres-server.js';
 import { TEST_JWT_SECRET, signJwt } from './tokens.js';
 
@@ -101,6 +102,30 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
       await database.close();
       if (redis) await closeRedis(redis);
       await testDatabase.drop();
+    },
+  };
+};
+
+/**
+ * Registers the usual suite hooks: a test server with the fixtures before the suite's tests,
+ * closed after them. Read `suite.server` and `suite.fixtures` inside tests and hooks.
+ */
+export const useServerWithFixtures = (env: Record<string, string> = {}) => {
+  let server: TestServer | undefined;
+  let fixtures: Fixtures | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(env);
+    fixtures = await createFixtures(server.database.prisma);
+  });
+  afterAll(() => server?.close());
+  return {
+    get server(): TestServer {
+      if (!server) throw new Error('the test server starts in beforeAll');
+      return server;
+    },
+    get fixtures(): Fixtures {
+      if (!fixtures) throw new Error('the fixtures are created in beforeAll');
+      return fixtures;
     },
   };
 };
