@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -155,6 +155,17 @@ describe('the packed SDK in a fresh project', () => {
     await writeFile(path.join(project, 'consumer.cjs'), consumerScript("const { createSalesOrderClient, SalesOrderApiError } = require('@sales-order/client');"));
     const { key } = await createApiKey(server.database.prisma, ['*']);
     expectFullRun(await runConsumer('consumer.cjs', { type: 'apiKey', key }));
+  });
+
+  it('ships bundles that import only zod and @ts-rest/core: nothing Node-only, fit for browsers', async () => {
+    const installed = path.join(project, 'node_modules', '@sales-order', 'client', 'dist');
+    const esm = await readFile(path.join(installed, 'index.js'), 'utf8');
+    const cjs = await readFile(path.join(installed, 'index.cjs'), 'utf8');
+    const esmImports = new Set([...esm.matchAll(/(?:from|import)\s*['"]([^'"]+)['"]/g)].map((match) => match[1]));
+    const cjsRequires = new Set([...cjs.matchAll(/require\(['"]([^'"]+)['"]\)/g)].map((match) => match[1]));
+    expect([...esmImports].sort()).toEqual(['@ts-rest/core', 'zod']);
+    expect([...cjsRequires].sort()).toEqual(['@ts-rest/core', 'zod']);
+    expect(esm).not.toMatch(/\bprocess\.|\bBuffer\b|__dirname/);
   });
 
   it('type-checks a TypeScript consumer against the packed declarations', async () => {
