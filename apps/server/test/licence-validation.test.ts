@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, formatCalendarDate, parseCalendarDate } from '../src/shared/calendar.js';
-import { type Fixtures, ORDER_DATE, PREVIOUS_YEAR_DATE, createFixtures, orderBody } from './support/fixtures.js';
+import { ORDER_DATE, PREVIOUS_YEAR_DATE, createFixtures, orderBody } from './support/fixtures.js';
 import { type LicenceInput, createLicensedProduct } from './support/licences.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { useServerWithFixtures } from './support/test-server.js';
 
 /** A date `days` after the order date all these tests check on (2026-11-15). */
 const daysAfter = (days: number) => formatCalendarDate(addDays(parseCalendarDate(ORDER_DATE), days));
@@ -30,19 +30,12 @@ const overQuota = (product: Product, licenceNo: string, quantity: string, left: 
 });
 
 describe('POST /sales-orders/validate-licence', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
+  const suite = useServerWithFixtures();
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
-
-  const product = (options?: Parameters<typeof createLicensedProduct>[1]) => createLicensedProduct(server.database.prisma, options);
+  const product = (options?: Parameters<typeof createLicensedProduct>[1]) => createLicensedProduct(suite.server.database.prisma, options);
 
   const validate = (lines: { product_id: number; quantity: number }[], extra: Record<string, unknown> = {}) =>
-    server.http.post('/sales-orders/validate-licence').send({ sales_order_details: lines, sales_order_date: ORDER_DATE, ...extra });
+    suite.server.http.post('/sales-orders/validate-licence').send({ sales_order_details: lines, sales_order_date: ORDER_DATE, ...extra });
 
   /** The warnings of a 200 answer, after checking the rest of the body agrees with them. */
   const warningsOf = async (request: ReturnType<typeof validate>) => {
@@ -56,8 +49,8 @@ describe('POST /sales-orders/validate-licence', () => {
 
   /** Creates an order through the API, as a user would; returns its id. */
   const placeOrder = async (lines: { product_id: number; quantity: number }[], date = ORDER_DATE): Promise<number> => {
-    const response = await server.http.post('/sales-orders').send(
-      orderBody(fixtures, {
+    const response = await suite.server.http.post('/sales-orders').send(
+      orderBody(suite.fixtures, {
         sales_order_date: date,
         details: lines.map((line) => ({ ...line, rate: 10 })),
         other_charges: [],
@@ -74,7 +67,7 @@ describe('POST /sales-orders/validate-licence', () => {
     const response = await validate([
       { product_id: unlimited.id, quantity: 10 },
       { product_id: limited.id, quantity: 500 },
-      { product_id: fixtures.products.otherProduct.id, quantity: 1000 },
+      { product_id: suite.fixtures.products.otherProduct.id, quantity: 1000 },
     ]);
 
     expect(response.status).toBe(200);
@@ -184,7 +177,7 @@ describe('POST /sales-orders/validate-licence', () => {
     const deleted = await placeOrder([{ product_id: quota.id, quantity: 80 }]);
     expect(await warningsOf(validate([{ product_id: quota.id, quantity: 30 }]))).toHaveLength(1);
 
-    expect((await server.http.delete(`/sales-orders/${deleted}`)).status).toBe(200);
+    expect((await suite.server.http.delete(`/sales-orders/${deleted}`)).status).toBe(200);
 
     expect(await warningsOf(validate([{ product_id: quota.id, quantity: 100 }]))).toEqual([]);
   });
@@ -314,7 +307,7 @@ describe('POST /sales-orders/validate-licence', () => {
     const soon = await product({ licences: [{ validFrom: shiftToday(-100), validTo: shiftToday(10), quantity: null }] });
     const ended = await product({ licences: [{ validFrom: shiftToday(-100), validTo: shiftToday(-5), quantity: null }] });
 
-    const response = await server.http.post('/sales-orders/validate-licence').send({
+    const response = await suite.server.http.post('/sales-orders/validate-licence').send({
       sales_order_details: [
         { product_id: soon.id, quantity: 1 },
         { product_id: ended.id, quantity: 1 },
@@ -336,7 +329,7 @@ describe('POST /sales-orders/validate-licence', () => {
     const response = await validate([
       { product_id: known.id, quantity: 1 },
       { product_id: 999_999, quantity: 1 },
-      { product_id: fixtures.products.inactiveProduct.id, quantity: 1 },
+      { product_id: suite.fixtures.products.inactiveProduct.id, quantity: 1 },
     ]);
 
     expect(response.status).toBe(422);
@@ -349,7 +342,7 @@ describe('POST /sales-orders/validate-licence', () => {
           { path: 'sales_order_details.1.product_id', message: 'product 999999 does not exist', code: 'unknown_product' },
           {
             path: 'sales_order_details.2.product_id',
-            message: `product ${fixtures.products.inactiveProduct.id} is inactive`,
+            message: `product ${suite.fixtures.products.inactiveProduct.id} is inactive`,
             code: 'unknown_product',
           },
         ],
@@ -366,7 +359,7 @@ describe('POST /sales-orders/validate-licence', () => {
       { sales_order_details: [{ product_id: known.id, quantity: 1 }], sales_order_date: '2026-02-30' },
     ];
     for (const body of cases) {
-      const response = await server.http.post('/sales-orders/validate-licence').send(body);
+      const response = await suite.server.http.post('/sales-orders/validate-licence').send(body);
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe(400);
       expect(response.body.error.details.length).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { orderBody } from './support/fixtures.js';
+import { type TestServer, startTestServer, useServerWithFixtures } from './support/test-server.js';
 
 interface Detail {
   path: string;
@@ -24,58 +24,51 @@ const expectError = (response: request.Response, status: number): Detail[] => {
 const pathsOf = (details: Detail[]) => details.map((detail) => detail.path).sort();
 
 describe('400: the request does not fit the contract', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer({ BODY_LIMIT: '64kb' });
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures({ BODY_LIMIT: '64kb' });
 
   it('refuses malformed JSON', async () => {
-    const response = await server.http.post('/sales-orders').set('Content-Type', 'application/json').send('{"customer_id": 1,');
+    const response = await suite.server.http.post('/sales-orders').set('Content-Type', 'application/json').send('{"customer_id": 1,');
     const details = expectError(response, 400);
     expect(response.body.error.message).toBe('The request body is not valid JSON');
     expect(details).toEqual([{ path: '', message: 'The request body is not valid JSON', code: 'entity.parse.failed' }]);
   });
 
   it('refuses a body that is not application/json', async () => {
-    const response = await server.http.post('/sales-orders').set('Content-Type', 'text/plain').send('customer_id=1');
+    const response = await suite.server.http.post('/sales-orders').set('Content-Type', 'text/plain').send('customer_id=1');
     const details = expectError(response, 400);
     expect(details[0]?.code).toBe('unsupported_media_type');
-    const form = await server.http.put('/sales-orders/1').type('form').send({ remarks: 'x' });
+    const form = await suite.server.http.put('/sales-orders/1').type('form').send({ remarks: 'x' });
     expect(expectError(form, 400)[0]?.code).toBe('unsupported_media_type');
   });
 
   it('refuses a body over BODY_LIMIT', async () => {
-    const body = orderBody(fixtures, { remarks: 'x'.repeat(70_000) });
-    const response = await server.http.post('/sales-orders').send(body);
+    const body = orderBody(suite.fixtures, { remarks: 'x'.repeat(70_000) });
+    const response = await suite.server.http.post('/sales-orders').send(body);
     const details = expectError(response, 400);
     expect(details[0]?.code).toBe('entity.too.large');
-    expect(await server.database.prisma.salesOrder.count()).toBe(0);
+    expect(await suite.server.database.prisma.salesOrder.count()).toBe(0);
   });
 
   it('names every missing required field', async () => {
-    const details = expectError(await server.http.post('/sales-orders').send({}), 400);
+    const details = expectError(await suite.server.http.post('/sales-orders').send({}), 400);
     expect(pathsOf(details)).toEqual(['customer_id', 'details', 'location_id', 'sales_order_date']);
     expect(details.every((detail) => detail.code === 'required')).toBe(true);
   });
 
   it('names wrong types and out-of-range values with their paths', async () => {
-    const body = orderBody(fixtures, {
+    const body = orderBody(suite.fixtures, {
       customer_id: '7',
       sales_order_date: '2026-02-30',
       location_id: -1,
       grand_total: 'lots',
       details: [
-        { product_id: fixtures.products.product.id, quantity: 0, rate: 1 },
-        { product_id: fixtures.products.product.id, quantity: 1.0005, rate: -2 },
+        { product_id: suite.fixtures.products.product.id, quantity: 0, rate: 1 },
+        { product_id: suite.fixtures.products.product.id, quantity: 1.0005, rate: -2 },
         { product_id: 1.5, quantity: 1, rate: 1.00001 },
       ],
       other_charges: [{ description: '   ', amount: 1.234 }],
     });
-    const details = expectError(await server.http.post('/sales-orders').send(body), 400);
+    const details = expectError(await suite.server.http.post('/sales-orders').send(body), 400);
     expect(pathsOf(details)).toEqual(
       [
         'customer_id',
@@ -101,23 +94,23 @@ describe('400: the request does not fit the contract', () => {
   });
 
   it('limits detail lines to 1..500 and other charges to 50', async () => {
-    const line = { product_id: fixtures.products.product.id, quantity: 1, rate: 1 };
-    const none = expectError(await server.http.post('/sales-orders').send(orderBody(fixtures, { details: [] })), 400);
+    const line = { product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 };
+    const none = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [] })), 400);
     expect(none).toEqual([expect.objectContaining({ path: 'details', code: 'too_small' })]);
     const tooMany = expectError(
-      await server.http.post('/sales-orders').send(orderBody(fixtures, { details: Array.from({ length: 501 }, () => line) })),
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: Array.from({ length: 501 }, () => line) })),
       400,
     );
     expect(tooMany).toEqual([expect.objectContaining({ path: 'details', code: 'too_big' })]);
     const charges = Array.from({ length: 51 }, () => ({ description: 'Fee', amount: 1 }));
-    expect(pathsOf(expectError(await server.http.post('/sales-orders').send(orderBody(fixtures, { other_charges: charges })), 400))).toEqual([
+    expect(pathsOf(expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { other_charges: charges })), 400))).toEqual([
       'other_charges',
     ]);
   });
 
   it('refuses control characters in text and malformed order numbers', async () => {
     const details = expectError(
-      await server.http.post('/sales-orders').send(orderBody(fixtures, { remarks: 'nul \u0000 byte', sales_order_no: 'DHK 2026 01' })),
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { remarks: 'nul \u0000 byte', sales_order_no: 'DHK 2026 01' })),
       400,
     );
     expect(details).toEqual([
@@ -127,32 +120,32 @@ describe('400: the request does not fit the contract', () => {
   });
 
   it('refuses a body that is JSON but not an object', async () => {
-    const details = expectError(await server.http.post('/sales-orders').send([1, 2]), 400);
+    const details = expectError(await suite.server.http.post('/sales-orders').send([1, 2]), 400);
     expect(details).toEqual([expect.objectContaining({ path: '', code: 'invalid_type' })]);
   });
 
   it('refuses an update naming no field', async () => {
-    const details = expectError(await server.http.put('/sales-orders/1').send({ unknown_field: 1 }), 400);
+    const details = expectError(await suite.server.http.put('/sales-orders/1').send({ unknown_field: 1 }), 400);
     expect(details).toEqual([expect.objectContaining({ path: '', code: 'empty_update' })]);
   });
 
   it('refuses path ids that are not positive integers', async () => {
     for (const id of ['abc', '0', '-3', '1.5', '2147483648']) {
-      const details = expectError(await server.http.get(`/sales-orders/${id}`), 400);
+      const details = expectError(await suite.server.http.get(`/sales-orders/${id}`), 400);
       expect(details).toEqual([expect.objectContaining({ path: 'id' })]);
     }
   });
 
   it('refuses missing or malformed max-number query parameters', async () => {
-    expect(pathsOf(expectError(await server.http.get('/sales-orders/max-number'), 400))).toEqual(['location_id', 'year_id']);
-    expect(pathsOf(expectError(await server.http.get('/sales-orders/max-number?year_id=x&location_id=1'), 400))).toEqual(['year_id']);
-    const repeated = await server.http.get('/sales-orders/max-number?year_id=1&year_id=2&location_id=1');
+    expect(pathsOf(expectError(await suite.server.http.get('/sales-orders/max-number'), 400))).toEqual(['location_id', 'year_id']);
+    expect(pathsOf(expectError(await suite.server.http.get('/sales-orders/max-number?year_id=x&location_id=1'), 400))).toEqual(['year_id']);
+    const repeated = await suite.server.http.get('/sales-orders/max-number?year_id=1&year_id=2&location_id=1');
     expect(pathsOf(expectError(repeated, 400))).toEqual(['year_id']);
   });
 
   it('refuses calculate-totals lines out of range', async () => {
     const details = expectError(
-      await server.http.post('/sales-orders/calculate-totals').send({ details: [{ quantity: -1, rate: 2 }], other_charges: [{ amount: 'x' }] }),
+      await suite.server.http.post('/sales-orders/calculate-totals').send({ details: [{ quantity: -1, rate: 2 }], other_charges: [{ amount: 'x' }] }),
       400,
     );
     expect(pathsOf(details)).toEqual(['details.0.quantity', 'other_charges.0.amount']);
@@ -160,28 +153,21 @@ describe('400: the request does not fit the contract', () => {
 });
 
 describe('422: well-formed, but the data says no', () => {
-  let server: TestServer;
-  let fixtures: Fixtures;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    fixtures = await createFixtures(server.database.prisma);
-  });
-  afterAll(() => server?.close());
+  const suite = useServerWithFixtures();
 
   it('names unknown and inactive references, every one of them', async () => {
-    const body = orderBody(fixtures, {
-      customer_id: fixtures.customers.inactiveCustomer.id,
-      location_id: fixtures.locations.closedDepot.id,
+    const body = orderBody(suite.fixtures, {
+      customer_id: suite.fixtures.customers.inactiveCustomer.id,
+      location_id: suite.fixtures.locations.closedDepot.id,
       details: [
         { product_id: 999_999, quantity: 1, rate: 1 },
-        { product_id: fixtures.products.inactiveProduct.id, quantity: 1, rate: 1 },
-        { product_id: fixtures.products.product.id, packsize_id: fixtures.packsizes.otherPacksize.id, quantity: 1, rate: 1 },
-        { product_id: fixtures.products.product.id, packsize_id: fixtures.packsizes.inactivePacksize.id, quantity: 1, rate: 1 },
-        { product_id: fixtures.products.product.id, packsize_id: 999_999, quantity: 1, rate: 1 },
+        { product_id: suite.fixtures.products.inactiveProduct.id, quantity: 1, rate: 1 },
+        { product_id: suite.fixtures.products.product.id, packsize_id: suite.fixtures.packsizes.otherPacksize.id, quantity: 1, rate: 1 },
+        { product_id: suite.fixtures.products.product.id, packsize_id: suite.fixtures.packsizes.inactivePacksize.id, quantity: 1, rate: 1 },
+        { product_id: suite.fixtures.products.product.id, packsize_id: 999_999, quantity: 1, rate: 1 },
       ],
     });
-    const details = expectError(await server.http.post('/sales-orders').send(body), 422);
+    const details = expectError(await suite.server.http.post('/sales-orders').send(body), 422);
     expect(details.map(({ path, code }) => ({ path, code }))).toEqual([
       { path: 'customer_id', code: 'unknown_customer' },
       { path: 'location_id', code: 'unknown_location' },
@@ -191,66 +177,66 @@ describe('422: well-formed, but the data says no', () => {
       { path: 'details.3.packsize_id', code: 'unknown_packsize' },
       { path: 'details.4.packsize_id', code: 'unknown_packsize' },
     ]);
-    expect(await server.database.prisma.salesOrder.count()).toBe(0);
+    expect(await suite.server.database.prisma.salesOrder.count()).toBe(0);
   });
 
   it('refuses a date outside every active financial year', async () => {
     for (const date of ['2030-01-01', '2020-12-01']) {
-      const details = expectError(await server.http.post('/sales-orders').send(orderBody(fixtures, { sales_order_date: date })), 422);
+      const details = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_date: date })), 422);
       expect(details).toEqual([expect.objectContaining({ path: 'sales_order_date', code: 'date_outside_financial_years' })]);
     }
   });
 
   it('refuses a line amount more than 0.01 away from quantity x rate, and accepts one within', async () => {
-    const line = { product_id: fixtures.products.otherProduct.id, quantity: 3, rate: 33.333 };
+    const line = { product_id: suite.fixtures.products.otherProduct.id, quantity: 3, rate: 33.333 };
     const off = expectError(
-      await server.http.post('/sales-orders').send(orderBody(fixtures, { details: [line, { ...line, amount: 99.98 }], other_charges: [] })),
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [line, { ...line, amount: 99.98 }], other_charges: [] })),
       422,
     );
     expect(off).toEqual([expect.objectContaining({ path: 'details.1.amount', code: 'amount_mismatch' })]);
-    await server.http
+    await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(fixtures, { details: [{ ...line, amount: 99.999 }], other_charges: [] }))
+      .send(orderBody(suite.fixtures, { details: [{ ...line, amount: 99.999 }], other_charges: [] }))
       .expect(201);
   });
 
   it('refuses a grand_total that does not add up, and a negative one', async () => {
-    const mismatch = expectError(await server.http.post('/sales-orders').send(orderBody(fixtures, { grand_total: 7905.02 })), 422);
+    const mismatch = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { grand_total: 7905.02 })), 422);
     expect(mismatch).toEqual([expect.objectContaining({ path: 'grand_total', code: 'grand_total_mismatch' })]);
-    await server.http.post('/sales-orders').send(orderBody(fixtures, { grand_total: 7905.01 })).expect(201);
+    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { grand_total: 7905.01 })).expect(201);
 
     const negative = expectError(
-      await server.http.post('/sales-orders').send(orderBody(fixtures, { other_charges: [{ description: 'Rebate', amount: -10_000 }] })),
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { other_charges: [{ description: 'Rebate', amount: -10_000 }] })),
       422,
     );
     expect(negative).toEqual([expect.objectContaining({ path: 'grand_total', code: 'negative_grand_total' })]);
   });
 
   it('refuses amounts beyond what money columns hold', async () => {
-    const huge = { product_id: fixtures.products.otherProduct.id, quantity: 999_999_999, rate: 9_999_999_999 };
-    const details = expectError(await server.http.post('/sales-orders').send(orderBody(fixtures, { details: [huge] })), 422);
+    const huge = { product_id: suite.fixtures.products.otherProduct.id, quantity: 999_999_999, rate: 9_999_999_999 };
+    const details = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [huge] })), 422);
     expect(details.map((detail) => detail.code)).toContain('amount_out_of_range');
-    const totals = expectError(await server.http.post('/sales-orders/calculate-totals').send({ details: [huge] }), 422);
+    const totals = expectError(await suite.server.http.post('/sales-orders/calculate-totals').send({ details: [huge] }), 422);
     expect(totals[0]?.code).toBe('amount_out_of_range');
   });
 
   it('refuses a duplicate number in the same series, accepts it in another', async () => {
-    await server.http.post('/sales-orders').send(orderBody(fixtures, { sales_order_no: 'MANUAL-7' })).expect(201);
-    const details = expectError(await server.http.post('/sales-orders').send(orderBody(fixtures, { sales_order_no: 'MANUAL-7' })), 422);
+    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7' })).expect(201);
+    const details = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7' })), 422);
     expect(details).toEqual([expect.objectContaining({ path: 'sales_order_no', code: 'duplicate_order_number' })]);
-    await server.http
+    await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(fixtures, { sales_order_no: 'MANUAL-7', location_id: fixtures.locations.chattogram.id }))
+      .send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7', location_id: suite.fixtures.locations.chattogram.id }))
       .expect(201);
   });
 
   it('refuses moving an order to another location, financial year or number, and changes nothing', async () => {
-    const id = (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id;
-    const before = (await server.http.get(`/sales-orders/${id}`)).body.data;
+    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id;
+    const before = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
 
     const details = expectError(
-      await server.http.put(`/sales-orders/${id}`).send({
-        location_id: fixtures.locations.chattogram.id,
+      await suite.server.http.put(`/sales-orders/${id}`).send({
+        location_id: suite.fixtures.locations.chattogram.id,
         sales_order_date: '2026-03-10',
         sales_order_no: 'OTHER-1',
         remarks: 'should not stick',
@@ -262,27 +248,27 @@ describe('422: well-formed, but the data says no', () => {
       { path: 'location_id', code: 'location_change' },
       { path: 'sales_order_date', code: 'financial_year_change' },
     ]);
-    const after = (await server.http.get(`/sales-orders/${id}`)).body.data;
+    const after = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
     expect(after).toEqual(before);
   });
 
   it('refuses unknown references on update and keeps the stored lines', async () => {
-    const id = (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id;
+    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id;
     const details = expectError(
-      await server.http.put(`/sales-orders/${id}`).send({
+      await suite.server.http.put(`/sales-orders/${id}`).send({
         customer_id: 999_999,
-        details: [{ product_id: fixtures.products.product.id, quantity: 1, rate: 1 }, { product_id: 999_999, quantity: 1, rate: 1 }],
+        details: [{ product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 }, { product_id: 999_999, quantity: 1, rate: 1 }],
       }),
       422,
     );
     expect(pathsOf(details)).toEqual(['customer_id', 'details.1.product_id']);
-    const order = (await server.http.get(`/sales-orders/${id}`)).body.data;
+    const order = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
     expect(order.details).toHaveLength(2);
     expect(order.version).toBe(1);
   });
 
   it('answers 422 for max-number of an unknown year or location', async () => {
-    const details = expectError(await server.http.get('/sales-orders/max-number?year_id=999999&location_id=999999'), 422);
+    const details = expectError(await suite.server.http.get('/sales-orders/max-number?year_id=999999&location_id=999999'), 422);
     expect(details.map(({ path, code }) => ({ path, code }))).toEqual([
       { path: 'year_id', code: 'unknown_financial_year' },
       { path: 'location_id', code: 'unknown_location' },
