@@ -3,14 +3,13 @@ import { type ApiKeySummary, createApiKeyService } from '../auth/api-keys.js';
 import { KNOWN_PERMISSIONS } from '../auth/principal.js';
 import { DomainError } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { addDays } from '../shared/calendar.js';
 
 export const API_KEY_USAGE = `usage:
   api-key create --name <name> --permissions <p1,p2,...> [--expires-in-days <n>]
   api-key revoke <prefix>
   api-key list
 permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)`;
-
-const DAY_MS = 86_400_000;
 
 export type CommandOutput = {
   out(line: string): void;
@@ -73,7 +72,7 @@ export const runApiKeyCommand = async (
       const { key, summary } = await apiKeys.create({
         name: values.name,
         permissions: values.permissions.split(',').map((item) => item.trim()).filter((item) => item !== ''),
-        expiresAt: days === null ? null : new Date(now().getTime() + days * DAY_MS),
+        expiresAt: days === null ? null : addDays(now(), days),
       });
       out(`Created API key ${describe(summary)}`);
       out('');
