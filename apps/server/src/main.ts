@@ -10,16 +10,7 @@ import { closeRedis, connectRedis } from './redis.js';
 
 /** Starts the service: configuration, database (migrated, seeded when embedded), HTTP. */
 const main = async () => {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config, { log: (message) => logger.info(message) });
   logger.info(
@@ -72,6 +63,8 @@ const main = async () => {
 };
 
 main().catch((error: unknown) => {
-  console.error('The service failed to start:', error instanceof Error ? error.message : error);
+  // A configuration error already names every bad variable; anything else gets a lead-in.
+  if (error instanceof ConfigError) console.error(error.message);
+  else console.error('The service failed to start:', error instanceof Error ? error.message : error);
   process.exit(1);
 });
