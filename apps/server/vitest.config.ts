@@ -2,13 +2,30 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
-    // Each test file gets its own database and server; the embedded database needs a moment
-    // to start, and the concurrency tests queue many transactions.
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     // Two cores: more workers only contend for them.
     maxWorkers: 2,
+    projects: [
+      {
+        // Pure modules (money, pricing, numbering, licence rules, calendar, configuration):
+        // no database, no server, seconds to run.
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        // The real HTTP stack against a real database (PostgreSQL from TEST_DATABASE_URL, or
+        // in-memory PGlite), one database and server per file.
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**'],
+          globalSetup: ['test/support/global-setup.ts'],
+          // The embedded database needs a moment to start, and the concurrency tests queue
+          // many transactions.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

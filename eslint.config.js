@@ -1,0 +1,61 @@
+// One ESLint configuration for the whole repository (flat config), with typescript-eslint's
+// type-checked rules. Formatting is Prettier's job: eslint-config-prettier switches off every
+// rule that would fight it.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import simpleImportSort from 'eslint-plugin-simple-import-sort';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/src/generated/**',
+      '**/coverage/**',
+      'apps/server/test/conformance/generated/**',
+      'data/**',
+      '.turbo/**',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'packages/*/scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'simple-import-sort': simpleImportSort },
+    rules: {
+      // Express 4 does not catch a rejected async handler: a floating or misused promise is a hung request.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      'simple-import-sort/imports': 'error',
+      'simple-import-sort/exports': 'error',
+      // Template literals with numbers and bigints are how messages and SQL fragments are built here.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // Tests read HTTP response bodies, which are untyped JSON (supertest types them `any`);
+    // the assertions are what check their shape.
+    files: ['**/test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // Plain JavaScript files (scripts, this file) are not type-checked.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  prettier,
+);
