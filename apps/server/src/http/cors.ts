@@ -3,19 +3,42 @@ import type { RequestHandler } from 'express';
 
 /**
  * CORS for the host ERP's pages on ALLOWED_ORIGINS, with credentials (the session cookie).
+ * Other origins get no `Access-Control-*` header at all (only `Vary: Origin`, since the answer
+ * depends on it), so nothing about the API's CORS settings is shown to them.
  * Preflights get their headers here but are answered only after the rate limit has counted
  * them (`answerPreflight`), so an OPTIONS flood is limited like any other.
  */
-export const corsForAllowedOrigins = (allowedOrigins: readonly string[]): RequestHandler =>
-  cors({
-    origin: allowedOrigins.length > 0 ? [...allowedOrigins] : false,
+export const corsForAllowedOrigins = (allowedOrigins: readonly string[]): RequestHandler => {
+  const allowed = new Set(allowedOrigins);
+  const forAllowedOrigin = cors({
+    // Only called for an allowed origin, which it echoes.
+    origin: true,
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key', 'If-Match'],
-    exposedHeaders: ['Location', 'ETag', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'If-None-Match'],
+    exposedHeaders: [
+      'Location',
+      'ETag',
+      'Idempotent-Replayed',
+      'Retry-After',
+      'RateLimit',
+      'RateLimit-Policy',
+      'WWW-Authenticate',
+      'X-Request-Id',
+    ],
     maxAge: 600,
     preflightContinue: true,
   });
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && allowed.has(origin)) {
+      forAllowedOrigin(req, res, next);
+      return;
+    }
+    res.vary('Origin');
+    next();
+  };
+};
 
 /** Ends OPTIONS requests (CORS preflights) with 204 and the headers set above. */
 export const answerPreflight: RequestHandler = (req, res, next) => {

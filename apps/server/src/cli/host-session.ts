@@ -1,0 +1,24 @@
+/**
+ * `pnpm host-session create`: writes a host session (what the host ERP's login would) to
+ * DATABASE_URL or the embedded database (stop the service first: the embedded database takes
+ * one process at a time).
+ */
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { runHostSessionCommand } from './host-session-command.js';
+import { runCli } from './run-cli.js';
+
+runCli(async () => {
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  try {
+    return await runHostSessionCommand(
+      process.argv.slice(2),
+      database.prisma,
+      { out: (line) => console.log(line), err: (line) => console.error(line) },
+      config.auth.sessionCookieName,
+    );
+  } finally {
+    await database.close();
+  }
+});
