@@ -12,6 +12,10 @@ import { closeRedis, connectRedis } from './redis.js';
 const main = async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  // Node 20 still runs the service (engines >= 20.19), but gets no more security fixes.
+  if (Number(process.versions.node.split('.')[0]) < 22) {
+    logger.warn({ node: process.version }, 'Node.js 20 is past its end of life: run the service on Node.js 24 LTS');
+  }
   const database = await openDatabase(config, { log: (message) => logger.info(message) });
   logger.info(
     database.embedded
