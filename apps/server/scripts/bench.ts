@@ -1,27 +1,36 @@
 /**
- * `pnpm bench`: load figures for the main routes, side by side with a baseline measured in the
- * same run (GET /healthz: the HTTP stack without authentication or database), so the numbers
- * say what each route costs on this machine rather than in general.
+ * `pnpm bench`: load figures for the main routes, side by side with baselines measured in the
+ * same run, so the numbers say what each route costs on this machine rather than in general:
+ *
+ * - Express 4 hello world with JSON parsing (scripts/bench-baseline.mjs), on the same Node
+ *   binary as the service: the ceiling of the HTTP stack. Routes without a database write are
+ *   read against it.
+ * - pgbench running the same create-order transaction in one series (scripts/pgbench/, a
+ *   stand-in schema with the writes a create makes), when pgbench and a PostgreSQL server are
+ *   at hand: the ceiling of the database. Creates are read against it.
  *
  * Starts the built service (dist/main.js) as its own process on loopback, on a fresh embedded
  * database with demo data, or on BENCH_DATABASE_URL (a PostgreSQL server's maintenance
- * database: a throwaway database is created and dropped there). Every scenario is bounded in
- * time; traffic goes to 127.0.0.1 only.
+ * database: throwaway databases are created and dropped there). Every scenario is bounded in
+ * time; traffic goes to 127.0.0.1 only. RSS is the service process's peak during a scenario.
  *
- *   pnpm bench                       # 5 s per scenario, 16 connections
- *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 pnpm bench
+ *   pnpm bench                       # 5 s per scenario, 32 connections
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 pnpm bench
+ *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const serverRoot = path.resolve(import.meta.dirname, '..');
 const secret = 'bench-only-secret-for-hs256-tokens-0123456789';
 
@@ -35,9 +44,9 @@ const adminQuery = async (url: string, sql: string) => {
   }
 };
 
-/** The service in a process of its own; resolves with its origin once it listens. */
-const startService = (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ['dist/main.js'], {
+/** A server in a process of its own (same Node binary); resolves with its origin once it listens. */
+const startProcess = (script: string, env: Record<string, string>) => {
+  const child = spawn(process.execPath, [script], {
     cwd: serverRoot,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', JWT_SECRET: secret, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -53,54 +62,121 @@ const startService = (env: Record<string, string>) => {
   return { child, origin };
 };
 
-interface Scenario {
-  name: string;
+const startService = (env: Record<string, string>) => startProcess('dist/main.js', env);
+
+/** Peak resident memory of a process while `work` runs, in MB (Linux /proc). */
+const peakRss = async <T>(pid: number | undefined, work: () => Promise<T>): Promise<{ result: T; rssMb: number | null }> => {
+  let peak = 0;
+  const sample = async () => {
+    if (pid === undefined) return;
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    peak = Math.max(peak, kb);
+  };
+  const timer = setInterval(() => void sample(), 250);
+  try {
+    const result = await work();
+    await sample();
+    return { result, rssMb: peak === 0 ? null : Math.round(peak / 1024) };
+  } finally {
+    clearInterval(timer);
+  }
+};
+
+interface Load {
+  url: string;
   method: 'GET' | 'POST';
-  path: string;
   body?: unknown;
-  auth: boolean;
+  headers?: Record<string, string>;
 }
 
+const load = async ({ url, method, body, headers = {} }: Load) => {
+  const result = await autocannon({
+    url,
+    method,
+    connections,
+    duration: seconds,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors + result.timeouts,
+  };
+};
+
+/** pgbench from PATH or Debian's PostgreSQL server packages (outside PATH), if installed. */
+const findPgbench = (): string | undefined => {
+  const onPath = (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'pgbench'));
+  const debian = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').map((version) => `/usr/lib/postgresql/${version}/bin/pgbench`)
+    : [];
+  return [...onPath, ...debian].find((file) => existsSync(file));
+};
+
+/** The create-order transaction in one series, run by pgbench: transactions per second. */
+const pgbenchAnchor = async (serverUrl: string): Promise<{ tps: number; latencyMs: number } | undefined> => {
+  const pgbench = findPgbench();
+  if (!pgbench) return undefined;
+  const database = `so_pgbench_${Date.now().toString(36)}`;
+  await adminQuery(serverUrl, `CREATE DATABASE "${database}"`);
+  try {
+    const url = new URL(serverUrl);
+    url.pathname = `/${database}`;
+    await adminQuery(url.toString(), await readFile(path.join(serverRoot, 'scripts/pgbench/bench-schema.sql'), 'utf8'));
+    const { stdout } = await promisify(execFile)(
+      pgbench,
+      ['-n', '-M', 'prepared', '-f', path.join(serverRoot, 'scripts/pgbench/create-order.sql'), '-c', String(connections), '-j', '2', '-T', String(seconds),
+        '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'), database],
+      { env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) } },
+    );
+    const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1]);
+    const latencyMs = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1]);
+    return Number.isFinite(tps) ? { tps: Math.round(tps), latencyMs } : undefined;
+  } finally {
+    await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  }
+};
+
 const today = new Date().toISOString().slice(0, 10);
-const scenarios: Scenario[] = [
-  { name: 'baseline: GET /healthz', method: 'GET', path: '/healthz', auth: false },
-  { name: 'GET /api/sales-orders/1', method: 'GET', path: '/api/sales-orders/1', auth: true },
-  {
-    name: 'POST /api/sales-orders/calculate-totals',
-    method: 'POST',
-    path: '/api/sales-orders/calculate-totals',
-    body: { details: [{ quantity: 3, rate: 33.333 }, { quantity: 2.5, rate: 1200 }], other_charges: [{ amount: 150 }] },
-    auth: true,
-  },
-  {
-    name: 'POST /api/sales-orders/validate-licence',
-    method: 'POST',
-    path: '/api/sales-orders/validate-licence',
-    body: { sales_order_details: [{ product_id: 1, quantity: 5 }, { product_id: 2, quantity: 1 }, { product_id: 6, quantity: 3 }] },
-    auth: true,
-  },
-  {
-    name: 'POST /api/sales-orders (2 lines)',
-    method: 'POST',
-    path: '/api/sales-orders',
-    body: {
-      customer_id: 12,
-      sales_order_date: today,
-      location_id: 1,
-      details: [
-        { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.333 },
-        { product_id: 6, quantity: 0.5, rate: 1260 },
-      ],
-      other_charges: [{ description: 'Carriage', amount: 150 }],
-    },
-    auth: true,
-  },
+const fiveLines = [
+  { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.333 },
+  { product_id: 2, quantity: 2, rate: 10 },
+  { product_id: 3, quantity: 1, rate: 5.5 },
+  { product_id: 5, quantity: 7, rate: 1.25 },
+  { product_id: 6, quantity: 0.5, rate: 1260 },
 ];
+const createBody = { customer_id: 12, sales_order_date: today, location_id: 1, details: fiveLines, other_charges: [{ description: 'Freight', amount: 0 }] };
+
+interface Row {
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+  rssMb: number | null;
+  against: 'hello' | 'pgbench' | null;
+}
 
 const main = async () => {
   const serverUrl = process.env.BENCH_DATABASE_URL;
   const dataDir = serverUrl ? undefined : await mkdtemp(path.join(tmpdir(), 'sales-orders-bench-'));
   const benchDatabase = `so_bench_${Date.now().toString(36)}`;
+  const rows: Row[] = [];
+
+  const baseline = startProcess('scripts/bench-baseline.mjs', {});
+  try {
+    const origin = await baseline.origin;
+    const measured = await peakRss(baseline.child.pid, () => load({ url: `${origin}/hello`, method: 'POST', body: { details: fiveLines } }));
+    rows.push({ scenario: 'baseline: Express hello world, JSON in and out', ...measured.result, rssMb: measured.rssMb, against: null });
+  } finally {
+    baseline.child.kill('SIGTERM');
+    await new Promise((resolve) => baseline.child.once('exit', resolve));
+  }
+  const anchor = serverUrl ? await pgbenchAnchor(serverUrl) : undefined;
+
   let env: Record<string, string>;
   if (serverUrl) {
     await adminQuery(serverUrl, `CREATE DATABASE "${benchDatabase}"`);
@@ -118,41 +194,52 @@ const main = async () => {
       .setSubject('bench')
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(secret));
+    const headers = { authorization: `Bearer ${token}` };
+    const created = await fetch(`${origin}/api/sales-orders`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(createBody) });
+    const orderId = ((await created.json()) as { data: { sales_order_id: number } }).data.sales_order_id;
 
-    const rows = [];
-    for (const scenario of scenarios) {
-      const result = await autocannon({
-        url: `${origin}${scenario.path}`,
-        method: scenario.method,
-        connections,
-        duration: seconds,
-        headers: {
-          ...(scenario.auth ? { authorization: `Bearer ${token}` } : {}),
-          ...(scenario.body ? { 'content-type': 'application/json' } : {}),
-        },
-        body: scenario.body ? JSON.stringify(scenario.body) : undefined,
-      });
-      rows.push({
-        scenario: scenario.name,
-        'req/s': Math.round(result.requests.average),
-        'p50 ms': result.latency.p50,
-        'p90 ms': result.latency.p90,
-        'p99 ms': result.latency.p99,
-        'max ms': result.latency.max,
-        'non-2xx': result.non2xx + result.errors + result.timeouts,
-      });
+    const scenarios: (Load & { name: string; against: Row['against'] })[] = [
+      { name: 'POST calculate-totals', against: 'hello', method: 'POST', url: `${origin}/api/sales-orders/calculate-totals`, body: { details: fiveLines, other_charges: [{ amount: 150 }] } },
+      { name: 'GET order (5 lines)', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders/${orderId}` },
+      { name: 'POST validate-licence (3 products)', against: 'hello', method: 'POST', url: `${origin}/api/sales-orders/validate-licence`, body: { sales_order_details: [{ product_id: 1, quantity: 5 }, { product_id: 2, quantity: 1 }, { product_id: 6, quantity: 3 }] } },
+      { name: 'GET max-number', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders/max-number?year_id=3&location_id=1` },
+      { name: 'POST order (5 lines, server numbering, one series)', against: 'pgbench', method: 'POST', url: `${origin}/api/sales-orders`, body: createBody },
+    ];
+    for (const { name, against, ...scenario } of scenarios) {
+      const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }));
+      rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against });
     }
-    const baseline = rows[0]!['req/s'];
-    console.log(
-      `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
-    );
-    console.table(rows.map((row) => ({ ...row, 'vs baseline': `${((row['req/s'] / baseline) * 100).toFixed(0)}%` })));
   } finally {
     service.child.kill('SIGTERM');
     await new Promise((resolve) => service.child.once('exit', resolve));
     if (serverUrl) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${benchDatabase}" WITH (FORCE)`);
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }
+
+  const hello = rows[0]!.rps;
+  console.log(
+    `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
+  );
+  const table: Record<string, string | number>[] = rows.map((row) => ({
+    scenario: row.scenario,
+    'req/s': row.rps,
+    'p50 ms': row.p50,
+    'p99 ms': row.p99,
+    ratio:
+      row.against === 'hello'
+        ? `${(row.rps / hello).toFixed(2)} x hello`
+        : row.against === 'pgbench'
+          ? anchor
+            ? `${(row.rps / anchor.tps).toFixed(2)} x pgbench`
+            : 'no pgbench'
+          : 'baseline',
+    'RSS MB': row.rssMb ?? '-',
+    failed: row.failed,
+  }));
+  if (anchor) table.splice(1, 0, { scenario: 'baseline: pgbench create-order, one series', 'req/s': anchor.tps, 'p50 ms': anchor.latencyMs, 'p99 ms': '-', ratio: 'baseline', 'RSS MB': '-', failed: 0 });
+  console.table(table);
+  if (!anchor) console.log(serverUrl ? 'pgbench not found: no database anchor for creates.' : 'Embedded database: no pgbench anchor (set BENCH_DATABASE_URL).');
+  if (anchor) console.log('pgbench reports an average latency (shown as p50), not percentiles.');
 };
 
 await main();
