@@ -35,7 +35,7 @@ export const SchemaIssueCode = {
  * which bundles the contract, does not pull the generator in. Put it on the innermost schema:
  * `.describe()` copies a schema without it, but a refinement keeps its inner schema.
  */
-const documented = <T extends z.ZodTypeAny>(schema: T, keywords: Record<string, unknown>): T =>
+export const documented = <T extends z.ZodTypeAny>(schema: T, keywords: Record<string, unknown>): T =>
   Object.assign(schema, {
     metaOpenApi: { ...(schema as { metaOpenApi?: Record<string, unknown> }).metaOpenApi, ...keywords },
   });

@@ -9,6 +9,7 @@ import {
   calendarDate,
   claimedMoney,
   dateTime,
+  documented,
   id,
   idParam,
   money,
@@ -65,18 +66,22 @@ export const CreateSalesOrderBodySchema = z.object({
  * Every field optional; `details` and `other_charges`, when present, replace the stored sets.
  * At least one field must be present.
  */
-export const UpdateSalesOrderBodySchema = z
-  .object({
-    customer_id: id(),
-    sales_order_date: calendarDate(),
-    location_id: id(),
-    sales_order_no: orderNumber(),
-    grand_total: claimedMoney().nullish(),
-    remarks: text(ORDER_REMARKS_MAX_LENGTH).nullable(),
-    details: detailsInput(),
-    other_charges: otherChargesInput(),
-  })
-  .partial()
+export const UpdateSalesOrderBodySchema = documented(
+  z
+    .object({
+      customer_id: id(),
+      sales_order_date: calendarDate(),
+      location_id: id(),
+      sales_order_no: orderNumber(),
+      grand_total: claimedMoney().nullish(),
+      remarks: text(ORDER_REMARKS_MAX_LENGTH).nullable(),
+      details: detailsInput(),
+      other_charges: otherChargesInput(),
+    })
+    .partial(),
+  // JSON cannot carry an undefined field, so "names a field" is "has a property".
+  { minProperties: 1 },
+)
   .superRefine((body, ctx) => {
     if (Object.values(body).every((value) => value === undefined)) {
       ctx.addIssue({
