@@ -156,4 +156,24 @@ describe('requests generated from the served OpenAPI document', () => {
     // The generator is no rubber stamp: some requests got through to the use case.
     expect(sent.some(({ status }) => status === 200)).toBe(true);
   });
+
+  it('error answers stay within the lengths and counts the document states, however long the request', async () => {
+    const document = (await request(suite.server.api).get('/openapi.json').expect(200)).body as { components: { schemas: JsonObject } };
+    const envelope = document.components.schemas.ErrorEnvelope as {
+      properties: { error: { properties: { message: { maxLength: number }; details: { maxItems: number } } } };
+    };
+    const { message, details } = envelope.properties.error.properties;
+    expect([message.maxLength, details.maxItems]).toEqual([1000, 100]);
+
+    // The 404 message quotes the path: 5,000 characters of it would be quoted whole.
+    const unknown = await suite.server.http.get(`/no-such-route/${'x'.repeat(5000)}`).expect(404);
+    expect(unknown.body.error.message).toHaveLength(message.maxLength);
+    expect(unknown.body.error.message).toMatch(/^No route for GET \/.*x…$/);
+
+    // 500 lines, each with three problems: 1,500 details would be listed.
+    const lines = Array.from({ length: 500 }, () => ({ product_id: 0, quantity: -1, rate: 'x' }));
+    const invalid = await suite.server.http.post('/sales-orders/calculate-totals').send({ details: lines }).expect(400);
+    expect(invalid.body.error.details).toHaveLength(details.maxItems);
+    expect(invalid.body.error.details[0]).toMatchObject({ path: 'details.0.quantity' });
+  });
 });

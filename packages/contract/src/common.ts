@@ -138,10 +138,15 @@ export const dateTime = () =>
 // be stored by PostgreSQL at all.
 const CONTROL_CHARACTERS = '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F';
 const FORBIDDEN_CONTROL = new RegExp(`[${CONTROL_CHARACTERS}]`);
-/** The same rule for the OpenAPI document: text without those characters. */
-export const TEXT_PATTERN = `^[^${CONTROL_CHARACTERS}]*$`;
+/**
+ * The same rule for the OpenAPI document, which also refuses lone surrogates (read with the `u`
+ * flag, as ajv does, `\\uD800-\\uDFFF` matches only unpaired halves; without it, it refuses
+ * astral characters too, which only makes the document stricter than the server).
+ */
+const FORBIDDEN_IN_DOCUMENT = `${CONTROL_CHARACTERS}\\uD800-\\uDFFF`;
+export const TEXT_PATTERN = `^[^${FORBIDDEN_IN_DOCUMENT}]*$`;
 /** Required text must also keep a character after trimming (`\\s` is what trim removes). */
-export const REQUIRED_TEXT_PATTERN = `^[^${CONTROL_CHARACTERS}]*[^\\s${CONTROL_CHARACTERS}][^${CONTROL_CHARACTERS}]*$`;
+export const REQUIRED_TEXT_PATTERN = `^[^${FORBIDDEN_IN_DOCUMENT}]*[^\\s${FORBIDDEN_IN_DOCUMENT}][^${FORBIDDEN_IN_DOCUMENT}]*$`;
 
 const withoutControlCharacters = <T extends z.ZodType<string, z.ZodTypeDef, string>>(schema: T) =>
   schema.superRefine((value, ctx) => {
