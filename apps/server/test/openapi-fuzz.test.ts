@@ -149,6 +149,11 @@ describe('requests generated from the served OpenAPI document', () => {
       deleteSalesOrder: REQUESTS_PER_OPERATION,
     });
 
+    // Optional fields were exercised too, not only the required ones.
+    const createFields = new Set(sent.filter(({ operation }) => operation === 'createSalesOrder').flatMap(({ body }) => Object.keys(body as object)));
+    const documentedFields = Object.keys((document.components.schemas.CreateSalesOrderBody as { properties: JsonObject }).properties);
+    expect([...createFields].sort()).toEqual(documentedFields.sort());
+
     const refused = sent.filter(({ status }) => status === 400);
     expect(
       refused.map(({ operation, path, query, body, response }) => ({ operation, path, query, body, details: (response as { error?: { details?: Json } }).error?.details })),
