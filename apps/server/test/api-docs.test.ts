@@ -6,7 +6,7 @@ describe('API documentation', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ BASE_PATH: '/erp/sales' });
+    server = await startTestServer({ BASE_PATH: '/erp/sales', BODY_LIMIT: '256kb' });
   });
   afterAll(() => server?.close());
 
@@ -14,7 +14,9 @@ describe('API documentation', () => {
     const response = await request(server.api).get('/openapi.json').expect(200);
     const document = response.body;
     expect(document.openapi).toBe('3.0.3');
-    expect(document.servers).toEqual([{ url: '/erp/sales', description: 'This service' }]);
+    expect(document.servers).toEqual([{ url: '/erp/sales', description: expect.stringContaining('BASE_PATH'), 'x-internal': true }]);
+    // The body limit in force, not the default.
+    expect(document.paths['/sales-orders'].post.requestBody.description).toContain('at most 256kb');
     expect(Object.keys(document.paths).sort()).toEqual(
       [
         '/sales-orders',

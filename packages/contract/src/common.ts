@@ -28,6 +28,18 @@ export const SchemaIssueCode = {
   emptyUpdate: 'empty_update',
 } as const;
 
+/**
+ * Adds OpenAPI keywords to a schema's entry in the document, for rules a zod refinement checks
+ * but the generator cannot read from it. `metaOpenApi` is the property @anatine/zod-openapi
+ * reads (its `extendApi` sets nothing else); set here rather than imported so that the SDK,
+ * which bundles the contract, does not pull the generator in. Put it on the innermost schema:
+ * `.describe()` copies a schema without it, but a refinement keeps its inner schema.
+ */
+export const documented = <T extends z.ZodTypeAny>(schema: T, keywords: Record<string, unknown>): T =>
+  Object.assign(schema, {
+    metaOpenApi: { ...(schema as { metaOpenApi?: Record<string, unknown> }).metaOpenApi, ...keywords },
+  });
+
 /** An integer id of a stored row, in a JSON body. */
 export const id = () => z.number().int().positive().max(MAX_ID);
 
@@ -52,7 +64,9 @@ interface DecimalOptions {
 /** A decimal carried as a JSON number, with a bounded range and a maximum number of decimals. */
 export const decimal = ({ scale, max, min, exclusiveMin = false }: DecimalOptions) => {
   const base = z.number().finite().max(max);
-  const bounded = exclusiveMin ? base.gt(min) : base.gte(min);
+  // multipleOf in its exact decimal meaning, as the server checks it: the number as written
+  // has at most `scale` decimals.
+  const bounded = documented(exclusiveMin ? base.gt(min) : base.gte(min), { multipleOf: Number(`1e-${scale}`) });
   return bounded.superRefine((value, ctx) => {
     if (decimalPlaces(value) > scale) {
       ctx.addIssue({
@@ -83,28 +97,24 @@ export const money = () =>
 /** A money amount the client computed and the server only compares: any precision. */
 export const claimedMoney = () => z.number().finite().gte(-MONEY_MAX).lte(MONEY_MAX);
 
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
+const YEAR = '(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)';
+const LEAP_YEAR = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
+
+/**
+ * `YYYY-MM-DD` naming a real day of the Gregorian calendar, years 0001-9999 (no 2026-02-30,
+ * 29 February only in leap years). A regular expression rather than a date library, so that
+ * the OpenAPI document states the very rule the server applies.
+ */
+export const CALENDAR_DATE_PATTERN = `^(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)$`;
+const CALENDAR_DATE = new RegExp(CALENDAR_DATE_PATTERN);
 
 /** True when `YYYY-MM-DD` names a real calendar day (no 2026-02-30). */
-export const isCalendarDate = (text: string): boolean => {
-  const match = DATE_PATTERN.exec(text);
-  if (!match) return false;
-  const [, year, month, day] = match.map(Number) as [number, number, number, number];
-  // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  return (
-    year >= 1 &&
-    date.getUTCFullYear() === year &&
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day
-  );
-};
+export const isCalendarDate = (text: string): boolean => CALENDAR_DATE.test(text);
 
 /** A calendar date `YYYY-MM-DD`; never shifted by a time zone. */
 export const calendarDate = () =>
-  z
-    .string()
+  documented(z.string(), { format: 'date', pattern: CALENDAR_DATE_PATTERN, minLength: 10, maxLength: 10 })
     .superRefine((value, ctx) => {
       if (!isCalendarDate(value)) {
         ctx.addIssue({
@@ -117,12 +127,26 @@ export const calendarDate = () =>
     .describe('Calendar date, YYYY-MM-DD.');
 
 /** `YYYY-MM-DD HH:mm:ss` in UTC, as the spec's DateTime type. */
-export const dateTime = () => z.string().describe('UTC timestamp, YYYY-MM-DD HH:mm:ss.');
+export const dateTime = () =>
+  z
+    .string()
+    .max(19)
+    .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$/)
+    .describe('UTC timestamp, YYYY-MM-DD HH:mm:ss.');
 
 // Control characters other than tab and line breaks have no place in ERP text, and NUL cannot
 // be stored by PostgreSQL at all.
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+const CONTROL_CHARACTERS = '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F';
+const FORBIDDEN_CONTROL = new RegExp(`[${CONTROL_CHARACTERS}]`);
+/**
+ * The same rule for the OpenAPI document, which also refuses lone surrogates (read with the `u`
+ * flag, as ajv does, `\\uD800-\\uDFFF` matches only unpaired halves; without it, it refuses
+ * astral characters too, which only makes the document stricter than the server).
+ */
+const FORBIDDEN_IN_DOCUMENT = `${CONTROL_CHARACTERS}\\uD800-\\uDFFF`;
+export const TEXT_PATTERN = `^[^${FORBIDDEN_IN_DOCUMENT}]*$`;
+/** Required text must also keep a character after trimming (`\\s` is what trim removes). */
+export const REQUIRED_TEXT_PATTERN = `^[^${FORBIDDEN_IN_DOCUMENT}]*[^\\s${FORBIDDEN_IN_DOCUMENT}][^${FORBIDDEN_IN_DOCUMENT}]*$`;
 
 const withoutControlCharacters = <T extends z.ZodType<string, z.ZodTypeDef, string>>(schema: T) =>
   schema.superRefine((value, ctx) => {
@@ -136,26 +160,34 @@ const withoutControlCharacters = <T extends z.ZodType<string, z.ZodTypeDef, stri
   });
 
 /** Free text up to `max` characters, without control characters. */
-export const text = (max: number) => withoutControlCharacters(z.string().max(max));
+export const text = (max: number) => withoutControlCharacters(documented(z.string().max(max), { pattern: TEXT_PATTERN }));
 
 /** Required text: trimmed, not empty, without control characters. */
 export const requiredText = (max: number) =>
-  withoutControlCharacters(z.string().trim().min(1).max(max));
+  withoutControlCharacters(documented(z.string().trim().min(1).max(max), { pattern: REQUIRED_TEXT_PATTERN }));
 
 /** Digits at the end of an order number, the part that orders numbers numerically. */
 export const ORDER_NUMBER_TAIL_MAX_DIGITS = 18;
-const ORDER_NUMBER_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9/_.-]{0,48}[A-Za-z0-9])?$/;
+export const ORDER_NUMBER_MAX_LENGTH = 50;
+const SIGNIFICANT_TAIL = `(?:0+(?:[1-9][0-9]{0,${ORDER_NUMBER_TAIL_MAX_DIGITS - 1}})?|[1-9][0-9]{0,${ORDER_NUMBER_TAIL_MAX_DIGITS - 1}})`;
+/**
+ * Letters, digits, "-", "/", "_" or ".", starting and ending with a letter or digit; a number
+ * ending in digits has at most 18 of them after its leading zeros. One expression, so that the
+ * OpenAPI document states the rule the server applies.
+ */
+export const ORDER_NUMBER_PATTERN =
+  `^(?:(?:[A-Za-z0-9][A-Za-z0-9/_.-]*)?[A-Za-z]|(?:[A-Za-z0-9][A-Za-z0-9/_.-]*[A-Za-z/_.-]|[A-Za-z])?${SIGNIFICANT_TAIL})$`;
+const ORDER_NUMBER = new RegExp(ORDER_NUMBER_PATTERN);
 
 export const orderNumber = () =>
-  z
-    .string()
+  documented(z.string(), { pattern: ORDER_NUMBER_PATTERN, minLength: 1, maxLength: ORDER_NUMBER_MAX_LENGTH })
     .superRefine((value, ctx) => {
-      const tail = /(\d+)$/.exec(value)?.[1] ?? '';
-      if (!ORDER_NUMBER_PATTERN.test(value) || tail.replace(/^0+/, '').length > ORDER_NUMBER_TAIL_MAX_DIGITS) {
+      // The length first: the expression backtracks, and only short values deserve it.
+      if (value.length > ORDER_NUMBER_MAX_LENGTH || !ORDER_NUMBER.test(value)) {
         ctx.addIssue({
           code: z.ZodIssueCode.custom,
           message:
-            'must be 1-50 letters, digits, "-", "/", "_" or ".", starting and ending with a letter or digit, ' +
+            `must be 1-${ORDER_NUMBER_MAX_LENGTH} letters, digits, "-", "/", "_" or ".", starting and ending with a letter or digit, ` +
             `with at most ${ORDER_NUMBER_TAIL_MAX_DIGITS} significant trailing digits`,
           params: { code: SchemaIssueCode.invalidOrderNumber },
         });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam } from './common.js';
+import { id, idParam } from './common.js';
 
 export const DROPDOWN_TYPES = ['field-officers', 'products', 'locations', 'customers', 'ports'] as const;
 
@@ -24,7 +24,7 @@ export const DropdownOptionsSchema = z.object({
         'joined by "\\n"; the selected one is <option value="ID" selected>. Names and attribute values are ' +
         'HTML-escaped. No placeholder option; "" when there are no active records.',
     ),
-  selected_id: z.number().int().nullable().describe('The selected_id asked for, or null when absent.'),
+  selected_id: id().nullable().describe('The selected_id asked for, or null when absent.'),
 });
 
 export type DropdownType = z.infer<typeof DropdownTypeSchema>;

@@ -1,18 +1,35 @@
 import { z } from 'zod';
 
+/**
+ * Bounds of the error envelope's texts and list. Messages may quote the request (a path, a
+ * content type), so the server clips them to these lengths rather than echo any size back.
+ */
+export const ERROR_MESSAGE_MAX_LENGTH = 1000;
+export const ERROR_PATH_MAX_LENGTH = 200;
+export const ERROR_CODE_MAX_LENGTH = 64;
+export const MAX_ERROR_DETAILS = 100;
+/** Success messages are the server's own fixed sentences. */
+export const SUCCESS_MESSAGE_MAX_LENGTH = 200;
+
 /** The success envelope of every response: `{ success: true, data, message? }`. */
 export const successEnvelope = <T extends z.ZodTypeAny>(data: T) =>
   z.object({
     success: z.literal(true),
     data,
-    message: z.string().optional(),
+    message: z.string().max(SUCCESS_MESSAGE_MAX_LENGTH).optional(),
   });
 
 export const ErrorDetailSchema = z
   .object({
-    path: z.string().describe('Dotted path of the offending input, e.g. "details.0.quantity"; "" for the whole request.'),
-    message: z.string(),
-    code: z.string().describe('Machine-readable reason, e.g. "invalid_type", "unknown_product".'),
+    path: z
+      .string()
+      .max(ERROR_PATH_MAX_LENGTH)
+      .describe('Dotted path of the offending input, e.g. "details.0.quantity"; "" for the whole request.'),
+    message: z.string().max(ERROR_MESSAGE_MAX_LENGTH),
+    code: z
+      .string()
+      .max(ERROR_CODE_MAX_LENGTH)
+      .describe('Machine-readable reason, e.g. "invalid_type", "unknown_product".'),
   })
   .describe('One problem with the request.');
 
@@ -20,9 +37,9 @@ export const ErrorEnvelopeSchema = z
   .object({
     success: z.literal(false),
     error: z.object({
-      message: z.string(),
-      code: z.number().int().describe('Same as the HTTP status code.'),
-      details: z.array(ErrorDetailSchema),
+      message: z.string().max(ERROR_MESSAGE_MAX_LENGTH),
+      code: z.number().int().min(400).max(599).describe('Same as the HTTP status code.'),
+      details: z.array(ErrorDetailSchema).max(MAX_ERROR_DETAILS).describe(`At most ${MAX_ERROR_DETAILS}, the first ones found.`),
     }),
   })
   .describe('Every failed request answers with this body.');

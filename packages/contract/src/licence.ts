@@ -29,9 +29,14 @@ export const ValidateLicenceBodySchema = z.object({
     .describe("When editing an order: its own stored lines do not count against the quota."),
 });
 
+/** A warning's message: product id and name, licence number, dates and quantities. */
+export const LICENCE_WARNING_MAX_LENGTH = 1000;
+/** At most one warning of each code per product, and at most one product per line. */
+const MAX_LICENCE_WARNINGS = MAX_DETAIL_LINES * Object.keys(LicenceWarningCode).length;
+
 export const LicenceWarningSchema = z
   .object({
-    product_id: z.number().int(),
+    product_id: id(),
     code: z
       .enum([LicenceWarningCode.noValidLicence, LicenceWarningCode.licenceExpiring, LicenceWarningCode.quantityExceedsLicence])
       .describe(
@@ -39,14 +44,20 @@ export const LicenceWarningSchema = z
           `licence_expiring: the licence cover ends within ${LICENCE_EXPIRY_WARNING_DAYS} days of the order date; ` +
           'quantity_exceeds_licence: the quantity is above what the licence has left.',
       ),
-    message: z.string(),
+    message: z.string().max(LICENCE_WARNING_MAX_LENGTH),
   })
   .describe('One warning about one product; a product has at most one warning of each code.');
 
 export const LicenceValidationSchema = z.object({
-  validation_message: z.string().describe('The warnings\' messages, one per line (joined by "\\n"); "" when there are none.'),
+  validation_message: z
+    .string()
+    .max(MAX_LICENCE_WARNINGS * (LICENCE_WARNING_MAX_LENGTH + 1))
+    .describe('The warnings\' messages, one per line (joined by "\\n"); "" when there are none.'),
   has_warnings: z.boolean(),
-  warnings: z.array(LicenceWarningSchema).describe('In the order the products first appear in the lines; [] when none.'),
+  warnings: z
+    .array(LicenceWarningSchema)
+    .max(MAX_LICENCE_WARNINGS)
+    .describe('In the order the products first appear in the lines; [] when none.'),
 });
 
 export type ValidateLicenceBody = z.infer<typeof ValidateLicenceBodySchema>;

@@ -34,7 +34,7 @@ const createBody: CreateSalesOrderBody = {
   location_id: 1,
   remarks: 'Deliver to the Bogura warehouse',
   details: [
-    { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.333 },
+    { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.3333 },
     { product_id: 6, quantity: 0.5, rate: 1260, remarks: 'half bag' },
   ],
   other_charges: [{ description: 'Carriage', amount: 150 }],
@@ -59,7 +59,7 @@ const order: SalesOrder = {
       product_name: 'Cypermethrin 10 EC (Ripcord)',
       packsize_id: 1,
       quantity: 3,
-      rate: 33.333,
+      rate: 33.3333,
       amount: 100,
       remarks: null,
     },
@@ -92,7 +92,7 @@ const updateBody: UpdateSalesOrderBody = {
 
 const totalsBody: CalculateTotalsBody = {
   details: [
-    { quantity: 3, rate: 33.333 },
+    { quantity: 3, rate: 33.3333 },
     { quantity: 1, rate: 0.1 },
     { quantity: 1, rate: 0.2 },
   ],

@@ -2,6 +2,7 @@ import { generateSchema } from '@anatine/zod-openapi';
 import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
 import {
+  type HeaderObject,
   OpenApiBuilder,
   type OpenAPIObject,
   type OperationObject,
@@ -40,6 +41,8 @@ export interface OpenApiOptions {
   serverUrl?: string;
   /** Name of the host session cookie (SESSION_COOKIE_NAME). */
   sessionCookieName?: string;
+  /** Largest request body the server reads (BODY_LIMIT), as body-parser writes it. */
+  bodyLimit?: string;
 }
 
 export const API_VERSION = '1.0.0';
@@ -105,12 +108,44 @@ const toOpenApi30Bounds = (node: Json): Json => {
   return result;
 };
 
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
+
+/**
+ * Integers as the server reads them: an exclusive lower bound becomes the first allowed value
+ * (`minimum: 1` rather than `minimum: 0, exclusiveMinimum: true`), and the format says whether
+ * the bounds fit a 32-bit integer.
+ */
+const describeIntegers = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(describeIntegers);
+  if (node === null || typeof node !== 'object') return node;
+  const result: Record<string, Json> = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, describeIntegers(value)]),
+  );
+  if (result.type !== 'integer') return result;
+  if (result.exclusiveMinimum === true && typeof result.minimum === 'number') {
+    result.minimum = Math.floor(result.minimum) + 1;
+    delete result.exclusiveMinimum;
+  }
+  if (result.exclusiveMaximum === true && typeof result.maximum === 'number') {
+    result.maximum = Math.ceil(result.maximum) - 1;
+    delete result.exclusiveMaximum;
+  }
+  const { minimum, maximum } = result;
+  const fitsInt32 = typeof minimum === 'number' && typeof maximum === 'number' && minimum >= INT32_MIN && maximum <= INT32_MAX;
+  result.format ??= fitsInt32 ? 'int32' : 'int64';
+  return result;
+};
+
+/** Every rewrite the zod converter's output needs, for paths and components alike. */
+const normalize = (node: Json): Json => describeIntegers(toOpenApi30Bounds(node));
+
 /** Lifts the named schemas out of `paths` into `components.schemas`, smallest first so they nest. */
 const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, SchemaObject> } => {
   const named = [
-    ...Object.entries(REQUEST_COMPONENTS).map(([name, schema]) => [name, toOpenApi30Bounds(generateSchema(schema, false))] as const),
-    ...Object.entries(RESPONSE_COMPONENTS).map(([name, schema]) => [name, toOpenApi30Bounds(generateSchema(schema, true))] as const),
-    [ERROR_ENVELOPE, toOpenApi30Bounds(generateSchema(ErrorEnvelopeSchema, true))] as const,
+    ...Object.entries(REQUEST_COMPONENTS).map(([name, schema]) => [name, normalize(generateSchema(schema, false))] as const),
+    ...Object.entries(RESPONSE_COMPONENTS).map(([name, schema]) => [name, normalize(generateSchema(schema, true))] as const),
+    [ERROR_ENVELOPE, normalize(generateSchema(ErrorEnvelopeSchema, true))] as const,
   ].sort(([, a], [, b]) => JSON.stringify(a).length - JSON.stringify(b).length);
 
   let result = paths;
@@ -130,19 +165,55 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = { 200: 'OK', 201: 'Created' };
 
+/**
+ * Headers the server sends (apps/server/src/http/rate-limit.ts and cors.ts): every API answer
+ * passes the rate limiter, which writes the IETF `RateLimit` and `RateLimit-Policy` fields
+ * (draft 8); a 429 adds `Retry-After`; CORS headers come when the Origin is allowed.
+ */
+const RESPONSE_HEADERS: Record<string, HeaderObject> = {
+  RateLimit: {
+    description:
+      'The client\'s remaining quota in the current window (IETF draft-ietf-httpapi-ratelimit-headers-08), e.g. `"60-in-1min"; r=59; t=42`: `r` requests left, `t` seconds until the window resets.',
+    schema: { type: 'string', maxLength: 200, example: '"60-in-1min"; r=59; t=42' },
+  },
+  'RateLimit-Policy': {
+    description:
+      'The limit applied (IETF draft 08), e.g. `"60-in-1min"; q=60; w=60; pk=:...:`: `q` requests per `w` seconds per client address (`RATE_LIMIT_PER_MINUTE`).',
+    schema: { type: 'string', maxLength: 200, example: '"60-in-1min"; q=60; w=60; pk=:ZjAwZmMxOTE=:' },
+  },
+  'Access-Control-Allow-Origin': {
+    description:
+      'Sent only when the request\'s Origin is one of `ALLOWED_ORIGINS` (with `Access-Control-Allow-Credentials: true`); it then repeats that origin. No wildcard is ever sent.',
+    schema: { type: 'string', maxLength: 2048, format: 'uri' },
+  },
+};
+const RETRY_AFTER: HeaderObject = {
+  description: 'Seconds until the rate-limit window resets.',
+  required: true,
+  schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
+};
+const headerRefs = (names: string[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const TOO_MANY_REQUESTS = '429';
+
 const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [{ bearerAuth: [] }, { apiKeyAuth: [] }, { sessionCookie: [] }];
 
-/** Per operation: its permission, examples, and one error envelope component for every error. */
-const describeOperation = (operation: OperationObject, route: AppRoute): OperationObject => {
+/** Per operation: its permission, examples, headers, and one error envelope component for every error. */
+const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimit: string): OperationObject => {
   const permission = (route.metadata as { permission?: string } | undefined)?.permission;
   const responses = Object.fromEntries(
     Object.entries(operation.responses ?? {}).map(([status, response]) => {
+      const headers = headerRefs([...Object.keys(RESPONSE_HEADERS), ...(status === TOO_MANY_REQUESTS ? ['Retry-After'] : [])]);
       if (Number(status) < 400) {
-        return [status, { ...response, description: SUCCESS_DESCRIPTIONS[status] ?? response.description }];
+        return [status, { ...response, description: SUCCESS_DESCRIPTIONS[status] ?? response.description, headers }];
       }
       return [
         status,
-        { description: response.description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` } } } },
+        {
+          description: response.description,
+          headers,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` } } },
+        },
       ];
     }),
   );
@@ -157,6 +228,8 @@ const describeOperation = (operation: OperationObject, route: AppRoute): Operati
     const bodyMedia = body?.content?.['application/json'];
     if (bodyMedia && 'request' in examples) bodyMedia.example = examples.request;
   }
+  const requestBody = operation.requestBody as { description?: string } | undefined;
+  if (requestBody) requestBody.description = `JSON (\`application/json\`, UTF-8), at most ${bodyLimit} (\`BODY_LIMIT\`).`;
   return {
     ...operation,
     tags: ['Sales orders'],
@@ -172,6 +245,7 @@ const describeOperation = (operation: OperationObject, route: AppRoute): Operati
 export const createOpenApiDocument = ({
   serverUrl = '/api',
   sessionCookieName = 'erp_session',
+  bodyLimit = '1mb',
 }: OpenApiOptions = {}): OpenAPIObject => {
   const generated = generateOpenApi(
     salesOrdersContract,
@@ -179,10 +253,10 @@ export const createOpenApiDocument = ({
     {
       setOperationId: true,
       // ts-rest types its mapper with openapi3-ts 2; the shapes used here are the same in 3.0.
-      operationMapper: (operation, route) => describeOperation(operation as OperationObject, route) as never,
+      operationMapper: (operation, route) => describeOperation(operation as OperationObject, route, bodyLimit) as never,
     },
   );
-  const { paths, schemas } = extractComponents(toOpenApi30Bounds(generated.paths));
+  const { paths, schemas } = extractComponents(normalize(generated.paths));
 
   const builder = OpenApiBuilder.create()
     .addOpenApiVersion('3.0.3')
@@ -195,13 +269,22 @@ export const createOpenApiDocument = ({
         'uses the envelope `{ success, data, message? }` or `{ success: false, error: { message, code, details[] } }`; ' +
         '`error.code` equals the HTTP status.',
     })
-    .addServer({ url: serverUrl, description: 'This service' })
+    .addServer({
+      url: serverUrl,
+      description:
+        'The deployment serving this document (local, staging or production alike): paths are relative to its BASE_PATH.',
+      // Called by the host ERP and its users' pages, not by the public.
+      'x-internal': true,
+    })
     .addTag({ name: 'Sales orders', description: 'Orders, their totals, licences and form options.' })
     .addSecurityScheme('bearerAuth', {
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: 'A JWT with `sub` and `permissions` (array) or `scope` (space-separated).',
+      description:
+        'A JWT (JWS) with `sub` and `permissions` (array) or `scope` (space-separated), verified as RFC8725 recommends: ' +
+        'each configured key verifies exactly one algorithm, `alg: none` and algorithm substitution are refused, and ' +
+        '`exp` and `nbf` are checked, and `iss` and `aud` when configured.',
     })
     .addSecurityScheme('apiKeyAuth', {
       type: 'apiKey',
@@ -216,6 +299,7 @@ export const createOpenApiDocument = ({
       description: 'The host ERP session. POST, PUT and DELETE must come from an allowed Origin.',
     });
   for (const [name, schema] of Object.entries(schemas)) builder.addSchema(name, schema);
+  for (const [name, header] of Object.entries({ ...RESPONSE_HEADERS, 'Retry-After': RETRY_AFTER })) builder.addHeader(name, header);
   const document = builder.getSpec();
   document.paths = paths as OpenAPIObject['paths'];
   document.security = SECURITY_REQUIREMENTS;

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import {
+  CALENDAR_DATE_PATTERN,
   MAX_DETAIL_LINES,
+  MAX_ID,
+  ORDER_NUMBER_MAX_LENGTH,
   MAX_OTHER_CHARGES,
   SchemaIssueCode,
   calendarDate,
   claimedMoney,
   dateTime,
+  documented,
   id,
   idParam,
   money,
@@ -16,6 +20,13 @@ import {
   text,
 } from './common.js';
 
+/** Text lengths of the stored columns (apps/server/prisma/schema.prisma), the same for input and output. */
+export const ORDER_REMARKS_MAX_LENGTH = 2000;
+export const LINE_REMARKS_MAX_LENGTH = 1000;
+export const CHARGE_DESCRIPTION_MAX_LENGTH = 200;
+/** Names of master records and of the users who wrote an order. */
+export const NAME_MAX_LENGTH = 200;
+
 /** A detail line as sent on create and update. */
 export const SalesOrderDetailInputSchema = z.object({
   product_id: id(),
@@ -25,11 +36,11 @@ export const SalesOrderDetailInputSchema = z.object({
   amount: claimedMoney()
     .nullish()
     .describe('Optional; the server computes quantity x rate rounded half-up to 2 places and refuses a value more than 0.01 away.'),
-  remarks: text(1000).nullish(),
+  remarks: text(LINE_REMARKS_MAX_LENGTH).nullish(),
 });
 
 export const OtherChargeInputSchema = z.object({
-  description: requiredText(200),
+  description: requiredText(CHARGE_DESCRIPTION_MAX_LENGTH),
   amount: money(),
 });
 
@@ -46,7 +57,7 @@ export const CreateSalesOrderBodySchema = z.object({
   grand_total: claimedMoney()
     .nullish()
     .describe('Optional; refused when more than 0.01 away from the computed grand total.'),
-  remarks: text(2000).nullish(),
+  remarks: text(ORDER_REMARKS_MAX_LENGTH).nullish(),
   details: detailsInput(),
   other_charges: otherChargesInput().optional(),
 });
@@ -55,18 +66,22 @@ export const CreateSalesOrderBodySchema = z.object({
  * Every field optional; `details` and `other_charges`, when present, replace the stored sets.
  * At least one field must be present.
  */
-export const UpdateSalesOrderBodySchema = z
-  .object({
-    customer_id: id(),
-    sales_order_date: calendarDate(),
-    location_id: id(),
-    sales_order_no: orderNumber(),
-    grand_total: claimedMoney().nullish(),
-    remarks: text(2000).nullable(),
-    details: detailsInput(),
-    other_charges: otherChargesInput(),
-  })
-  .partial()
+export const UpdateSalesOrderBodySchema = documented(
+  z
+    .object({
+      customer_id: id(),
+      sales_order_date: calendarDate(),
+      location_id: id(),
+      sales_order_no: orderNumber(),
+      grand_total: claimedMoney().nullish(),
+      remarks: text(ORDER_REMARKS_MAX_LENGTH).nullable(),
+      details: detailsInput(),
+      other_charges: otherChargesInput(),
+    })
+    .partial(),
+  // JSON cannot carry an undefined field, so "names a field" is "has a property".
+  { minProperties: 1 },
+)
   .superRefine((body, ctx) => {
     if (Object.values(body).every((value) => value === undefined)) {
       ctx.addIssue({
@@ -81,58 +96,61 @@ export const SalesOrderIdParamsSchema = z.object({
   id: idParam().describe('Sales order id.'),
 });
 
+const name = () => z.string().max(NAME_MAX_LENGTH);
+const storedOrderNumber = () => z.string().max(ORDER_NUMBER_MAX_LENGTH);
+
 export const SalesOrderDetailSchema = z.object({
-  sales_order_detail_id: z.number().int(),
-  product_id: z.number().int(),
-  product_name: z.string(),
-  packsize_id: z.number().int().nullable(),
+  sales_order_detail_id: id(),
+  product_id: id(),
+  product_name: name(),
+  packsize_id: id().nullable(),
   quantity: z.number(),
   rate: z.number(),
   amount: z.number(),
-  remarks: z.string().nullable(),
+  remarks: z.string().max(LINE_REMARKS_MAX_LENGTH).nullable(),
 });
 
 export const OtherChargeSchema = z.object({
-  other_charge_id: z.number().int(),
-  description: z.string(),
+  other_charge_id: id(),
+  description: z.string().max(CHARGE_DESCRIPTION_MAX_LENGTH),
   amount: z.number(),
 });
 
 /** One order as read. */
 export const SalesOrderSchema = z.object({
-  sales_order_id: z.number().int(),
-  sales_order_no: z.string(),
-  customer_id: z.number().int(),
-  customer_name: z.string(),
-  sales_order_date: z.string().describe('YYYY-MM-DD'),
-  location_id: z.number().int(),
-  financial_year_id: z.number().int(),
+  sales_order_id: id(),
+  sales_order_no: storedOrderNumber(),
+  customer_id: id(),
+  customer_name: name(),
+  sales_order_date: z.string().max(10).regex(new RegExp(CALENDAR_DATE_PATTERN)).describe('YYYY-MM-DD'),
+  location_id: id(),
+  financial_year_id: id(),
   subtotal: z.number(),
   other_charges_total: z.number(),
   grand_total: z.number(),
-  remarks: z.string().nullable(),
-  details: z.array(SalesOrderDetailSchema),
-  other_charges: z.array(OtherChargeSchema),
-  version: z.number().int().describe('Starts at 1; +1 on every update or delete.'),
+  remarks: z.string().max(ORDER_REMARKS_MAX_LENGTH).nullable(),
+  details: z.array(SalesOrderDetailSchema).max(MAX_DETAIL_LINES),
+  other_charges: z.array(OtherChargeSchema).max(MAX_OTHER_CHARGES),
+  version: z.number().int().positive().max(MAX_ID).describe('Starts at 1; +1 on every update or delete.'),
   created_at: dateTime(),
   updated_at: dateTime(),
-  created_by: z.string().nullable(),
-  updated_by: z.string().nullable(),
+  created_by: name().nullable(),
+  updated_by: name().nullable(),
 });
 
 export const CreatedSalesOrderSchema = z.object({
-  sales_order_id: z.number().int(),
-  order_number: z.string(),
+  sales_order_id: id(),
+  order_number: storedOrderNumber(),
   total_amount: z.number().describe('The grand total.'),
 });
 
 export const UpdatedSalesOrderSchema = z.object({
-  sales_order_id: z.number().int(),
+  sales_order_id: id(),
   updated: z.literal(true),
 });
 
 export const DeletedSalesOrderSchema = z.object({
-  sales_order_id: z.number().int(),
+  sales_order_id: id(),
   deleted: z.literal(true),
 });
 
@@ -142,13 +160,12 @@ export const MaxNumberQuerySchema = z.object({
 });
 
 export const MaxNumberSchema = z.object({
-  max_sales_order_number: z
-    .string()
+  max_sales_order_number: storedOrderNumber()
     .nullable()
     .describe('The number with the highest trailing sequence in the series, deleted orders included; null when empty.'),
-  next_sales_order_number: z.string().describe('The number the next order without sales_order_no would get.'),
-  year_id: z.number().int(),
-  location_id: z.number().int(),
+  next_sales_order_number: storedOrderNumber().describe('The number the next order without sales_order_no would get.'),
+  year_id: id(),
+  location_id: id(),
 });
 
 export type SalesOrderDetailInput = z.infer<typeof SalesOrderDetailInputSchema>;
