@@ -38,11 +38,14 @@ WHERE l."id" = o."location_id"
   AND (regexp_match(o."sales_order_no", '^(.+)-([0-9]{4})-([0-9]+)$'))[2] = to_char(f."start_date", 'YYYY');
 
 -- 2. Numbers that now collide (case or padding variants, or a number supplied on an order of
---    another series that its own series later issued too): the oldest order (lowest id) keeps
---    the number, each later one gets it with the suffix ".DUP{id}" (shortened to fit 50
---    characters), which is free-form, unique and easy to find.
+--    another series that its own series later issued too): an order of the series the number
+--    belongs to keeps it, else the oldest order (lowest id). Each other one gets its number with
+--    the suffix ".DUP{id}" (shortened to fit 50 characters), which is free-form, unique and
+--    easy to find.
 WITH ranked AS (
-  SELECT "id", row_number() OVER (PARTITION BY sales_order_number_key("sales_order_no") ORDER BY "id") AS rank
+  SELECT "id", row_number() OVER (
+    PARTITION BY sales_order_number_key("sales_order_no") ORDER BY "sequence" IS NULL, "id"
+  ) AS rank
   FROM "sales_orders"
 )
 UPDATE "sales_orders" AS o
