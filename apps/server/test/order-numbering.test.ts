@@ -55,7 +55,15 @@ describe('order numbers', () => {
     const dinajpur = await newLocation('DNJ');
     const created = await create(dinajpur, 'dnj-2026-0007').expect(201);
     expect(created.body.data.order_number).toBe('DNJ-2026-00007');
-    expect((await http().get(`/sales-orders/${created.body.data.sales_order_id}`).expect(200)).body.data.sales_order_no).toBe('DNJ-2026-00007');
+
+    // Sending the number back in any spelling is no attempt to renumber the order.
+    const id = created.body.data.sales_order_id;
+    await http().put(`/sales-orders/${id}`).send({ sales_order_no: 'dnj-2026-7', remarks: 'same number' }).expect(200);
+    expect(refusal(await http().put(`/sales-orders/${id}`).send({ sales_order_no: 'DNJ-2026-00070' }))).toEqual({
+      status: 422,
+      details: [{ path: 'sales_order_no', code: 'order_number_change' }],
+    });
+    expect((await http().get(`/sales-orders/${id}`).expect(200)).body.data.sales_order_no).toBe('DNJ-2026-00007');
 
     for (const variant of ['DNJ-2026-00007', 'dnj-2026-7', 'Dnj-2026-000000007', 'DNJ-2026-0007']) {
       expect(refusal(await create(dinajpur, variant)), variant).toEqual({

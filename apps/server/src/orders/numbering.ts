@@ -53,7 +53,7 @@ export type SuppliedNumber =
 export const readSuppliedNumber = (supplied: string, series: Series, problems: ErrorDetail[]): SuppliedNumber | null => {
   const shape = SERIES_SHAPE.exec(supplied);
   if (!shape) return { kind: 'free-form', orderNumber: supplied, sequence: null };
-  const [, prefix, year, digits] = shape as unknown as [string, string, string, string];
+  const [prefix, year, digits] = [shape[1]!, shape[2]!, shape[3]!];
   const ownYear = String(series.financialYearStart.getUTCFullYear());
   if (prefix.toUpperCase() !== series.locationCode.toUpperCase() || year !== ownYear) {
     problems.push({

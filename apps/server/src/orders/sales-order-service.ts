@@ -22,6 +22,7 @@ import {
   type Series,
   counterAfterSuppliedNumber,
   formatOrderNumber,
+  orderNumberKey,
   readSuppliedNumber,
 } from './numbering.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
@@ -181,7 +182,7 @@ export const createSalesOrderService = (
       if (!current) throw notFound(`sales order ${id} not found`);
 
       const problems: ErrorDetail[] = [];
-      if (input.sales_order_no !== undefined && input.sales_order_no !== current.salesOrderNo) {
+      if (input.sales_order_no !== undefined && orderNumberKey(input.sales_order_no) !== orderNumberKey(current.salesOrderNo)) {
         problems.push({
           path: 'sales_order_no',
           message: 'an order keeps its number: numbers are never reused',
