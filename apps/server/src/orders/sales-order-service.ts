@@ -200,15 +200,13 @@ export const createSalesOrderService = (
       const subtotal = priced?.subtotal ?? toDecimal(current.subtotal);
       const otherChargesTotal = input.other_charges ? totalCharges(input.other_charges) : toDecimal(current.otherChargesTotal);
       const total = grandTotal({ subtotal, otherChargesTotal, claimed: input.grand_total }, problems);
+      // Only what the update changes must be active: the references the order already holds may not be.
+      const keptLines = input.details ? await orderRepository.findLineReferences(tx, id) : { productIds: new Set<number>(), packsizeIds: new Set<number>() };
       const { financialYear } = await checkOrderReferences(
         tx,
         { customerId: input.customer_id, salesOrderDate: input.sales_order_date, details: input.details },
         problems,
-        {
-          customerId: current.customerId,
-          salesOrderDate: formatCalendarDate(current.salesOrderDate),
-          ...(input.details ? await orderRepository.findLineReferences(tx, id) : { productIds: new Set(), packsizeIds: new Set() }),
-        },
+        { customerId: current.customerId, salesOrderDate: formatCalendarDate(current.salesOrderDate), ...keptLines },
       );
       if (financialYear && financialYear.id !== current.financialYearId) {
         problems.push({
