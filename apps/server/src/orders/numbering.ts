@@ -17,6 +17,8 @@ import { ValidationCode, type ErrorDetail } from '@sales-order/contract';
  */
 
 const SEQUENCE_MIN_DIGITS = 5;
+/** ORDER_NUMBER_MAX_AHEAD's default. */
+export const DEFAULT_ORDER_NUMBER_MAX_AHEAD = 10_000n;
 const SERIES_SHAPE = /^(.+)-(\d{4})-(\d+)$/;
 
 /** A number series: one location in one financial year. */
@@ -90,6 +92,3 @@ export const counterAfterSuppliedNumber = (
   }
   return sequence > counter ? sequence : counter;
 };
-
-/** ORDER_NUMBER_MAX_AHEAD's default. */
-export const DEFAULT_ORDER_NUMBER_MAX_AHEAD = 10_000n;
