@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parsePublicKey } from './auth/jwt-verifier.js';
+import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from './orders/numbering.js';
 
 /**
  * Configuration comes only from environment variables, validated once at start-up.
@@ -130,6 +131,7 @@ const EnvironmentSchema = z.object({
   TRUST_PROXY: trustProxy,
   BODY_LIMIT: bodyLimit.transform((value) => value ?? '1mb'),
   LOG_LEVEL: optionalString.pipe(z.enum(LOG_LEVELS).default('info')),
+  ORDER_NUMBER_MAX_AHEAD: integer('ORDER_NUMBER_MAX_AHEAD', Number(DEFAULT_ORDER_NUMBER_MAX_AHEAD), 0, 1_000_000_000),
   SEED_DEMO_DATA: optionalString.pipe(z.enum(['auto', 'always', 'never']).default('auto')),
 });
 
@@ -156,6 +158,8 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   bodyLimit: value.BODY_LIMIT,
   logLevel: value.LOG_LEVEL,
   seedDemoData: value.SEED_DEMO_DATA,
+  /** How far past its series' counter a client-supplied number of that series may be. */
+  orderNumberMaxAhead: value.ORDER_NUMBER_MAX_AHEAD,
 }));
 
 export type AppConfig = z.output<typeof ConfigSchema>;

@@ -101,15 +101,15 @@ describe('order numbering', () => {
     expect(max.max_sales_order_number).toBe('CTG-2025-00010');
   });
 
-  it('orders client-supplied numbers numerically: X-10 above X-9, and moves the counter past them', async () => {
+  it('orders supplied numbers of the series numerically: ...-10 above ...-9, and moves the counter past them', async () => {
     const body = (number: string) =>
       orderBody(suite.fixtures, { location_id: suite.fixtures.locations.dhaka.id, sales_order_date: PREVIOUS_YEAR_DATE, sales_order_no: number });
-    await suite.server.http.post('/sales-orders').send(body('X-9')).expect(201);
-    await suite.server.http.post('/sales-orders').send(body('X-10')).expect(201);
-    await suite.server.http.post('/sales-orders').send(body('X-2')).expect(201);
+    await suite.server.http.post('/sales-orders').send(body('DHK-2025-9')).expect(201);
+    await suite.server.http.post('/sales-orders').send(body('DHK-2025-10')).expect(201);
+    await suite.server.http.post('/sales-orders').send(body('DHK-2025-2')).expect(201);
 
     const max = await maxNumber(suite.fixtures.locations.dhaka.id, suite.fixtures.years.previousYear.id);
-    expect(max.max_sales_order_number).toBe('X-10');
+    expect(max.max_sales_order_number).toBe('DHK-2025-00010');
     expect(max.next_sales_order_number).toBe('DHK-2025-00011');
 
     const next = await suite.server.http
@@ -170,6 +170,65 @@ describe('transactions', () => {
     });
     await suite.server.http.post('/sales-orders').send(body).expect(422);
     expect(await snapshot()).toEqual(before);
+  });
+
+  describe('a create that fails inside its transaction, after the counter moved', () => {
+    /**
+     * As a host DBA could: a trigger refusing lines of a marker product, but only once the
+     * order's series counter stands past `counterBefore`, so the failure provably comes after
+     * the counter moved, in the same transaction (otherwise the create succeeds and the test fails).
+     */
+    const refuseMarkerLinesAfterCounterPassed = async (productId: number, counterBefore: bigint) => {
+      const prisma = suite.server.database.prisma;
+      await prisma.$executeRawUnsafe(`
+        CREATE OR REPLACE FUNCTION test_refuse_marker_line() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.product_id = ${productId} AND (
+            SELECT c.last_sequence FROM sales_orders o
+            JOIN sales_order_counters c ON c.location_id = o.location_id AND c.financial_year_id = o.financial_year_id
+            WHERE o.id = NEW.sales_order_id
+          ) > ${counterBefore} THEN
+            RAISE EXCEPTION 'marker product refused by the host';
+          END IF;
+          RETURN NEW;
+        END $$`);
+      await prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS test_refuse_marker_line ON sales_order_details');
+      await prisma.$executeRawUnsafe(
+        'CREATE TRIGGER test_refuse_marker_line BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_refuse_marker_line()',
+      );
+    };
+
+    it.each([
+      { case: 'a server-numbered create', salesOrderNo: undefined },
+      { case: 'a create supplying a number of its series ahead of the counter', salesOrderNo: 'CTG-2026-00040' },
+    ])('leaves the counter, orders, lines and charges exactly as before: $case', async ({ salesOrderNo }) => {
+      const { locations, products } = suite.fixtures;
+      const prisma = suite.server.database.prisma;
+      const marker = await prisma.product.upsert({ where: { code: 'MARKER' }, create: { code: 'MARKER', name: 'Refused by a trigger' }, update: {} });
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { location_id: locations.chattogram.id })).expect(201);
+      const before = await snapshot();
+      const counterBefore = before.counters.find((counter) => counter.locationId === locations.chattogram.id)!.lastSequence;
+      await refuseMarkerLinesAfterCounterPassed(marker.id, counterBefore);
+      try {
+        const failed = await suite.server.http.post('/sales-orders').send(
+          orderBody(suite.fixtures, {
+            location_id: locations.chattogram.id,
+            sales_order_no: salesOrderNo,
+            details: [
+              { product_id: products.otherProduct.id, quantity: 1, rate: 1 },
+              { product_id: marker.id, quantity: 1, rate: 1 },
+            ],
+          }),
+        );
+        expect(failed.status).toBe(500);
+        expect(failed.body).toEqual({ success: false, error: { message: 'Internal server error', code: 500, details: [] } });
+        expect(await snapshot()).toEqual(before);
+      } finally {
+        await prisma.$executeRawUnsafe('DROP TRIGGER test_refuse_marker_line ON sales_order_details');
+      }
+      const next = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { location_id: locations.chattogram.id })).expect(201);
+      expect(next.body.data.order_number).toBe(`CTG-2026-${String(counterBefore + 1n).padStart(5, '0')}`);
+    });
   });
 
   it('rolls back the counter a failed insert had already moved', async () => {

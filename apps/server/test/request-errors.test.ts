@@ -220,14 +220,14 @@ describe('422: well-formed, but the data says no', () => {
     expect(totals[0]?.code).toBe('amount_out_of_range');
   });
 
-  it('refuses a duplicate number in the same series, accepts it in another', async () => {
+  it('refuses a duplicate number in the same series and in any other', async () => {
     await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7' })).expect(201);
     const details = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7' })), 422);
     expect(details).toEqual([expect.objectContaining({ path: 'sales_order_no', code: 'duplicate_order_number' })]);
-    await suite.server.http
+    const elsewhere = await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7', location_id: suite.fixtures.locations.chattogram.id }))
-      .expect(201);
+      .send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7', location_id: suite.fixtures.locations.chattogram.id }));
+    expect(expectError(elsewhere, 422)).toEqual([expect.objectContaining({ path: 'sales_order_no', code: 'duplicate_order_number' })]);
   });
 
   it('refuses moving an order to another location, financial year or number, and changes nothing', async () => {

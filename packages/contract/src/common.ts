@@ -193,4 +193,4 @@ export const orderNumber = () =>
         });
       }
     })
-    .describe('Order number, e.g. DHK-2026-00042; the trailing digits order numbers numerically.');
+    .describe('Order number, e.g. DHK-2026-00042 (a number of its series) or PO-20261115 (free-form).');

@@ -30,6 +30,8 @@ export const ValidationCode = {
   negativeGrandTotal: 'negative_grand_total',
   amountOutOfRange: 'amount_out_of_range',
   duplicateOrderNumber: 'duplicate_order_number',
+  orderNumberOutOfSeries: 'order_number_out_of_series',
+  orderNumberTooFarAhead: 'order_number_too_far_ahead',
   orderNumberChange: 'order_number_change',
   locationChange: 'location_change',
   financialYearChange: 'financial_year_change',

@@ -53,7 +53,12 @@ export const CreateSalesOrderBodySchema = z.object({
   location_id: id(),
   sales_order_no: orderNumber()
     .nullish()
-    .describe('Omit to let the server assign the next number of the series; a supplied one must be unique in its series.'),
+    .describe(
+      'Omit to let the server assign the next number of the series. A supplied number shaped like a series number ' +
+        '({prefix}-{4-digit year}-{digits}, any case) must be of the order\'s own series and is stored in canonical form ' +
+        '(prefix upper-case, sequence zero-padded to 5 digits); any other is free-form and moves no counter. ' +
+        'No two orders, live or deleted, share a number, case and zero padding ignored.',
+    ),
   grand_total: claimedMoney()
     .nullish()
     .describe('Optional; refused when more than 0.01 away from the computed grand total.'),
@@ -162,7 +167,9 @@ export const MaxNumberQuerySchema = z.object({
 export const MaxNumberSchema = z.object({
   max_sales_order_number: storedOrderNumber()
     .nullable()
-    .describe('The number with the highest trailing sequence in the series, deleted orders included; null when empty.'),
+    .describe(
+      'The number of the series with the highest sequence, deleted orders included (free-form numbers are in no series); null when empty.',
+    ),
   next_sales_order_number: storedOrderNumber().describe('The number the next order without sales_order_no would get.'),
   year_id: id(),
   location_id: id(),

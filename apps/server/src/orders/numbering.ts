@@ -1,18 +1,94 @@
+import { ValidationCode, type ErrorDetail } from '@sales-order/contract';
+
 /**
- * Order numbers: each (location, financial year) is one series
+ * Every rule about order numbers. Each (location, financial year) is one series
  * `{location prefix}-{FY start year}-{sequence, at least 5 digits}`, e.g. DHK-2026-00042.
+ *
+ * - A supplied number shaped like a series number (any prefix, a 4-digit year, digits; any
+ *   case) must be of the order's own series, and is stored in canonical form: prefix
+ *   upper-case, sequence zero-padded to at least 5 digits. Only such a number moves its
+ *   series' counter, and only up to `maxAhead` past it.
+ * - Any other supplied number is free-form (the host's own numbering, a PO reference): stored
+ *   as sent, unique, and it moves no counter.
+ * - No two orders share a number, case and padding ignored. The database enforces that with a
+ *   unique index over `sales_order_number_key(sales_order_no)` (migration
+ *   20261122044336_order_number_uniqueness), a SQL mirror of `orderNumberKey` below; a test
+ *   keeps the two in step.
  */
 
-const SEQUENCE_DIGITS = 5;
+const SEQUENCE_MIN_DIGITS = 5;
+/** ORDER_NUMBER_MAX_AHEAD's default. */
+export const DEFAULT_ORDER_NUMBER_MAX_AHEAD = 10_000n;
+const SERIES_SHAPE = /^(.+)-(\d{4})-(\d+)$/;
 
-export const formatOrderNumber = (locationPrefix: string, financialYearStart: Date, sequence: bigint): string =>
-  `${locationPrefix}-${financialYearStart.getUTCFullYear()}-${sequence.toString().padStart(SEQUENCE_DIGITS, '0')}`;
+/** A number series: one location in one financial year. */
+export interface Series {
+  locationCode: string;
+  financialYearStart: Date;
+}
+
+const canonical = (prefix: string, year: string, sequence: bigint) =>
+  `${prefix.toUpperCase()}-${year}-${sequence.toString().padStart(SEQUENCE_MIN_DIGITS, '0')}`;
+
+/** The canonical number of a series' sequence, e.g. DHK-2026-00042. */
+export const formatOrderNumber = (series: Series, sequence: bigint): string =>
+  canonical(series.locationCode, String(series.financialYearStart.getUTCFullYear()), sequence);
 
 /**
- * The numeric tail of an order number (`X-10` -> 10n), which orders a series numerically;
- * null when the number does not end in digits.
+ * What makes two numbers the same: the canonical form of a series-shaped number, the
+ * upper-cased text of any other. Mirrored in SQL by `sales_order_number_key`.
  */
-export const trailingSequence = (orderNumber: string): bigint | null => {
-  const digits = /(\d+)$/.exec(orderNumber)?.[1];
-  return digits === undefined ? null : BigInt(digits);
+export const orderNumberKey = (orderNumber: string): string => {
+  const shape = SERIES_SHAPE.exec(orderNumber);
+  return shape ? canonical(shape[1]!, shape[2]!, BigInt(shape[3]!)) : orderNumber.toUpperCase();
+};
+
+/** How a supplied number is stored: its text, and its sequence when it is a number of the series. */
+export type SuppliedNumber =
+  | { kind: 'series'; orderNumber: string; sequence: bigint }
+  | { kind: 'free-form'; orderNumber: string; sequence: null };
+
+/**
+ * Reads a client-supplied number for an order of `series`. A series-shaped number of another
+ * series is reported (`order_number_out_of_series`) and gives null.
+ */
+export const readSuppliedNumber = (supplied: string, series: Series, problems: ErrorDetail[]): SuppliedNumber | null => {
+  const shape = SERIES_SHAPE.exec(supplied);
+  if (!shape) return { kind: 'free-form', orderNumber: supplied, sequence: null };
+  const [prefix, year, digits] = [shape[1]!, shape[2]!, shape[3]!];
+  const ownYear = String(series.financialYearStart.getUTCFullYear());
+  if (prefix.toUpperCase() !== series.locationCode.toUpperCase() || year !== ownYear) {
+    problems.push({
+      path: 'sales_order_no',
+      message:
+        `${supplied} is shaped like a number of series ${prefix.toUpperCase()}-${year}, but this order's series is ` +
+        `${series.locationCode.toUpperCase()}-${ownYear}; supply a number of that series, or a number of another shape`,
+      code: ValidationCode.orderNumberOutOfSeries,
+    });
+    return null;
+  }
+  const sequence = BigInt(digits);
+  return { kind: 'series', orderNumber: canonical(prefix, year, sequence), sequence };
+};
+
+/**
+ * Where a series' counter goes when an order takes `sequence` from it: never back, and never
+ * more than `maxAhead` past where it stands (a typo such as 9999999 would otherwise decide
+ * every later number). Null, with the problem reported, when the number is too far ahead.
+ */
+export const counterAfterSuppliedNumber = (
+  counter: bigint,
+  sequence: bigint,
+  maxAhead: bigint,
+  problems: ErrorDetail[],
+): bigint | null => {
+  if (sequence > counter + maxAhead) {
+    problems.push({
+      path: 'sales_order_no',
+      message: `the sequence ${sequence} is more than ${maxAhead} past the series' last number (${counter})`,
+      code: ValidationCode.orderNumberTooFarAhead,
+    });
+    return null;
+  }
+  return sequence > counter ? sequence : counter;
 };

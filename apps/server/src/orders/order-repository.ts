@@ -31,6 +31,7 @@ export interface ChargeToStore {
 
 export interface OrderToStore {
   salesOrderNo: string;
+  /** The sequence in the order's series; null for a free-form number. */
   sequence: bigint | null;
   locationId: number;
   financialYearId: number;
@@ -43,7 +44,10 @@ export interface OrderToStore {
   createdBy: string | null;
 }
 
-/** A unique-constraint violation: the only unique key an order insert can break is its number. */
+/**
+ * A unique-constraint violation: the only unique key an order insert can break is its number
+ * (the index over `sales_order_number_key(sales_order_no)`, across every order).
+ */
 export const isDuplicateKeyError = (error: unknown): boolean =>
   error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 
@@ -63,6 +67,8 @@ export const orderRepository = {
       select: {
         id: true,
         salesOrderNo: true,
+        customerId: true,
+        salesOrderDate: true,
         locationId: true,
         financialYearId: true,
         subtotal: true,
@@ -70,6 +76,18 @@ export const orderRepository = {
       },
     });
     return order ?? null;
+  },
+
+  /** The products and packsizes an order's lines refer to. */
+  findLineReferences: async (db: Db, salesOrderId: number) => {
+    const lines = await db.salesOrderDetail.findMany({
+      where: { salesOrderId },
+      select: { productId: true, packsizeId: true },
+    });
+    return {
+      productIds: new Set(lines.map((line) => line.productId)),
+      packsizeIds: new Set(lines.flatMap((line) => (line.packsizeId === null ? [] : [line.packsizeId]))),
+    };
   },
 
   softDelete: async (db: Db, id: number, actor: string | null): Promise<boolean> => {
@@ -96,13 +114,26 @@ export const orderRepository = {
     return BigInt(row!.last_sequence);
   },
 
-  /** Moves a series' counter past a client-supplied sequence, so it is never handed out. */
-  advanceCounter: async (db: Db, locationId: number, financialYearId: number, sequence: bigint): Promise<void> => {
-    await db.$executeRaw`
+  /**
+   * Locks a series' counter row for the rest of the transaction (creating it at 0) and answers
+   * where it stands, so a supplied number is weighed against a counter nobody else moves.
+   */
+  lockCounter: async (db: Db, locationId: number, financialYearId: number): Promise<bigint> => {
+    const [row] = await db.$queryRaw<{ last_sequence: bigint }[]>`
       INSERT INTO sales_order_counters (location_id, financial_year_id, last_sequence)
-      VALUES (${locationId}, ${financialYearId}, ${sequence})
+      VALUES (${locationId}, ${financialYearId}, 0)
       ON CONFLICT (location_id, financial_year_id)
-      DO UPDATE SET last_sequence = GREATEST(sales_order_counters.last_sequence, EXCLUDED.last_sequence)`;
+      DO UPDATE SET last_sequence = sales_order_counters.last_sequence
+      RETURNING last_sequence`;
+    return BigInt(row!.last_sequence);
+  },
+
+  /** Sets a counter row locked by `lockCounter`. */
+  setCounter: async (db: Db, locationId: number, financialYearId: number, lastSequence: bigint): Promise<void> => {
+    await db.salesOrderCounter.update({
+      where: { locationId_financialYearId: { locationId, financialYearId } },
+      data: { lastSequence },
+    });
   },
 
   lastSequence: async (db: Db, locationId: number, financialYearId: number): Promise<bigint> => {
@@ -113,11 +144,14 @@ export const orderRepository = {
     return counter?.lastSequence ?? 0n;
   },
 
-  /** The number with the highest numeric tail in a series, deleted orders included. */
+  /**
+   * The number of a series with the highest sequence, deleted orders included. Only numbers of
+   * the series carry a sequence; free-form numbers are in no series.
+   */
   maxNumber: async (db: Db, locationId: number, financialYearId: number): Promise<string | null> => {
     const order = await db.salesOrder.findFirst({
-      where: { locationId, financialYearId },
-      orderBy: [{ sequence: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
+      where: { locationId, financialYearId, sequence: { not: null } },
+      orderBy: { sequence: 'desc' },
       select: { salesOrderNo: true },
     });
     return order?.salesOrderNo ?? null;

@@ -14,10 +14,17 @@ import {
 } from '@sales-order/contract';
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { masterDataRepository } from '../master-data/master-data-repository.js';
+import { type Db, masterDataRepository } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime, parseCalendarDate } from '../shared/calendar.js';
 import { toDecimal, toJsonNumber } from '../shared/money.js';
-import { formatOrderNumber, trailingSequence } from './numbering.js';
+import {
+  DEFAULT_ORDER_NUMBER_MAX_AHEAD,
+  type Series,
+  counterAfterSuppliedNumber,
+  formatOrderNumber,
+  orderNumberKey,
+  readSuppliedNumber,
+} from './numbering.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
 import { checkOrderReferences } from './order-references.js';
 import {
@@ -80,8 +87,25 @@ const toReadShape = (order: StoredOrder): SalesOrder => ({
   updated_by: order.updatedBy,
 });
 
+/** Moves a series' counter past a supplied number of that series, within `maxAhead` of it. */
+const takeSuppliedSequence = async (tx: Db, series: { locationId: number; financialYearId: number }, sequence: bigint, maxAhead: bigint) => {
+  const problems: ErrorDetail[] = [];
+  const counter = await orderRepository.lockCounter(tx, series.locationId, series.financialYearId);
+  const moved = counterAfterSuppliedNumber(counter, sequence, maxAhead, problems);
+  if (moved === null) throw unprocessable(problems);
+  if (moved !== counter) await orderRepository.setCounter(tx, series.locationId, series.financialYearId, moved);
+};
+
+export interface SalesOrderServiceOptions {
+  /** How far past its series' counter a supplied series number may be (ORDER_NUMBER_MAX_AHEAD). */
+  orderNumberMaxAhead: bigint;
+}
+
 /** The order use cases. Knows the rules of DESIGN.md's "Orders" section, nothing of HTTP. */
-export const createSalesOrderService = (prisma: PrismaClient) => ({
+export const createSalesOrderService = (
+  prisma: PrismaClient,
+  { orderNumberMaxAhead }: SalesOrderServiceOptions = { orderNumberMaxAhead: DEFAULT_ORDER_NUMBER_MAX_AHEAD },
+) => ({
   async get(id: number): Promise<SalesOrder> {
     const order = await orderRepository.findLive(prisma, id);
     if (!order) throw notFound(`sales order ${id} not found`);
@@ -104,17 +128,23 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
       },
       problems,
     );
-    if (problems.length > 0 || !location || !financialYear) throw unprocessable(problems);
+    const series: Series | null =
+      location && financialYear ? { locationCode: location.code, financialYearStart: financialYear.startDate } : null;
+    const supplied = series && input.sales_order_no != null ? readSuppliedNumber(input.sales_order_no, series, problems) : null;
+    if (problems.length > 0 || !location || !financialYear || !series) throw unprocessable(problems);
 
     return prisma.$transaction(async (tx) => {
-      let salesOrderNo = input.sales_order_no ?? null;
+      let salesOrderNo: string;
       let sequence: bigint | null;
-      if (salesOrderNo === null) {
+      if (supplied === null) {
         sequence = await orderRepository.nextSequence(tx, location.id, financialYear.id);
-        salesOrderNo = formatOrderNumber(location.code, financialYear.startDate, sequence);
+        salesOrderNo = formatOrderNumber(series, sequence);
       } else {
-        sequence = trailingSequence(salesOrderNo);
-        if (sequence !== null) await orderRepository.advanceCounter(tx, location.id, financialYear.id, sequence);
+        ({ orderNumber: salesOrderNo, sequence } = supplied);
+        if (supplied.kind === 'series') {
+          const ids = { locationId: location.id, financialYearId: financialYear.id };
+          await takeSuppliedSequence(tx, ids, supplied.sequence, orderNumberMaxAhead);
+        }
       }
       const order = await orderRepository
         .insert(tx, {
@@ -135,7 +165,7 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
           throw unprocessable([
             {
               path: 'sales_order_no',
-              message: `${salesOrderNo} is already used in this location and financial year`,
+              message: `${salesOrderNo} is already the number of another order (case and zero padding ignored, deleted orders included)`,
               code: ValidationCode.duplicateOrderNumber,
             },
           ]);
@@ -152,7 +182,7 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
       if (!current) throw notFound(`sales order ${id} not found`);
 
       const problems: ErrorDetail[] = [];
-      if (input.sales_order_no !== undefined && input.sales_order_no !== current.salesOrderNo) {
+      if (input.sales_order_no !== undefined && orderNumberKey(input.sales_order_no) !== orderNumberKey(current.salesOrderNo)) {
         problems.push({
           path: 'sales_order_no',
           message: 'an order keeps its number: numbers are never reused',
@@ -170,10 +200,13 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
       const subtotal = priced?.subtotal ?? toDecimal(current.subtotal);
       const otherChargesTotal = input.other_charges ? totalCharges(input.other_charges) : toDecimal(current.otherChargesTotal);
       const total = grandTotal({ subtotal, otherChargesTotal, claimed: input.grand_total }, problems);
+      // Only what the update changes must be active: the references the order already holds may not be.
+      const keptLines = input.details ? await orderRepository.findLineReferences(tx, id) : { productIds: new Set<number>(), packsizeIds: new Set<number>() };
       const { financialYear } = await checkOrderReferences(
         tx,
         { customerId: input.customer_id, salesOrderDate: input.sales_order_date, details: input.details },
         problems,
+        { customerId: current.customerId, salesOrderDate: formatCalendarDate(current.salesOrderDate), ...keptLines },
       );
       if (financialYear && financialYear.id !== current.financialYearId) {
         problems.push({
@@ -230,7 +263,10 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
     ]);
     return {
       max_sales_order_number: max,
-      next_sales_order_number: formatOrderNumber(location.code, financialYear.startDate, last + 1n),
+      next_sales_order_number: formatOrderNumber(
+        { locationCode: location.code, financialYearStart: financialYear.startDate },
+        last + 1n,
+      ),
       year_id: financialYear.id,
       location_id: location.id,
     };
