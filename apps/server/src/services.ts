@@ -1,13 +1,15 @@
+import type { AppConfig } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
 import { createSalesOrderService } from './orders/sales-order-service.js';
+import { todayIn } from './shared/calendar.js';
 
-/** Every use case, wired to one database. */
-export const createServices = (prisma: PrismaClient) => ({
+/** Every use case, wired to one database; "today" is where the business is. */
+export const createServices = (prisma: PrismaClient, { businessTimeZone }: Pick<AppConfig, 'businessTimeZone'>) => ({
   orders: createSalesOrderService(prisma),
-  licences: createLicenceService(prisma),
+  licences: createLicenceService(prisma, () => todayIn(businessTimeZone)),
   dropdowns: createDropdownService(prisma),
   totals: { calculate: calculateTotals },
 });
