@@ -1,8 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { Permission } from '@sales-order/contract';
 import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
 import { createApiKey } from './support/credentials.js';
 import { orderBody } from './support/fixtures.js';
 import { databaseUrl } from './support/postgres-server.js';
@@ -101,5 +107,34 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each(ZONES)('on a PostgreSQL dat
     );
     within(Number(rows[0].created));
     within(Number(rows[0].updated));
+  });
+});
+
+describe('the embedded database', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'sales-orders-clocks-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('runs in UTC even when its data directory says another zone', async () => {
+    // A data directory configured for Asia/Dhaka (postgresql.auto.conf), as an operator's SQL could leave it.
+    const pglite = await PGlite.create(path.join(dataDir, 'pgdata'));
+    await pglite.exec(`ALTER SYSTEM SET timezone = 'Asia/Dhaka'`);
+    await pglite.close();
+    const reopened = await PGlite.create(path.join(dataDir, 'pgdata'));
+    expect((await reopened.query<{ TimeZone: string }>('SHOW TimeZone')).rows[0]!.TimeZone).toBe('Asia/Dhaka');
+    await reopened.close();
+
+    const database = await openDatabase(loadConfig({ DATA_DIR: dataDir }));
+    try {
+      const [setting] = await database.prisma.$queryRaw<{ zone: string }[]>`SELECT current_setting('TimeZone') AS zone`;
+      expect(setting!.zone).toBe('UTC');
+      // The database's clock reads back as the true instant.
+      const [clock] = await database.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+      expect(Math.abs(clock!.now.getTime() - Date.now())).toBeLessThan(60_000);
+    } finally {
+      await database.close();
+    }
   });
 });

@@ -54,7 +54,7 @@ export const startEmbeddedPostgres = async (dataDir: string): Promise<EmbeddedPo
   try {
     const db = await PGlite.create(location);
     // PGlite is one backend session and ignores a client's startup options, so the zone is set
-    // on that session (a SET outranks a persisted ALTER DATABASE ... SET timezone).
+    // on that session (a SET outranks the data directory's own configuration).
     await db.exec(`SET TimeZone TO 'UTC'`);
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2 });
     await server.start();
