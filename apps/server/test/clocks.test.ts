@@ -6,12 +6,13 @@ import { PGlite } from '@electric-sql/pglite';
 import { Permission } from '@sales-order/contract';
 import pg from 'pg';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { createApiKey } from './support/credentials.js';
 import { orderBody } from './support/fixtures.js';
-import { databaseUrl } from './support/postgres-server.js';
+import { adminQuery, databaseUrl } from './support/postgres-server.js';
+import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 /**
@@ -22,6 +23,17 @@ import { useServerWithFixtures } from './support/test-server.js';
  */
 
 const ZONES = ['Asia/Dhaka', 'America/Los_Angeles'] as const;
+
+/** A host session row, written with SQL on the host's own connection; returns the cookie value. */
+const insertHostSession = async (host: pg.Client, expiresIn: string, revoked = false): Promise<string> => {
+  const token = randomBytes(24).toString('base64url');
+  await host.query(
+    `INSERT INTO sessions (token_hash, user_id, permissions, expires_at, revoked_at)
+     VALUES ($1, 'erp-user-9', ARRAY['*'], now() + $2::interval, ${revoked ? "now() - interval '1 second'" : 'NULL'})`,
+    [createHash('sha256').update(token).digest('hex'), expiresIn],
+  );
+  return token;
+};
 
 /** The spec's DateTime (`YYYY-MM-DD HH:mm:ss`, UTC) as milliseconds since the epoch. */
 const utcDateTime = (text: string) => {
@@ -41,14 +53,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each(ZONES)('on a PostgreSQL dat
   });
   afterAll(() => host?.end());
 
-  /** A session row as the host writes it: expiry (and revocation) relative to the database's clock. */
+  /** A call with a session the host wrote: expiry (and revocation) relative to the database's clock. */
   const hostSession = async (expiresIn: string, revoked = false) => {
-    const token = randomBytes(24).toString('base64url');
-    await host.query(
-      `INSERT INTO sessions (token_hash, user_id, permissions, expires_at, revoked_at)
-       VALUES ($1, 'erp-user-9', ARRAY['*'], now() + $2::interval, ${revoked ? "now() - interval '1 second'" : 'NULL'})`,
-      [createHash('sha256').update(token).digest('hex'), expiresIn],
-    );
+    const token = await insertHostSession(host, expiresIn, revoked);
     return request(suite.server.api).post('/sales-orders/calculate-totals').set('Cookie', `erp_session=${token}`).set('Origin', suite.server.origin).send({ details: [] });
   };
 
@@ -136,5 +143,56 @@ describe('the embedded database', () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+/**
+ * The real service process with its own `TZ` east or west of UTC, on a database in the opposite
+ * zone, and a business zone whose date differs from UTC's today: the demo data is dated in the
+ * business zone, host sessions end on time, and timestamps are UTC.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL).each([
+  { processZone: 'Asia/Dhaka', databaseZone: 'America/Los_Angeles' },
+  { processZone: 'America/Los_Angeles', databaseZone: 'Asia/Dhaka' },
+])('the service process with TZ=$processZone on a database in $databaseZone', ({ processZone, databaseZone }) => {
+  let running: ServerProcess | undefined;
+  let host: pg.Client | undefined;
+  afterEach(async () => {
+    if (running) await stopServerProcess(running);
+    await host?.end();
+  });
+
+  it('dates the demo data in BUSINESS_TIME_ZONE, ends host sessions on time and answers in UTC', async () => {
+    const serverUrl = process.env.TEST_DATABASE_URL!;
+    const template = inject('templateDatabase')!;
+    const name = template.replace(/_template$/, `_${randomBytes(6).toString('hex')}`);
+    await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+    await adminQuery(serverUrl, `ALTER DATABASE "${name}" SET timezone = '${databaseZone}'`);
+    // +14 or -11 hours: at any moment one of them is on another date than UTC.
+    const utcToday = new Date().toISOString().slice(0, 10);
+    const business = [
+      { zone: 'Pacific/Kiritimati', offsetHours: 14 },
+      { zone: 'Pacific/Pago_Pago', offsetHours: -11 },
+    ].map((zone) => ({ ...zone, today: new Date(Date.now() + zone.offsetHours * 3_600_000).toISOString().slice(0, 10) }))
+      .find((zone) => zone.today !== utcToday)!;
+
+    const started = Date.now();
+    running = await startServerProcess({ TZ: processZone, DATABASE_URL: databaseUrl(serverUrl, name), SEED_DEMO_DATA: 'always', BUSINESS_TIME_ZONE: business.zone });
+    host = new pg.Client({ connectionString: databaseUrl(serverUrl, name) });
+    await host.connect();
+
+    const { rows: dates } = await host.query(`SELECT DISTINCT sales_order_date::text AS date FROM sales_orders`);
+    const businessToday = new Date(Date.now() + business.offsetHours * 3_600_000).toISOString().slice(0, 10);
+    // The business day may have turned while the process started.
+    expect([business.today, businessToday]).toContain(dates.map((row) => row.date).join());
+
+    const expired = await insertHostSession(host, '-1 minute');
+    const valid = await insertHostSession(host, '1 minute');
+    expect((await request(running.api).get('/sales-orders/1').set('Cookie', `erp_session=${expired}`)).status).toBe(401);
+    const order = await request(running.api).get('/sales-orders/1').set('Cookie', `erp_session=${valid}`);
+    expect(order.status).toBe(200);
+    const createdAt = utcDateTime(order.body.data.created_at);
+    expect(createdAt).toBeGreaterThanOrEqual(Math.floor(started / 1000) * 1000);
+    expect(createdAt).toBeLessThanOrEqual(Date.now());
   });
 });
