@@ -6,8 +6,8 @@ import { openDatabase } from './db/database.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { createLogger } from './logger.js';
-import { todayIn } from './shared/calendar.js';
 import { closeRedis, connectRedis } from './redis.js';
+import { todayIn } from './shared/calendar.js';
 
 /** Starts the service: configuration, database (migrated, seeded when embedded), HTTP. */
 const main = async () => {

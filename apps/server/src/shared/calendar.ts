@@ -14,7 +14,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * Today's calendar date where the business is (BUSINESS_TIME_ZONE, an IANA name), the
- * service's one notion of "today": at 02:00 in Dhaka it is already tomorrow in UTC.
+ * service's one notion of "today": at 02:00 in Dhaka it is still yesterday in UTC.
  */
 export const todayIn = (timeZone: string, now: Date = new Date()): Date => {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(now);
