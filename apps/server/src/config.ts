@@ -1,10 +1,14 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parsePublicKey } from './auth/jwt-verifier.js';
 import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from './orders/numbering.js';
+import { canonicalTimeZone } from './shared/calendar.js';
 
 /**
  * Configuration comes only from environment variables, validated once at start-up.
- * `docs/configuration.md` and `.env.example` list the same variables.
+ * `docs/configuration.md` and `.env.example` list the same variables. Numbers, names and
+ * switches are parsed strictly (no surrounding spaces, no `0x50` for 80): a value that could be
+ * read two ways is refused rather than guessed.
  */
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -14,24 +18,47 @@ const optionalString = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
-const integer = (name: string, fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value.trim() === '') return fallback;
-      const parsed = Number(value);
-      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${name} must be an integer from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return parsed;
-    });
+/** A token such as a number or a level: unset when empty, otherwise taken exactly as written. */
+const exactString = z
+  .string()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
 
-const postgresUrl = optionalString.refine(
-  (value) => value === undefined || /^postgres(ql)?:\/\//.test(value),
-  'must be a postgres:// or postgresql:// URL',
-);
+/** Canonical decimal digits only: no sign, spaces, exponent, fraction, leading zero or 0x. */
+const CANONICAL_INTEGER = /^(0|[1-9]\d*)$/;
+
+const integer = (name: string, fallback: number, min: number, max: number) =>
+  exactString.transform((value, ctx) => {
+    if (value === undefined) return fallback;
+    const parsed = CANONICAL_INTEGER.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${name} must be an integer from ${min} to ${max}` });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+
+/** A URL with one of `protocols`; the message never repeats it (it may hold a password). */
+const url = (protocols: string[], message: string) =>
+  optionalString.refine((value) => {
+    if (value === undefined) return true;
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, message);
+
+/** One of `values`, written exactly (no surrounding spaces, this case). */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
+  exactString.transform((value, ctx): T[number] => {
+    if (value === undefined) return fallback;
+    if (!values.includes(value)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must be one of ${values.join(', ')}` });
+      return z.NEVER;
+    }
+    return value;
+  });
 
 const basePath = optionalString.transform((value, ctx) => {
   const path = (value ?? '/api').replace(/\/+$/, '');
@@ -42,16 +69,53 @@ const basePath = optionalString.transform((value, ctx) => {
   return path;
 });
 
-// Express's trust-proxy setting: a hop count, true/false, or addresses/subnets.
-const trustProxy = optionalString.transform((value): boolean | number | string => {
+/** Express's names for address ranges, accepted in a trust-proxy list. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An IP address, an IP/prefix subnet, or one of Express's range names. */
+const isProxyAddress = (item: string): boolean => {
+  if (PROXY_RANGE_NAMES.includes(item)) return true;
+  const [address = '', prefix, ...rest] = item.split('/');
+  // A zone index (fe80::1%eth0) names an interface, not a peer; Express cannot match it.
+  const version = address.includes('%') || rest.length > 0 ? 0 : isIP(address);
+  if (version === 0) return false;
+  if (prefix === undefined) return true;
+  return CANONICAL_INTEGER.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+};
+
+/**
+ * Express's trust-proxy setting: false (the default), a hop count, or a comma-separated list of
+ * proxy addresses and subnets. `true` is refused: it trusts X-Forwarded-For from anyone, so
+ * every client could choose the address its rate limit is counted under.
+ */
+const trustProxy = exactString.transform((value, ctx): false | number | string[] => {
   if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
+  if (value === 'true') {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message:
+        'true is refused (any client could then choose its own rate-limit key): give the number of proxies in front of the service, ' +
+        'or their addresses/subnets (e.g. 10.0.0.0/8, loopback)',
+    });
+    return z.NEVER;
+  }
+  if (CANONICAL_INTEGER.test(value) && Number(value) <= 100) return Number(value);
+  const items = value.split(',').map((item) => item.trim());
+  const bad = items.filter((item) => !isProxyAddress(item));
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message:
+        `must be false, a hop count from 0 to 100, or a comma-separated list of IP addresses, IP/prefix subnets, loopback, ` +
+        `linklocal or uniquelocal (not ${bad.map((item) => JSON.stringify(item)).join(', ')})`,
+    });
+    return z.NEVER;
+  }
+  return items;
 });
 
-const bodyLimit = optionalString.refine(
-  (value) => value === undefined || /^\d+(\.\d+)?\s*(b|kb|mb)?$/i.test(value),
+const bodyLimit = exactString.refine(
+  (value) => value === undefined || /^(0|[1-9]\d*)(\.\d+)?(b|kb|mb)?$/i.test(value),
   'must be a size such as 1mb, 512kb or 100000',
 );
 
@@ -109,17 +173,35 @@ const allowedOrigins = optionalString.transform((value, ctx) => {
   return origins;
 });
 
+/** An IANA time zone name, in its canonical spelling. */
+const timeZone = exactString.transform((value, ctx) => {
+  if (value === undefined) return 'UTC';
+  const canonical = canonicalTimeZone(value);
+  if (canonical === undefined) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an IANA time zone name such as Asia/Dhaka or UTC' });
+    return z.NEVER;
+  }
+  return canonical;
+});
+
+/** A host name or IP address to listen on. */
+const listenHost = optionalString.transform((value, ctx) => {
+  if (value === undefined) return '127.0.0.1';
+  if (isIP(value) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an IP address or a host name' });
+    return z.NEVER;
+  }
+  return value;
+});
+
 const EnvironmentSchema = z.object({
   PORT: integer('PORT', 3000, 0, 65535),
-  HOST: optionalString.transform((value) => value ?? '127.0.0.1'),
+  HOST: listenHost,
   BASE_PATH: basePath,
-  DATABASE_URL: postgresUrl,
+  DATABASE_URL: url(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL'),
   DATABASE_POOL_MAX: integer('DATABASE_POOL_MAX', 10, 1, 1000),
   DATA_DIR: optionalString.transform((value) => value ?? './data'),
-  REDIS_URL: optionalString.refine(
-    (value) => value === undefined || /^rediss?:\/\//.test(value),
-    'must be a redis:// or rediss:// URL',
-  ),
+  REDIS_URL: url(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL'),
   REDIS_KEY_PREFIX: optionalString.transform((value) => value ?? 'sales-order:'),
   JWT_SECRET: jwtSecret,
   JWT_PUBLIC_KEY: jwtPublicKey,
@@ -130,9 +212,10 @@ const EnvironmentSchema = z.object({
   RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000),
   TRUST_PROXY: trustProxy,
   BODY_LIMIT: bodyLimit.transform((value) => value ?? '1mb'),
-  LOG_LEVEL: optionalString.pipe(z.enum(LOG_LEVELS).default('info')),
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
   ORDER_NUMBER_MAX_AHEAD: integer('ORDER_NUMBER_MAX_AHEAD', Number(DEFAULT_ORDER_NUMBER_MAX_AHEAD), 0, 1_000_000_000),
-  SEED_DEMO_DATA: optionalString.pipe(z.enum(['auto', 'always', 'never']).default('auto')),
+  SEED_DEMO_DATA: oneOf(['auto', 'always', 'never'], 'auto'),
+  BUSINESS_TIME_ZONE: timeZone,
 });
 
 const ConfigSchema = EnvironmentSchema.transform((value) => ({
@@ -160,6 +243,8 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   seedDemoData: value.SEED_DEMO_DATA,
   /** How far past its series' counter a client-supplied number of that series may be. */
   orderNumberMaxAhead: value.ORDER_NUMBER_MAX_AHEAD,
+  /** Where "today" is: the calendar date the server picks when a request gives none. */
+  businessTimeZone: value.BUSINESS_TIME_ZONE,
 }));
 
 export type AppConfig = z.output<typeof ConfigSchema>;

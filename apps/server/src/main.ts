@@ -7,6 +7,7 @@ import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { createLogger } from './logger.js';
 import { closeRedis, connectRedis } from './redis.js';
+import { todayIn } from './shared/calendar.js';
 
 /** Starts the service: configuration, database (migrated, seeded when embedded), HTTP. */
 const main = async () => {
@@ -26,7 +27,7 @@ const main = async () => {
 
   const seedWanted = config.seedDemoData === 'always' || (config.seedDemoData === 'auto' && database.embedded);
   if (seedWanted) {
-    const result = await seedDemoData(database.prisma);
+    const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
     if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
   }
   // The demo key exists only on the embedded database: never on a server from DATABASE_URL.

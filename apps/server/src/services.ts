@@ -4,11 +4,15 @@ import { createDropdownService } from './master-data/dropdown-service.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
 import { createSalesOrderService } from './orders/sales-order-service.js';
+import { todayIn } from './shared/calendar.js';
 
-/** Every use case, wired to one database. */
-export const createServices = (prisma: PrismaClient, config: Pick<AppConfig, 'orderNumberMaxAhead'>) => ({
-  orders: createSalesOrderService(prisma, { orderNumberMaxAhead: BigInt(config.orderNumberMaxAhead) }),
-  licences: createLicenceService(prisma),
+/** Every use case, wired to one database; "today" is where the business is. */
+export const createServices = (
+  prisma: PrismaClient,
+  { businessTimeZone, orderNumberMaxAhead }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead'>,
+) => ({
+  orders: createSalesOrderService(prisma, { orderNumberMaxAhead: BigInt(orderNumberMaxAhead) }),
+  licences: createLicenceService(prisma, () => todayIn(businessTimeZone)),
   dropdowns: createDropdownService(prisma),
   totals: { calculate: calculateTotals },
 });

@@ -22,7 +22,7 @@ export const ValidateLicenceBodySchema = z.object({
     .optional()
     .describe(
       'The date every check is made on: a licence must be valid on it, expiry is counted from it, and the quota ' +
-        'is that of the licences valid on it. Defaults to today (UTC).',
+        'is that of the licences valid on it. Defaults to today in the service\'s business time zone (BUSINESS_TIME_ZONE, UTC unless configured).',
     ),
   sales_order_id: id()
     .optional()

@@ -20,6 +20,9 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type ApiKeySummary = Pick<ApiKey, 'prefix' | 'name' | 'permissions' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>;
 
+/** What authenticating by a key needs of its row. */
+export type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions' | 'lastUsedAt'>;
+
 export type NewApiKey = {
   name: string;
   permissions: string[];
@@ -101,13 +104,17 @@ export const createApiKeyService = (prisma: PrismaClient, now: () => Date = () =
     return prisma.apiKey.findMany({ select: summaryFields, orderBy: { id: 'asc' } });
   },
 
-  /** The stored key that `key` is, when it is known, unrevoked and unexpired; no side effects. */
-  async find(key: string): Promise<ApiKey | null> {
+  /**
+   * The stored key that `key` is, when it is known, unrevoked and unexpired; no side effects.
+   * Expiry is compared in SQL against the database's clock, like a host session's.
+   */
+  async find(key: string): Promise<LiveApiKey | null> {
     const prefix = KEY_PATTERN.exec(key)?.[1];
     if (prefix === undefined) return null;
-    const row = await prisma.apiKey.findUnique({ where: { prefix } });
+    const [row] = await prisma.$queryRaw<LiveApiKey[]>`
+      SELECT id, prefix, key_hash AS "keyHash", permissions, last_used_at AS "lastUsedAt" FROM api_keys
+      WHERE prefix = ${prefix} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
     if (!row || !digestsEqual(row.keyHash, sha256Hex(key))) return null;
-    if (row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now())) return null;
     return row;
   },
 

@@ -2,12 +2,14 @@
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { seedDemoData } from '../db/seed/seed.js';
+import { todayIn } from '../shared/calendar.js';
 import { runCli } from './run-cli.js';
 
 runCli(async () => {
-  const database = await openDatabase(loadConfig());
+  const config = loadConfig();
+  const database = await openDatabase(config);
   try {
-    const result = await seedDemoData(database.prisma);
+    const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
     console.log(result.seeded ? `Loaded demo data: ${JSON.stringify(result.counts)}` : 'The database already has data: nothing loaded.');
   } finally {
     await database.close();

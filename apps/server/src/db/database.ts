@@ -4,6 +4,7 @@ import type { AppConfig } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { applyMigrations } from './migrate.js';
+import { UTC_SESSION_OPTIONS } from './time-zone.js';
 
 export type { PrismaClient };
 
@@ -39,6 +40,7 @@ export const openDatabase = async (
     if (appliedMigrations.length > 0) log(`applied migrations: ${appliedMigrations.join(', ')}`);
     const pool = new pg.Pool({
       connectionString: url,
+      options: UTC_SESSION_OPTIONS,
       max: embedded ? 1 : config.database.poolMax,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,

@@ -40,7 +40,8 @@ const lockDataDirectory = async (location: string, dataDir: string): Promise<() 
  * `memory://`, served on a loopback port so that the same pg + Prisma code path serves it and a
  * real server alike. PGlite is a single session: the application uses one pooled connection
  * (the socket server keeps a transaction's queries together); the second slot lets the
- * migration connection close while the application's opens.
+ * migration connection close while the application's opens. Its session runs in UTC, as
+ * every connection does (see time-zone.ts).
  */
 export const startEmbeddedPostgres = async (dataDir: string): Promise<EmbeddedPostgres> => {
   let location = dataDir;
@@ -52,6 +53,9 @@ export const startEmbeddedPostgres = async (dataDir: string): Promise<EmbeddedPo
   }
   try {
     const db = await PGlite.create(location);
+    // PGlite is one backend session and ignores a client's startup options, so the zone is set
+    // on that session (a SET outranks the data directory's own configuration).
+    await db.exec(`SET TimeZone TO 'UTC'`);
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2 });
     await server.start();
     return {

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { openSchemaEngine, readMigrationList } from './schema-engine.js';
+import { UTC_SESSION_OPTIONS } from './time-zone.js';
 
 /**
  * Applies every migration under prisma/migrations that the database has not seen, recording
@@ -13,7 +14,7 @@ export const applyMigrations = async (
 ): Promise<string[]> => {
   // Our own pool, ended here: the embedded database accepts a single connection, which the
   // application's pool needs next.
-  const pool = new pg.Pool({ connectionString, max: 1 });
+  const pool = new pg.Pool({ connectionString, max: 1, options: UTC_SESSION_OPTIONS });
   try {
     const engine = await openSchemaEngine(new PrismaPg(pool), log);
     try {

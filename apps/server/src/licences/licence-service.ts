@@ -3,7 +3,7 @@ import { unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { masterDataRepository } from '../master-data/master-data-repository.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';
-import { parseCalendarDate, todayUtc } from '../shared/calendar.js';
+import { parseCalendarDate } from '../shared/calendar.js';
 import { type Decimal, toDecimal } from '../shared/money.js';
 import { type Licence, licenceRepository } from './licence-repository.js';
 import { licenceWarnings, licencesValidOn, quotaLicences } from './licence-rules.js';
@@ -21,11 +21,12 @@ const quantityByProduct = (lines: ValidateLicenceBody['sales_order_details']): M
 /**
  * The validate-licence use case: warnings, never a refusal, about the licences of the products
  * on an order. At most three queries whatever the number of lines: the products, their
- * licences, and one aggregate of what orders have already used.
+ * licences, and one aggregate of what orders have already used. Without an order date the
+ * licences are checked for `today()`, today's calendar date in the business's time zone.
  */
-export const createLicenceService = (prisma: PrismaClient, now: () => Date = () => new Date()) => ({
+export const createLicenceService = (prisma: PrismaClient, today: () => Date) => ({
   async validate(body: ValidateLicenceBody): Promise<LicenceValidation> {
-    const date = body.sales_order_date === undefined ? todayUtc(now()) : parseCalendarDate(body.sales_order_date);
+    const date = body.sales_order_date === undefined ? today() : parseCalendarDate(body.sales_order_date);
     const quantities = quantityByProduct(body.sales_order_details);
 
     const problems: ErrorDetail[] = [];

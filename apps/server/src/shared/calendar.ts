@@ -12,8 +12,24 @@ export const formatDateTime = (date: Date): string => date.toISOString().slice(0
 
 const DAY_MS = 86_400_000;
 
-/** Today's calendar date in UTC, the service's one notion of "today". */
-export const todayUtc = (now: Date = new Date()): Date => parseCalendarDate(formatCalendarDate(now));
+/**
+ * Today's calendar date where the business is (BUSINESS_TIME_ZONE, an IANA name), the
+ * service's one notion of "today": at 02:00 in Dhaka it is still yesterday in UTC.
+ */
+export const todayIn = (timeZone: string, now: Date = new Date()): Date => {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(now);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((item) => item.type === type)!.value);
+  return new Date(Date.UTC(part('year'), part('month') - 1, part('day')));
+};
+
+/** The canonical name of an IANA time zone (`asia/dhaka` -> `Asia/Dhaka`), or undefined when Intl knows no such zone. */
+export const canonicalTimeZone = (name: string): string | undefined => {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+};
 
 export const addDays = (date: Date, days: number): Date => new Date(date.getTime() + days * DAY_MS);
 

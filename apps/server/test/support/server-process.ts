@@ -16,13 +16,17 @@ const serverRoot = path.resolve(import.meta.dirname, '..', '..');
  * embedded database unless `env` says otherwise. Resolves once it listens and, when REDIS_URL is
  * given, has reached Redis.
  */
-export const startServerProcess = (env: Record<string, string>): Promise<ServerProcess> => {
+const spawnServer = (env: Record<string, string>, stderr: 'inherit' | 'pipe'): ChildProcess => {
   const { DATABASE_URL: _database, REDIS_URL: _redis, ...inherited } = process.env;
-  const child = spawn(path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/main.ts'], {
+  return spawn(path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/main.ts'], {
     cwd: serverRoot,
     env: { ...inherited, DATA_DIR: 'memory://', SEED_DEMO_DATA: 'never', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', stderr],
   });
+};
+
+export const startServerProcess = (env: Record<string, string>): Promise<ServerProcess> => {
+  const child = spawnServer(env, 'inherit');
   const output: string[] = [];
   return new Promise((resolve, reject) => {
     let port: number | undefined;
@@ -46,4 +50,23 @@ export const stopServerProcess = async ({ child }: ServerProcess): Promise<void>
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
+};
+
+/**
+ * Starts the service as above when it is expected not to start: resolves with its exit code and
+ * what it printed to stderr once it exits (or kills it and says so after `timeoutMs`).
+ */
+export const runFailingServerProcess = (env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; stderr: string }> => {
+  const child = spawnServer(env, 'pipe');
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) => {
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
 };

@@ -33,20 +33,27 @@ export interface TestServerOptions {
   logStream?: DestinationStream;
   /** Called with the SQL of every statement the server's Prisma client sends. */
   onQuery?: (sql: string) => void;
+  /**
+   * The default TimeZone of the test database (`ALTER DATABASE ... SET timezone`), as a host's
+   * PostgreSQL may have it; PostgreSQL server only.
+   */
+  databaseTimeZone?: string;
 }
 
 /**
  * A database of its own for one test file: a clone of the migrated template on the
  * PostgreSQL server (TEST_DATABASE_URL), or an in-memory embedded PGlite.
  */
-const createTestDatabase = async (): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
+const createTestDatabase = async (timeZone?: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
   const template = inject('templateDatabase');
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!template || !serverUrl) {
+    if (timeZone !== undefined) throw new Error('databaseTimeZone needs TEST_DATABASE_URL');
     return { env: { DATA_DIR: 'memory://' }, drop: async () => {} };
   }
   const name = template.replace(/_template$/, `_${randomBytes(6).toString('hex')}`);
   await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  if (timeZone !== undefined) await adminQuery(serverUrl, `ALTER DATABASE "${name}" SET timezone = '${timeZone}'`);
   return {
     env: { DATABASE_URL: databaseUrl(serverUrl, name) },
     drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => {}),
@@ -70,7 +77,7 @@ const whenReady = async (redis: RedisClient) => {
  * requests a minute, so only the tests about the rate limit meet it.
  */
 export const startTestServer = async (env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> => {
-  const testDatabase = await createTestDatabase();
+  const testDatabase = await createTestDatabase(options.databaseTimeZone);
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
@@ -110,11 +117,11 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
  * Registers the usual suite hooks: a test server with the fixtures before the suite's tests,
  * closed after them. Read `suite.server` and `suite.fixtures` inside tests and hooks.
  */
-export const useServerWithFixtures = (env: Record<string, string> = {}) => {
+export const useServerWithFixtures = (env: Record<string, string> = {}, options: TestServerOptions = {}) => {
   let server: TestServer | undefined;
   let fixtures: Fixtures | undefined;
   beforeAll(async () => {
-    server = await startTestServer(env);
+    server = await startTestServer(env, options);
     fixtures = await createFixtures(server.database.prisma);
   });
   afterAll(() => server?.close());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, daysBetween, formatCalendarDate, formatDateTime, parseCalendarDate, todayUtc } from '../../src/shared/calendar.js';
+import { addDays, daysBetween, formatCalendarDate, formatDateTime, parseCalendarDate, todayIn } from '../../src/shared/calendar.js';
 
 describe('calendar dates', () => {
   it('round-trips a date whatever the process time zone', () => {
@@ -15,9 +15,13 @@ describe('calendar dates', () => {
     expect(formatCalendarDate(addDays(parseCalendarDate('2026-12-31'), 1))).toBe('2027-01-01');
   });
 
-  it("takes today's UTC date, not the local one, near midnight", () => {
-    expect(formatCalendarDate(todayUtc(new Date('2026-11-21T23:59:59.999Z')))).toBe('2026-11-21');
-    expect(formatCalendarDate(todayUtc(new Date('2026-11-22T00:00:00.000Z')))).toBe('2026-11-22');
+  it("takes today's date in the business zone, not the process's, near midnight", () => {
+    expect(formatCalendarDate(todayIn('UTC', new Date('2026-11-21T23:59:59.999Z')))).toBe('2026-11-21');
+    expect(formatCalendarDate(todayIn('UTC', new Date('2026-11-22T00:00:00.000Z')))).toBe('2026-11-22');
+    // 18:00 UTC is already midnight in Dhaka (+06:00), and still the day before in Los Angeles.
+    expect(formatCalendarDate(todayIn('Asia/Dhaka', new Date('2026-11-21T18:00:00.000Z')))).toBe('2026-11-22');
+    expect(formatCalendarDate(todayIn('Asia/Dhaka', new Date('2026-11-21T17:59:59.999Z')))).toBe('2026-11-21');
+    expect(formatCalendarDate(todayIn('America/Los_Angeles', new Date('2026-11-22T07:59:59.000Z')))).toBe('2026-11-21');
   });
 
   it('formats the spec DateTime in UTC to the second', () => {

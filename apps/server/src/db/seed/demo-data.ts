@@ -1,4 +1,4 @@
-import { addDays, todayUtc } from '../../shared/calendar.js';
+import { addDays } from '../../shared/calendar.js';
 
 /**
  * Demo master data for a distributor of agro products in Bangladesh: deterministic (the same
@@ -27,7 +27,7 @@ export const LOCATIONS = [
   { code: 'RNG', name: 'Rangpur Depot (closed)', active: false },
 ];
 
-/** Bangladesh's financial year runs July to June; years from two back to one ahead. */
+/** Bangladesh's financial year runs July to June; years from two back to one ahead of `today` (a calendar date). */
 export const financialYears = (today: Date) => {
   const currentStart = today.getUTCMonth() >= 6 ? today.getUTCFullYear() : today.getUTCFullYear() - 1;
   return [-2, -1, 0, 1].map((offset) => {
@@ -160,9 +160,8 @@ export interface DemoLicence {
   licensedQuantity: number | null;
 }
 
-/** Licences for the licensed products, around `today`; the showcase products get their case. */
-export const licences = (productList: ReturnType<typeof products>, today: Date): DemoLicence[] => {
-  const day = todayUtc(today);
+/** Licences for the licensed products, around `day` (a calendar date); the showcase products get their case. */
+export const licences = (productList: ReturnType<typeof products>, day: Date): DemoLicence[] => {
   const random = randomSource(37);
   const longAgo = addDays(day, -700);
   const farAhead = addDays(day, 500);

@@ -17,10 +17,11 @@ export interface SeedResult {
 }
 
 /**
- * Loads the demo master data and a few orders into an empty database; does nothing when
- * customers already exist, so it is safe to run at every start.
+ * Loads the demo master data and a few orders into an empty database, dated around `today`
+ * (a calendar date: today in the business's time zone); does nothing when customers already
+ * exist, so it is safe to run at every start.
  */
-export const seedDemoData = async (prisma: PrismaClient, today = new Date()): Promise<SeedResult> => {
+export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<SeedResult> => {
   if ((await prisma.customer.count()) > 0) return { seeded: false };
 
   const productList = products();
