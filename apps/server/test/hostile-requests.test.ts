@@ -204,6 +204,23 @@ describe('malformed and hostile requests', () => {
     await expectLoggedBelowError(from);
   });
 
+  it('refuses a body that is not valid UTF-8 instead of storing U+FFFD', async () => {
+    const from = lines.length;
+    const [before, after] = JSON.stringify(orderBody(fixtures, { remarks: 'MARK' })).split('MARK') as [string, string];
+    // A stray byte, an overlong "/", a surrogate encoded in UTF-8 (CESU-8), a truncated sequence.
+    for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+      const body = Buffer.concat([Buffer.from(`${before}a`), Buffer.from(bad), Buffer.from(`b${after}`)]);
+      for (const [encoding, bytes] of [['identity', body], ['gzip', gzipSync(body)]] as const) {
+        const headers = ['Content-Type: application/json', `Content-Encoding: ${encoding}`, `Content-Length: ${bytes.length}`, 'Connection: close'];
+        const responses = await sendRaw(port, Buffer.concat([Buffer.from(head('POST /sales-orders HTTP/1.1', headers)), bytes]));
+        expect(responses).toHaveLength(1);
+        expectEnvelope(responses[0]!, 400, 'invalid_utf8');
+      }
+    }
+    expect(await orderCount()).toBe(0);
+    await expectLoggedBelowError(from);
+  });
+
   it('reads ids in paths and query strings only as canonical decimal integers', async () => {
     const from = lines.length;
     const created = await server.http.post('/sales-orders').send(orderBody(fixtures, { remarks: 'original' }));

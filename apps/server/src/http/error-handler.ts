@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, type ErrorDetail } from '@sales-order/contract';
 import { RequestValidationError } from '@ts-rest/express';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
@@ -69,6 +71,8 @@ const describeHttpClientError = (error: HttpClientError): { message: string; cod
       return { code: error.type, message: 'The request body charset is not supported; send UTF-8 JSON' };
     case 'request.aborted':
       return ABORTED_BODY;
+    case 'invalid_utf8':
+      return { code: error.type, message: 'The request body is not valid UTF-8' };
     case 'request.size.invalid':
       return { code: error.type, message: 'The request body does not have the length its Content-Length declared' };
     case undefined:
@@ -143,4 +147,18 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
     return;
   }
   next();
+};
+
+/** Thrown from body-parser's `verify`; body-parser keeps its status and type. */
+class MalformedUtf8Error extends Error {
+  readonly status = ErrorCode.badRequest;
+  readonly type = 'invalid_utf8';
+}
+
+/**
+ * express.json's `verify`: a UTF-8 body must be valid UTF-8. Decoding it anyway would replace
+ * each malformed byte sequence by U+FFFD, and the service would store what was never sent.
+ */
+export const refuseMalformedUtf8 = (_req: IncomingMessage, _res: ServerResponse, body: Buffer, encoding: string) => {
+  if (encoding === 'utf-8' && !isUtf8(body)) throw new MalformedUtf8Error('The request body is not valid UTF-8');
 };
