@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
+import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { type TestServer, startTestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
@@ -277,5 +278,25 @@ describe('malformed and hostile requests', () => {
     expectHttpEnvelope(await server.http.put(`/sales-orders/${id}`).send({ remarks: 'changed \ud800' }), 400, 'invalid_text', 'remarks');
     expect((await server.http.get(`/sales-orders/${id}`)).body.data.remarks).toBe('kept 😀');
     await expectLoggedBelowError(from);
+  });
+});
+
+describe('the service as main.ts starts it', () => {
+  let running: ServerProcess | undefined;
+  afterAll(() => (running ? stopServerProcess(running) : undefined));
+
+  it('answers what the HTTP parser refuses in the envelope, logged as a warning', async () => {
+    running = await startServerProcess({});
+    const port = Number(new URL(running.api).port);
+    const [oversized] = await sendRaw(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectEnvelope(oversized!, 431, 'headers_too_large');
+    const [garbage] = await sendRaw(port, 'HELLO\r\n\r\n');
+    expectEnvelope(garbage!, 400, 'malformed_request');
+    const entries = () => running!.output.flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { level: number; msg: string }] : []));
+    const refusals = () => entries().filter((entry) => entry.msg.startsWith('refused a request'));
+    // The child's log lines are read from its stdout a moment after it writes them.
+    for (let attempt = 0; attempt < 100 && refusals().length < 2; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(refusals().map((entry) => entry.level)).toEqual([40, 40]);
+    expect(entries().filter((entry) => entry.level >= 50)).toEqual([]);
   });
 });
