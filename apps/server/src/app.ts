@@ -14,7 +14,7 @@ import { requirePermission } from './http/authorize.js';
 import { answerPreflight, corsForAllowedOrigins } from './http/cors.js';
 import { requireTrustedOriginForSessions } from './http/csrf.js';
 import { failure, success } from './http/envelope.js';
-import { errorHandler, notFoundHandler, requireJsonBody } from './http/error-handler.js';
+import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
 import { rateLimitPerClient } from './http/rate-limit.js';
 import { requestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
@@ -92,7 +92,7 @@ export const createApp = ({ config, logger, database, redis }: AppDependencies):
     logInitialization: false,
     // Per matched route: its permission first, then the body, so a caller without the
     // permission gets 403 whatever the body holds.
-    globalMiddleware: [requirePermission, requireJsonBody, express.json({ limit: config.bodyLimit, type: 'application/json' })],
+    globalMiddleware: [requirePermission, requireJsonBody, express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 })],
     // Validation failures go to errorHandler like every other error.
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
   });

@@ -3,6 +3,7 @@ import gracefulShutdown from 'http-graceful-shutdown';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
+import { answerClientErrorsInEnvelope } from './http/client-errors.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { createLogger } from './logger.js';
@@ -36,6 +37,7 @@ const main = async () => {
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const app = createApp({ config, logger, database, redis });
   const server = app.listen(config.port, config.host);
+  answerClientErrorsInEnvelope(server, logger);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

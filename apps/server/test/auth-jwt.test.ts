@@ -4,7 +4,8 @@ import { UnsecuredJWT } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { orderBody } from './support/fixtures.js';
+import { type TestServer, startTestServer, useServerWithFixtures } from './support/test-server.js';
 import { TEST_JWT_SECRET, secretKey, signJwt } from './support/tokens.js';
 
 const READ = { permissions: [Permission.read] };
@@ -212,5 +213,48 @@ describe('JWT configuration', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('JWT claims that cannot be trusted as sent', () => {
+  const suite = useServerWithFixtures();
+
+  const createOrderWith = (token: string) =>
+    request(suite.server.api).post('/sales-orders').set('Authorization', `Bearer ${token}`).send(orderBody(suite.fixtures));
+  const orderCount = () => suite.server.database.prisma.salesOrder.count();
+
+  it('refuses a token issued in the future, allowing 30 seconds of clock skew', async () => {
+    await expectAccepted(suite.server, await signJwt({ payload: READ, issuedAt: now() + 10 }));
+    await expectRefused(suite.server, await signJwt({ payload: READ, issuedAt: now() + 120 }));
+    await expectRefused(suite.server, await signJwt({ payload: READ, issuedAt: now() + 3600, expiresIn: now() + 7200 }));
+  });
+
+  it('splits scope on ASCII spaces only: a non-breaking space grants nothing', async () => {
+    await expectAccepted(suite.server, await signJwt({ payload: { scope: `openid  ${Permission.read}` } }));
+    const before = await orderCount();
+    for (const scope of [`${Permission.read}\u00a0*`, `${Permission.read}\t*`, `openid\u2003${Permission.create}`]) {
+      const token = await signJwt({ payload: { scope } });
+      const response = await createOrderWith(token);
+      expect(response.status, JSON.stringify(scope)).toBe(403);
+      expect(response.body.error.details[0].code).toBe('missing_permission');
+    }
+    expect(await orderCount()).toBe(before);
+  });
+
+  it('refuses a subject with NUL, another control character or a lone surrogate, and writes nothing', async () => {
+    const before = await orderCount();
+    for (const subject of ['erp\u0000user', 'erp\u0007user', 'erp\ud800user', '\udc00']) {
+      const token = await signJwt({ payload: { permissions: ['*'] }, subject });
+      const response = await createOrderWith(token);
+      expect(response.status, JSON.stringify(subject)).toBe(401);
+      expect(response.body.error.details[0].code).toBe('invalid_token');
+      expect(response.headers['www-authenticate']).toContain('Bearer');
+    }
+    expect(await orderCount()).toBe(before);
+    // A subject outside the BMP (a surrogate pair) is well-formed text and is recorded as sent.
+    const created = await createOrderWith(await signJwt({ payload: { permissions: ['*'] }, subject: 'erp-user-😀' }));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const stored = await suite.server.database.prisma.salesOrder.findFirstOrThrow({ where: { createdBy: { not: null } }, orderBy: { id: 'desc' } });
+    expect(stored.createdBy).toBe('erp-user-😀');
   });
 });

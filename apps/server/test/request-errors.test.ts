@@ -41,10 +41,10 @@ describe('400: the request does not fit the contract', () => {
     expect(expectError(form, 400)[0]?.code).toBe('unsupported_media_type');
   });
 
-  it('refuses a body over BODY_LIMIT', async () => {
+  it('refuses a body over BODY_LIMIT with 413', async () => {
     const body = orderBody(suite.fixtures, { remarks: 'x'.repeat(70_000) });
     const response = await suite.server.http.post('/sales-orders').send(body);
-    const details = expectError(response, 400);
+    const details = expectError(response, 413);
     expect(details[0]?.code).toBe('entity.too.large');
     expect(await suite.server.database.prisma.salesOrder.count()).toBe(0);
   });

@@ -24,6 +24,7 @@ export const SchemaIssueCode = {
   tooManyDecimals: 'too_many_decimals',
   invalidDate: 'invalid_date',
   invalidText: 'invalid_text',
+  invalidInteger: 'invalid_integer',
   invalidOrderNumber: 'invalid_order_number',
   emptyUpdate: 'empty_update',
 } as const;
@@ -43,8 +44,30 @@ export const documented = <T extends z.ZodTypeAny>(schema: T, keywords: Record<s
 /** An integer id of a stored row, in a JSON body. */
 export const id = () => z.number().int().positive().max(MAX_ID);
 
-/** An integer id read from a path or query string. */
-export const idParam = () => z.coerce.number().int().positive().max(MAX_ID);
+/**
+ * Decimal digits as `String(number)` writes an integer: no sign, exponent, hex, spaces, fraction
+ * or leading zeros, so `1e3`, `0x10`, `+1`, ` 1`, `1.0` and `01` never name an order.
+ */
+const CANONICAL_INTEGER = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * An integer id read from a path or query string. Callers (the SDK) pass numbers, which go
+ * through unchanged; the text of a URL is read only when it is a canonical decimal integer.
+ */
+export const idParam = () =>
+  // Declared with a number input (the preprocess itself takes anything), so the SDK keeps
+  // typed numbers and the OpenAPI document an integer.
+  z.preprocess((value, ctx) => {
+    if (typeof value !== 'string') return value;
+    if (CANONICAL_INTEGER.test(value)) return Number(value);
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: 'must be a positive integer written in decimal digits only',
+      params: { code: SchemaIssueCode.invalidInteger },
+      fatal: true,
+    });
+    return z.NEVER;
+  }, id()) as z.ZodEffects<ReturnType<typeof id>, number, number>;
 
 /** Counts the digits after the decimal point of a finite number as JSON wrote it. */
 export const decimalPlaces = (value: number): number => {
@@ -148,21 +171,27 @@ export const TEXT_PATTERN = `^[^${FORBIDDEN_IN_DOCUMENT}]*$`;
 /** Required text must also keep a character after trimming (`\\s` is what trim removes). */
 export const REQUIRED_TEXT_PATTERN = `^[^${FORBIDDEN_IN_DOCUMENT}]*[^\\s${FORBIDDEN_IN_DOCUMENT}][^${FORBIDDEN_IN_DOCUMENT}]*$`;
 
+// Half of a UTF-16 surrogate pair cannot be encoded in UTF-8: the driver would store U+FFFD.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** True when text can be stored exactly as sent: no control characters, no lone surrogate. */
+export const isStorableText = (value: string): boolean => !FORBIDDEN_CONTROL.test(value) && !LONE_SURROGATE.test(value);
+
 const withoutControlCharacters = <T extends z.ZodType<string, z.ZodTypeDef, string>>(schema: T) =>
   schema.superRefine((value, ctx) => {
-    if (FORBIDDEN_CONTROL.test(value)) {
+    if (!isStorableText(value)) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
-        message: 'must not contain control characters',
+        message: 'must not contain control characters or unpaired surrogates',
         params: { code: SchemaIssueCode.invalidText },
       });
     }
   });
 
-/** Free text up to `max` characters, without control characters. */
+/** Free text up to `max` characters, storable as sent (see isStorableText). */
 export const text = (max: number) => withoutControlCharacters(documented(z.string().max(max), { pattern: TEXT_PATTERN }));
 
-/** Required text: trimmed, not empty, without control characters. */
+/** Required text: trimmed, not empty, storable as sent (see isStorableText). */
 export const requiredText = (max: number) =>
   withoutControlCharacters(documented(z.string().trim().min(1).max(max), { pattern: REQUIRED_TEXT_PATTERN }));
 

@@ -1,4 +1,5 @@
 import { type KeyObject, createPublicKey } from 'node:crypto';
+import { isStorableText } from '@sales-order/contract';
 import { type JWTPayload, errors, jwtVerify } from 'jose';
 import { unauthenticated } from '../errors/domain-error.js';
 import { MAX_SUBJECT_LENGTH, type Principal } from './principal.js';
@@ -22,7 +23,7 @@ export type JwtSettings = {
   audience?: string;
 };
 
-/** Leeway for exp/nbf against clock skew between the issuer and this service. */
+/** Leeway for exp, nbf and iat against clock skew between the issuer and this service. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
 const MIN_RSA_BITS = 2048;
@@ -62,7 +63,9 @@ const permissionsOf = (payload: JWTPayload): string[] => {
   }
   if (scope !== undefined) {
     if (typeof scope !== 'string') throw invalidToken();
-    return scope.split(/\s+/).filter((item) => item !== '');
+    // RFC 6749, 3.3: scope tokens are separated by the space character (%x20) alone, so a
+    // non-breaking space inside `read\u00a0*` leaves one unknown token, not `*`.
+    return scope.split(' ').filter((item) => item !== '');
   }
   return [];
 };
@@ -97,8 +100,14 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
         if (error instanceof errors.JOSEError) throw invalidToken();
         throw error;
       }
+      // jose checks that iat is a number but not that it is past (only with maxTokenAge): a
+      // token issued in the future comes from a broken or forging issuer.
+      if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw invalidToken();
       const subject = payload.sub;
-      if (typeof subject !== 'string' || subject === '' || subject.length > MAX_SUBJECT_LENGTH) throw invalidToken();
+      // The subject is stored as created_by/updated_by text: it must be storable as sent.
+      if (typeof subject !== 'string' || subject === '' || subject.length > MAX_SUBJECT_LENGTH || !isStorableText(subject)) {
+        throw invalidToken();
+      }
       return { subject, permissions: new Set(permissionsOf(payload)), method: 'jwt' };
     },
   };

@@ -1,6 +1,8 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, type ErrorDetail } from '@sales-order/contract';
 import { RequestValidationError } from '@ts-rest/express';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { DomainError, type DomainErrorKind } from '../errors/domain-error.js';
 import { failure } from './envelope.js';
 import { issuesToDetails } from './validation-details.js';
@@ -26,31 +28,65 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
 /** A 401 names the schemes a caller can use (RFC 9110, section 11.6.1). */
 const AUTHENTICATION_CHALLENGE = 'Bearer realm="sales-order-service", ApiKey realm="sales-order-service"';
 
-/** Errors raised by express.json() (body-parser) carry a `type` and a 4xx status. */
-interface BodyParserError extends Error {
-  type: string;
+/**
+ * A 4xx raised before a route runs: by body-parser and raw-body (http-errors with a `type`),
+ * by zlib inside body-parser (wrapped in an http-error without one), or by Express's router
+ * (a URIError with status 400 for a malformed %-escape in a path parameter).
+ */
+interface HttpClientError extends Error {
   status: number;
+  type?: string;
   limit?: number;
+  code?: string;
 }
 
-const isBodyParserError = (error: unknown): error is BodyParserError =>
-  error instanceof Error &&
-  typeof (error as Partial<BodyParserError>).type === 'string' &&
-  typeof (error as Partial<BodyParserError>).status === 'number' &&
-  (error as BodyParserError).status < 500;
+const httpStatusOf = (error: unknown): number | undefined =>
+  error instanceof Error && typeof (error as Partial<HttpClientError>).status === 'number' ? (error as HttpClientError).status : undefined;
 
-const bodyParserMessage = (error: BodyParserError): string => {
+const isHttpClientError = (error: unknown): error is HttpClientError => {
+  const status = httpStatusOf(error);
+  return status !== undefined && status >= 400 && status < 500;
+};
+
+/**
+ * raw-body finds the request stream unreadable when the client went away before its body was
+ * read (the connection closed, or Node's parser refused what followed): the client's doing,
+ * answered like an aborted body rather than as a failure of the service.
+ */
+const isAbortedBody = (error: unknown, req: Request): boolean =>
+  httpStatusOf(error) !== undefined && (error as HttpClientError).type === 'stream.not.readable' && req.readableAborted;
+
+const ABORTED_BODY = { code: 'request.aborted', message: 'The request body ended before the length its Content-Length declared' };
+
+/** Message and stable detail code of each 4xx that Express and body-parser raise. */
+const describeHttpClientError = (error: HttpClientError): { message: string; code: string } => {
   switch (error.type) {
     case 'entity.parse.failed':
-      return 'The request body is not valid JSON';
+      return { code: error.type, message: 'The request body is not valid JSON' };
     case 'entity.too.large':
-      return `The request body is larger than the limit of ${error.limit} bytes`;
+      return { code: error.type, message: `The request body is larger than the limit of ${error.limit} bytes` };
     case 'encoding.unsupported':
+      return { code: error.type, message: 'The request body\'s Content-Encoding is not supported; send identity, gzip or deflate' };
     case 'charset.unsupported':
-      return 'The request body encoding is not supported; send UTF-8 JSON';
+      return { code: error.type, message: 'The request body charset is not supported; send UTF-8 JSON' };
+    case 'request.aborted':
+      return ABORTED_BODY;
+    case 'invalid_utf8':
+      return { code: error.type, message: 'The request body is not valid UTF-8' };
+    case 'request.size.invalid':
+      return { code: error.type, message: 'The request body does not have the length its Content-Length declared' };
+    case undefined:
+      if (error instanceof URIError) return { code: 'invalid_path_encoding', message: 'The request path holds a malformed %-escape' };
+      // zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR): a gzip or deflate body that does not decompress.
+      if (error.code?.startsWith('Z_')) return { code: 'invalid_content_encoding', message: 'The request body does not decode as its Content-Encoding says' };
+      return { code: 'bad_request', message: 'The request could not be read' };
     default:
-      return 'The request body could not be read';
+      return { code: error.type, message: 'The request could not be read' };
   }
+};
+
+const answerHttpClientError = (res: Response, status: number, { message, code }: { message: string; code: string }) => {
+  res.status(status).json(failure(status, message, [{ path: '', message, code }]));
 };
 
 /**
@@ -77,10 +113,12 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
     res.status(ErrorCode.badRequest).json(failure(ErrorCode.badRequest, error.message, error.details));
     return;
   }
-  if (isBodyParserError(error)) {
-    res.status(ErrorCode.badRequest).json(
-      failure(ErrorCode.badRequest, bodyParserMessage(error), [{ path: '', message: bodyParserMessage(error), code: error.type }]),
-    );
+  if (isHttpClientError(error)) {
+    answerHttpClientError(res, error.status, describeHttpClientError(error));
+    return;
+  }
+  if (isAbortedBody(error, req)) {
+    answerHttpClientError(res, ErrorCode.badRequest, ABORTED_BODY);
     return;
   }
   req.log.error({ err: error }, 'unhandled error');
@@ -109,4 +147,18 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
     return;
   }
   next();
+};
+
+/** Thrown from body-parser's `verify`; body-parser keeps its status and type. */
+class MalformedUtf8Error extends Error {
+  readonly status = ErrorCode.badRequest;
+  readonly type = 'invalid_utf8';
+}
+
+/**
+ * express.json's `verify`: a UTF-8 body must be valid UTF-8. Decoding it anyway would replace
+ * each malformed byte sequence by U+FFFD, and the service would store what was never sent.
+ */
+export const refuseMalformedUtf8 = (_req: IncomingMessage, _res: ServerResponse, body: Buffer, encoding: string) => {
+  if (encoding === 'utf-8' && !isUtf8(body)) throw new MalformedUtf8Error('The request body is not valid UTF-8');
 };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
+import { answerClientErrorsInEnvelope } from '../../src/http/client-errors.js';
 import { createLogger } from '../../src/logger.js';
 import { type RedisClient, closeRedis, connectRedis } from '../../src/redis.js';
 import { type Fixtures, createFixtures } from './fixtures.js';
@@ -93,6 +94,7 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
   if (redis && env.REDIS_URL === undefined) await whenReady(redis);
   const app = createApp({ config, logger, database, redis });
   const server = app.listen(0, '127.0.0.1');
+  answerClientErrorsInEnvelope(server, logger);
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const http = request.agent(`${origin}${config.basePath}`);

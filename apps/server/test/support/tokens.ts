@@ -16,6 +16,8 @@ type SignOptions = {
   /** A jose time span ('5m', '-1h') or an epoch second; `null` leaves `exp` out. */
   expiresIn?: string | number | null;
   notBefore?: string | number;
+  /** Epoch second of `iat`; now by default. */
+  issuedAt?: number;
   issuer?: string;
   audience?: string;
 };
@@ -28,10 +30,11 @@ export const signJwt = async ({
   key = secretKey(TEST_JWT_SECRET),
   expiresIn = '5m',
   notBefore,
+  issuedAt,
   issuer,
   audience,
 }: SignOptions = {}): Promise<string> => {
-  const jwt = new SignJWT(payload).setProtectedHeader({ alg }).setIssuedAt();
+  const jwt = new SignJWT(payload).setProtectedHeader({ alg }).setIssuedAt(issuedAt);
   if (subject !== null) jwt.setSubject(subject);
   if (expiresIn !== null) jwt.setExpirationTime(expiresIn);
   if (notBefore !== undefined) jwt.setNotBefore(notBefore);
