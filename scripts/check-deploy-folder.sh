@@ -18,7 +18,7 @@ done
 # Only production dependencies: no test runner, no TypeScript compiler of our own.
 [ ! -e "$DEPLOY_DIR/node_modules/vitest" ] || fail "devDependencies were deployed"
 
-DATABASE_URL="$(fresh_database deploy_check)"
+fresh_database deploy_check
 echo "migrating with: node dist/cli/migrate.js"
 (cd "$DEPLOY_DIR" && DATABASE_URL="$DATABASE_URL" node dist/cli/migrate.js) || fail "migration failed"
 (cd "$DEPLOY_DIR" && DATABASE_URL="$DATABASE_URL" node dist/cli/seed.js) || fail "seed failed"
@@ -28,7 +28,7 @@ KEY="$(create_api_key "$DEPLOY_DIR" "$DATABASE_URL")"
 PORT="$(free_port)"
 BASE="http://127.0.0.1:$PORT"
 echo "starting with: node dist/main.js on $BASE"
-start_instance "$DEPLOY_DIR" deployed DATABASE_URL="$DATABASE_URL" HOST=127.0.0.1 PORT="$PORT" LOG_LEVEL=info >/dev/null
+start_instance "$DEPLOY_DIR" deployed DATABASE_URL="$DATABASE_URL" HOST=127.0.0.1 PORT="$PORT" LOG_LEVEL=info
 wait_ready "$BASE/readyz" 90
 
 code="$(status GET "$BASE/api/sales-orders/1" -H "Authorization: ApiKey $KEY")"

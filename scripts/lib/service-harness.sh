@@ -26,12 +26,13 @@ free_port() {
   node -e "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); });"
 }
 
-# Creates an empty database dropped on exit; prints its URL.
+# Creates an empty database, dropped on exit, and sets DATABASE_URL to it. (Not run in $(...):
+# the cleanup step must be registered in this shell.)
 fresh_database() {
   local name="$1_$(date +%s)_$RANDOM"
-  psql "$ADMIN_DATABASE_URL" -qAtc "CREATE DATABASE \"$name\"" >/dev/null || fail "cannot create database $name"
-  CLEANUP+=("psql '$ADMIN_DATABASE_URL' -qc 'DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)'")
-  echo "${ADMIN_DATABASE_URL%/*}/$name"
+  psql "$ADMIN_DATABASE_URL" -qAtc "CREATE DATABASE $name" >/dev/null || fail "cannot create database $name"
+  CLEANUP+=("psql '$ADMIN_DATABASE_URL' -qc 'DROP DATABASE IF EXISTS $name WITH (FORCE)'")
+  DATABASE_URL="${ADMIN_DATABASE_URL%/*}/$name"
 }
 
 # `pnpm deploy` of the server into $1 (production dependencies only), after a build.
@@ -41,14 +42,13 @@ deploy_server() {
 }
 
 # Starts `node dist/main.js` in deploy folder $1 with the given VAR=value settings; the name
-# ($2) names its log. Stopped (SIGTERM) on exit. Prints its pid.
+# ($2) names its log. Stopped (SIGTERM) on exit. (Not run in $(...), like fresh_database.)
 start_instance() {
   local dir="$1" name="$2"
   shift 2
   (cd "$dir" && exec env "$@" node dist/main.js) >"$WORK_DIR/$name.log" 2>&1 &
   local pid=$!
   CLEANUP+=("kill $pid; for _ in \$(seq 1 50); do kill -0 $pid || break; sleep 0.2; done; kill -9 $pid")
-  echo "$pid"
 }
 
 # Waits until URL $1 answers 200 (at most $2 seconds).
