@@ -32,7 +32,9 @@ fresh_database() {
   local name="$1_$(date +%s)_$RANDOM"
   psql "$ADMIN_DATABASE_URL" -qAtc "CREATE DATABASE $name" >/dev/null || fail "cannot create database $name"
   CLEANUP+=("psql '$ADMIN_DATABASE_URL' -qc 'DROP DATABASE IF EXISTS $name WITH (FORCE)'")
-  DATABASE_URL="${ADMIN_DATABASE_URL%/*}/$name"
+  local base="${ADMIN_DATABASE_URL%%\?*}"
+  local query="${ADMIN_DATABASE_URL#"$base"}"
+  DATABASE_URL="${base%/*}/$name$query"
 }
 
 # `pnpm deploy` of the server into $1 (production dependencies only), after a build.
