@@ -29,6 +29,7 @@ PORT="$(free_port)"
 BASE="http://127.0.0.1:$PORT"
 echo "starting with: node dist/main.js on $BASE"
 start_instance "$DEPLOY_DIR" deployed DATABASE_URL="$DATABASE_URL" HOST=127.0.0.1 PORT="$PORT" LOG_LEVEL=info
+SERVER_PID=$!
 wait_ready "$BASE/readyz" 90
 
 code="$(status GET "$BASE/api/sales-orders/1" -H "Authorization: ApiKey $KEY")"
@@ -36,4 +37,9 @@ code="$(status GET "$BASE/api/sales-orders/1" -H "Authorization: ApiKey $KEY")"
 grep -q '"success":true' "$WORK_DIR/body" || fail "GET /api/sales-orders/1 body: $(cat "$WORK_DIR/body")"
 code="$(status GET "$BASE/api/sales-orders/1")"
 [ "$code" = 401 ] || fail "an unauthenticated call answered $code"
-echo "OK: the deployed folder migrated, seeded, created a key and served /readyz and an authenticated read with plain node"
+# What an orchestrator sends: a graceful stop ends with exit code 0.
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID" && code=0 || code=$?
+[ "$code" = 0 ] || fail "the server exited with $code after SIGTERM"
+grep -q '"msg":"stopped"' "$WORK_DIR/deployed.log" || fail "the server did not log its graceful stop"
+echo "OK: the deployed folder migrated, seeded, created a key and served /readyz and an authenticated read with plain node, and stopped with exit code 0 on SIGTERM"
