@@ -54,4 +54,80 @@ describe('request logs', () => {
     // The reason for a refusal is logged, without the credential.
     expect(await logsOf('log-test-jwt-bad')).toContain('"reason":"invalid_token"');
   });
+
+  it('at debug, carry the headers and log health probes', async () => {
+    await request(server.origin).get('/healthz').set('X-Request-Id', 'log-debug-healthz').expect(200);
+    await request(server.origin).get('/readyz').set('X-Request-Id', 'log-debug-readyz').expect(200);
+    for (const id of ['log-debug-healthz', 'log-debug-readyz']) {
+      const access = JSON.parse(await logsOf(id)) as { level: number; req: { headers: Record<string, string> } };
+      expect(access.level, id).toBe(20);
+      expect(access.req.headers['x-request-id'], id).toBe(id);
+    }
+  });
+});
+
+describe('request logs at info', () => {
+  let server: TestServer;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer({ LOG_LEVEL: 'info' }, { logStream: { write: (line: string) => void lines.push(line) } });
+  });
+  afterAll(() => server?.close());
+
+  /** The lines that mention one request id, once its access line (status field) is written. */
+  const linesOf = async (requestId: string) => {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const mine = lines.filter((line) => line.includes(requestId));
+      if (mine.some((line) => line.includes('"status":'))) return mine;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`no access log line for ${requestId}`);
+  };
+
+  it('are one short line per request: method, path, status, duration, request id and subject, no headers', async () => {
+    const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
+    const response = await request(server.api)
+      .get('/sales-orders/999999?page=1')
+      .set('Authorization', `ApiKey ${key}`)
+      .set('X-Request-Id', 'log-info-read')
+      .set('X-Log-Marker', 'header-value-that-must-not-be-logged');
+    expect(response.status).toBe(404);
+    const mine = await linesOf('log-info-read');
+    expect(mine).toHaveLength(1);
+    const line = mine[0]!;
+    expect(line.length).toBeLessThanOrEqual(300);
+    expect(line).not.toContain('header-value-that-must-not-be-logged');
+    const entry = JSON.parse(line) as Record<string, unknown>;
+    expect(entry).toMatchObject({
+      level: 40,
+      reqId: 'log-info-read',
+      method: 'GET',
+      path: '/api/sales-orders/999999',
+      status: 404,
+      subject: `api_key:${summary.prefix}`,
+    });
+    expect(entry.durationMs).toEqual(expect.any(Number));
+    expect(entry).not.toHaveProperty('req');
+    expect(entry).not.toHaveProperty('res');
+  });
+
+  it('stay short whatever the caller sends: a long path and many headers', async () => {
+    await request(server.origin)
+      .get(`/api/${'x'.repeat(4000)}`)
+      .set('X-Request-Id', 'log-info-long')
+      .set('X-Padding', 'p'.repeat(4000));
+    const [line] = await linesOf('log-info-long');
+    expect(line!.length).toBeLessThanOrEqual(500);
+    expect(JSON.parse(line!)).toMatchObject({ method: 'GET', path: expect.stringMatching(/^\/api\/x+\.\.\.$/) });
+  });
+
+  it('leave out health probes that succeed', async () => {
+    await request(server.origin).get('/healthz').set('X-Request-Id', 'log-info-healthz').expect(200);
+    await request(server.origin).get('/readyz').set('X-Request-Id', 'log-info-readyz').expect(200);
+    // Lines are written in order: once a later request is logged, the probes' would be too.
+    await request(server.api).get('/sales-orders/1').set('X-Request-Id', 'log-info-after-probes');
+    await linesOf('log-info-after-probes');
+    expect(lines.filter((line) => line.includes('log-info-healthz') || line.includes('log-info-readyz'))).toEqual([]);
+  });
 });

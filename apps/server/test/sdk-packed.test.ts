@@ -170,6 +170,18 @@ describe('the packed SDK in a fresh project', () => {
     expect(esm).not.toMatch(/\bprocess\.|\bBuffer\b|__dirname/);
   });
 
+  it('declares no dependency on a workspace package: the contract is bundled, never published', async () => {
+    const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', '@sales-order', 'client', 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const declared = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) =>
+      Object.keys((manifest[field] as Record<string, string> | undefined) ?? {}).map((name) => `${field}: ${name}`),
+    );
+    expect(declared.filter((entry) => entry.includes('@sales-order/'))).toEqual([]);
+    expect(Object.keys(manifest.dependencies as Record<string, string>).sort()).toEqual(['@ts-rest/core', 'zod']);
+  });
+
   it('type-checks a TypeScript consumer against the packed declarations', async () => {
     await writeFile(path.join(project, 'consumer.ts'), typedConsumer);
     await writeFile(
