@@ -131,6 +131,11 @@ const EnvironmentSchema = z.object({
   BODY_LIMIT: bodyLimit.transform((value) => value ?? '1mb'),
   LOG_LEVEL: optionalString.pipe(z.enum(LOG_LEVELS).default('info')),
   SEED_DEMO_DATA: optionalString.pipe(z.enum(['auto', 'always', 'never']).default('auto')),
+  // DESIGN.md promises callers at least a day to retry with the same key.
+  IDEMPOTENCY_TTL_HOURS: integer('IDEMPOTENCY_TTL_HOURS', 24, 24, 24 * 366),
+  IDEMPOTENCY_WAIT_SECONDS: integer('IDEMPOTENCY_WAIT_SECONDS', 10, 1, 60),
+  IDEMPOTENCY_PURGE_INTERVAL_SECONDS: integer('IDEMPOTENCY_PURGE_INTERVAL_SECONDS', 300, 1, 86_400),
+  REQUIRE_IF_MATCH: optionalString.pipe(z.enum(['true', 'false']).default('false')).transform((value) => value === 'true'),
 });
 
 const ConfigSchema = EnvironmentSchema.transform((value) => ({
@@ -156,6 +161,12 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   bodyLimit: value.BODY_LIMIT,
   logLevel: value.LOG_LEVEL,
   seedDemoData: value.SEED_DEMO_DATA,
+  idempotency: {
+    ttlHours: value.IDEMPOTENCY_TTL_HOURS,
+    waitSeconds: value.IDEMPOTENCY_WAIT_SECONDS,
+    purgeIntervalSeconds: value.IDEMPOTENCY_PURGE_INTERVAL_SECONDS,
+  },
+  requireIfMatch: value.REQUIRE_IF_MATCH,
 }));
 
 export type AppConfig = z.output<typeof ConfigSchema>;

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
+import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
 import { createLogger } from './logger.js';
 import { closeRedis, connectRedis } from './redis.js';
 
@@ -30,6 +31,7 @@ const main = async () => {
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const app = createApp({ config, logger, database, redis });
+  const idempotencyPurge = startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
@@ -55,6 +57,7 @@ const main = async () => {
     forceExit: true,
     onShutdown: async (signal) => {
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      await idempotencyPurge.stop();
       await database.close();
       if (redis) await closeRedis(redis);
     },

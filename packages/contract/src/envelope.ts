@@ -13,6 +13,7 @@ export const ErrorDetailSchema = z
     path: z.string().describe('Dotted path of the offending input, e.g. "details.0.quantity"; "" for the whole request.'),
     message: z.string(),
     code: z.string().describe('Machine-readable reason, e.g. "invalid_type", "unknown_product".'),
+    current_version: z.number().int().optional().describe('With code "version_mismatch" (412): the version the order is at now.'),
   })
   .describe('One problem with the request.');
 

@@ -129,6 +129,7 @@ export const CreatedSalesOrderSchema = z.object({
 export const UpdatedSalesOrderSchema = z.object({
   sales_order_id: z.number().int(),
   updated: z.literal(true),
+  version: z.number().int().describe('The version after this update; the response\'s ETag carries it too.'),
 });
 
 export const DeletedSalesOrderSchema = z.object({

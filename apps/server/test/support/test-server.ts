@@ -7,6 +7,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
+import { startIdempotencyPurge } from '../../src/idempotency/idempotency-purge.js';
 import { createLogger } from '../../src/logger.js';
 import { type RedisClient, closeRedis, connectRedis } from '../../src/redis.js';
 import { type Fixtures, createFixtures } from './fixtures.js';
@@ -85,6 +86,7 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
   // A test that points REDIS_URL somewhere unreachable wants the fallback, not a wait.
   if (redis && env.REDIS_URL === undefined) await whenReady(redis);
   const app = createApp({ config, logger, database, redis });
+  const idempotencyPurge = startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger });
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -99,6 +101,7 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await idempotencyPurge.stop();
       await database.close();
       if (redis) await closeRedis(redis);
       await testDatabase.drop();
