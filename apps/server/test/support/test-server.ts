@@ -40,7 +40,7 @@ export interface TestServerOptions {
  * A database of its own for one test file: a clone of the migrated template on the
  * PostgreSQL server (TEST_DATABASE_URL), or an in-memory embedded PGlite.
  */
-const createTestDatabase = async (): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
+export const createTestDatabase = async (): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
   const template = inject('templateDatabase');
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!template || !serverUrl) {
