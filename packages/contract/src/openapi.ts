@@ -13,6 +13,7 @@ import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
+import { RESPONSE_HEADERS } from './openapi-headers.js';
 import {
   CreateSalesOrderBodySchema,
   CreatedSalesOrderSchema,
@@ -128,7 +129,11 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
   return { paths: result, schemas: schemas as Record<string, SchemaObject> };
 };
 
-const SUCCESS_DESCRIPTIONS: Record<string, string> = { 200: 'OK', 201: 'Created' };
+const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created',
+  304: 'Not modified: the order is still at the version If-None-Match names.',
+};
 
 const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [{ bearerAuth: [] }, { apiKeyAuth: [] }, { sessionCookie: [] }];
 
@@ -147,6 +152,9 @@ const describeOperation = (operation: OperationObject, route: AppRoute): Operati
     }),
   );
   const operationId = operation.operationId ?? '';
+  for (const [status, headers] of Object.entries(RESPONSE_HEADERS[operationId] ?? {})) {
+    if (responses[status]) responses[status] = { ...responses[status], headers };
+  }
   const examples = OPERATION_EXAMPLES[operationId as keyof typeof OPERATION_EXAMPLES];
   if (examples) {
     for (const [status, example] of Object.entries(examples.responses)) {
