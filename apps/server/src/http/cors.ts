@@ -11,8 +11,8 @@ export const corsForAllowedOrigins = (allowedOrigins: readonly string[]): Reques
     origin: allowedOrigins.length > 0 ? [...allowedOrigins] : false,
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key', 'If-Match'],
-    exposedHeaders: ['Location', 'ETag', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'If-None-Match'],
+    exposedHeaders: ['Location', 'ETag', 'Idempotent-Replayed', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate', 'X-Request-Id'],
     maxAge: 600,
     preflightContinue: true,
   });
