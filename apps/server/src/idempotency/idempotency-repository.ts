@@ -16,12 +16,15 @@ export interface KeyToClaim {
 }
 
 export const idempotencyRepository = {
-  /** A key whose result was committed and has not expired yet. */
-  findLive: (db: Db, subject: string, key: string): Promise<StoredKey | null> =>
-    db.idempotencyKey.findFirst({
-      where: { subject, key, expiresAt: { gt: new Date() } },
-      select: { fingerprint: true, result: true },
-    }),
+  /**
+   * A key whose result was committed and has not expired yet, by the database's clock (the
+   * one `claim` judges expiry by, whatever this host's clock says).
+   */
+  findLive: async (db: Db, subject: string, key: string): Promise<StoredKey | null> => {
+    const [row] = await db.$queryRaw<StoredKey[]>`
+      SELECT fingerprint, result FROM idempotency_keys WHERE subject = ${subject} AND key = ${key} AND expires_at > now()`;
+    return row ?? null;
+  },
 
   /**
    * Inserts the key as the first write of the request's transaction. While another
