@@ -88,7 +88,7 @@ export const createApp = ({ config, logger, database, redis }: AppDependencies):
   const api = express.Router();
   api.use(authenticate(authenticator, config.auth.sessionCookieName));
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
-  createExpressEndpoints(salesOrdersContract, createSalesOrdersRouter(createServices(database.prisma, config)), api, {
+  createExpressEndpoints(salesOrdersContract, createSalesOrdersRouter(createServices(database.prisma, config), config), api, {
     logInitialization: false,
     // Per matched route: its permission first, then the body, so a caller without the
     // permission gets 403 whatever the body holds.

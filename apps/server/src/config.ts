@@ -216,6 +216,11 @@ const EnvironmentSchema = z.object({
   ORDER_NUMBER_MAX_AHEAD: integer('ORDER_NUMBER_MAX_AHEAD', Number(DEFAULT_ORDER_NUMBER_MAX_AHEAD), 0, 1_000_000_000),
   SEED_DEMO_DATA: oneOf(['auto', 'always', 'never'], 'auto'),
   BUSINESS_TIME_ZONE: timeZone,
+  // DESIGN.md promises callers at least a day to retry with the same key.
+  IDEMPOTENCY_TTL_HOURS: integer('IDEMPOTENCY_TTL_HOURS', 24, 24, 24 * 366),
+  IDEMPOTENCY_WAIT_SECONDS: integer('IDEMPOTENCY_WAIT_SECONDS', 10, 1, 60),
+  IDEMPOTENCY_PURGE_INTERVAL_SECONDS: integer('IDEMPOTENCY_PURGE_INTERVAL_SECONDS', 300, 1, 86_400),
+  REQUIRE_IF_MATCH: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
 });
 
 const ConfigSchema = EnvironmentSchema.transform((value) => ({
@@ -245,6 +250,12 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   orderNumberMaxAhead: value.ORDER_NUMBER_MAX_AHEAD,
   /** Where "today" is: the calendar date the server picks when a request gives none. */
   businessTimeZone: value.BUSINESS_TIME_ZONE,
+  idempotency: {
+    ttlHours: value.IDEMPOTENCY_TTL_HOURS,
+    waitSeconds: value.IDEMPOTENCY_WAIT_SECONDS,
+    purgeIntervalSeconds: value.IDEMPOTENCY_PURGE_INTERVAL_SECONDS,
+  },
+  requireIfMatch: value.REQUIRE_IF_MATCH,
 }));
 
 export type AppConfig = z.output<typeof ConfigSchema>;

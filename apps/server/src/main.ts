@@ -6,6 +6,7 @@ import { openDatabase } from './db/database.js';
 import { answerClientErrorsInEnvelope } from './http/client-errors.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
+import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
 import { createLogger } from './logger.js';
 import { closeRedis, connectRedis } from './redis.js';
 import { todayIn } from './shared/calendar.js';
@@ -36,6 +37,7 @@ const main = async () => {
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const app = createApp({ config, logger, database, redis });
+  const idempotencyPurge = startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger });
   const server = app.listen(config.port, config.host);
   answerClientErrorsInEnvelope(server, logger);
   await once(server, 'listening');
@@ -62,6 +64,7 @@ const main = async () => {
     forceExit: true,
     onShutdown: async (signal) => {
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      await idempotencyPurge.stop();
       await database.close();
       if (redis) await closeRedis(redis);
     },

@@ -1,5 +1,6 @@
 import type { AppConfig } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import { createIdempotencyService } from './idempotency/idempotency-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
@@ -9,9 +10,10 @@ import { todayIn } from './shared/calendar.js';
 /** Every use case, wired to one database; "today" is where the business is. */
 export const createServices = (
   prisma: PrismaClient,
-  { businessTimeZone, orderNumberMaxAhead }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead'>,
+  { businessTimeZone, orderNumberMaxAhead, idempotency }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency'>,
 ) => ({
   orders: createSalesOrderService(prisma, { orderNumberMaxAhead: BigInt(orderNumberMaxAhead) }),
+  idempotency: createIdempotencyService(prisma, idempotency),
   licences: createLicenceService(prisma, () => todayIn(businessTimeZone)),
   dropdowns: createDropdownService(prisma),
   totals: { calculate: calculateTotals },

@@ -105,7 +105,7 @@ describe('sales order lifecycle through HTTP', () => {
     expect(response.body).toEqual({
       success: true,
       message: 'Sales order updated successfully',
-      data: { sales_order_id: id, updated: true },
+      data: { sales_order_id: id, updated: true, version: 2 },
     });
 
     const order = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;

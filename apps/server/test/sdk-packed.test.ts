@@ -38,7 +38,17 @@ const main = async () => {
   out.licence = await client.validateLicence({ sales_order_details: [{ product_id: ids.productId, quantity: 1 }] });
   out.maxNumber = await client.getMaxNumber({ year_id: ids.yearId, location_id: ids.locationId });
   out.dropdown = await client.getDropdownOptions('locations', ids.locationId);
-  out.deleted = await client.deleteSalesOrder(id);
+  // Write safety: a repeated key returns the first order; a stale ifMatch is a typed 412.
+  const idempotencyKey = 'packed-' + Math.random().toString(36).slice(2);
+  const keyed = () => client.createSalesOrder({ customer_id: ids.customerId, sales_order_date: '2026-11-15',
+    location_id: ids.locationId, details: [{ product_id: ids.productId, quantity: 1, rate: 5 }] }, { idempotencyKey });
+  out.keyedTwice = [await keyed(), await keyed()];
+  out.stale = await client.updateSalesOrder(id, { remarks: 'stale' }, { ifMatch: 1 }).then(() => 'no error', (error) => ({
+    isApiError: error instanceof SalesOrderApiError, isPreconditionFailed: error instanceof SalesOrderPreconditionFailedError,
+    name: error.name, status: error.status, currentVersion: error.currentVersion }));
+  out.unreachable = await createSalesOrderClient({ baseUrl: 'http://127.0.0.1:9/api', retry: { attempts: 1 } }).getSalesOrder(id)
+    .then(() => 'no error', (error) => ({ isNetworkError: error instanceof SalesOrderNetworkError, name: error.name }));
+  out.deleted = await client.deleteSalesOrder(id, { ifMatch: out.readAfterUpdate.version });
   for (const [name, call] of [
     ['unprocessable', () => client.createSalesOrder({ customer_id: 999999, sales_order_date: '2026-11-15', location_id: ids.locationId,
       details: [{ product_id: ids.productId, quantity: 1, rate: 1 }] })],
@@ -58,7 +68,13 @@ main().catch((error) => { console.error(error); process.exit(1); });
 `;
 
 /** A TypeScript consumer: must compile against the packed types, including the typed error. */
-const typedConsumer = `import { createSalesOrderClient, SalesOrderApiError, type SalesOrder, type ErrorDetail } from '@sales-order/client';
+const typedConsumer = `import {
+  createSalesOrderClient,
+  SalesOrderApiError,
+  SalesOrderPreconditionFailedError,
+  type SalesOrder,
+  type ErrorDetail,
+} from '@sales-order/client';
 
 const client = createSalesOrderClient({ baseUrl: 'http://127.0.0.1:3000/api', auth: { type: 'apiKey', key: 'sok_x' } });
 
@@ -67,6 +83,11 @@ export const total = async (id: number): Promise<number> => {
   return order.grand_total;
 };
 
+export const rename = (id: number, version: number) => client.updateSalesOrder(id, { remarks: 'renamed' }, { ifMatch: version });
+
+export const currentVersionOf = (error: unknown): number | undefined =>
+  error instanceof SalesOrderPreconditionFailedError ? error.currentVersion : undefined;
+
 export const problems = (error: unknown): ErrorDetail[] => {
   if (error instanceof SalesOrderApiError && error.status === 422) return error.details;
   return [];
@@ -74,6 +95,8 @@ export const problems = (error: unknown): ErrorDetail[] => {
 
 // @ts-expect-error quantity must be a number
 void client.calculateTotals({ details: [{ quantity: '1', rate: 1 }] });
+// @ts-expect-error ifMatch takes a version number or '*'
+void client.deleteSalesOrder(1, { ifMatch: 'latest' });
 // @ts-expect-error unknown dropdown type
 void client.getDropdownOptions('vendors');
 `;
@@ -123,7 +146,7 @@ describe('the packed SDK in a fresh project', () => {
     expect(out.created).toEqual({ sales_order_id: expect.any(Number), order_number: expect.stringMatching(/^DHK-2026-\d{5}$/), total_amount: 250 });
     expect(out.read).toMatchObject({ sales_order_id: out.created.sales_order_id, grand_total: 250, subtotal: 100, customer_name: 'Rahman Traders' });
     expect(out.read.details).toEqual([expect.objectContaining({ quantity: 3, rate: 33.333, amount: 100 })]);
-    expect(out.updated).toEqual({ sales_order_id: out.created.sales_order_id, updated: true });
+    expect(out.updated).toEqual({ sales_order_id: out.created.sales_order_id, updated: true, version: 2 });
     expect(out.readAfterUpdate).toMatchObject({ remarks: 'via the SDK', other_charges: [], grand_total: 100, version: 2 });
     expect(out.totals).toEqual({ subtotal: 0.3, other_charges_total: 0, grand_total: 0.3 });
     expect(out.licence).toEqual({
@@ -135,6 +158,9 @@ describe('the packed SDK in a fresh project', () => {
     expect(out.maxNumber.max_sales_order_number).toMatch(/^DHK-2026-\d{5}$/);
     expect(out.dropdown.html).toContain(`<option value="${fixtures.locations.dhaka.id}" selected>Dhaka</option>`);
     expect(out.deleted).toEqual({ sales_order_id: out.created.sales_order_id, deleted: true });
+    expect(out.keyedTwice[1]).toEqual(out.keyedTwice[0]);
+    expect(out.stale).toEqual({ isApiError: true, isPreconditionFailed: true, name: 'SalesOrderPreconditionFailedError', status: 412, currentVersion: 2 });
+    expect(out.unreachable).toEqual({ isNetworkError: true, name: 'SalesOrderNetworkError' });
     expect(out.unprocessable).toEqual({
       isApiError: true,
       name: 'SalesOrderApiError',
@@ -148,13 +174,17 @@ describe('the packed SDK in a fresh project', () => {
   };
 
   it('imports from ES modules and drives every route with a bearer token', async () => {
-    await writeFile(path.join(project, 'consumer.mjs'), consumerScript("import { createSalesOrderClient, SalesOrderApiError } from '@sales-order/client';"));
+    await writeFile(path.join(project, 'consumer.mjs'), consumerScript(
+        "import { createSalesOrderClient, SalesOrderApiError, SalesOrderNetworkError, SalesOrderPreconditionFailedError } from '@sales-order/client';",
+      ));
     const token = await signJwt({ payload: { permissions: ['*'] }, subject: 'sdk-esm' });
     expectFullRun(await runConsumer('consumer.mjs', { type: 'bearer', token }));
   });
 
   it('requires from CommonJS and drives every route with an API key', async () => {
-    await writeFile(path.join(project, 'consumer.cjs'), consumerScript("const { createSalesOrderClient, SalesOrderApiError } = require('@sales-order/client');"));
+    await writeFile(path.join(project, 'consumer.cjs'), consumerScript(
+        "const { createSalesOrderClient, SalesOrderApiError, SalesOrderNetworkError, SalesOrderPreconditionFailedError } = require('@sales-order/client');",
+      ));
     const { key } = await createApiKey(server.database.prisma, ['*']);
     expectFullRun(await runConsumer('consumer.cjs', { type: 'apiKey', key }));
   });

@@ -15,6 +15,7 @@ import {
   type UpdatedSalesOrder,
   type ValidateLicenceBody,
   salesOrdersContract,
+  versionEntityTag,
 } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
 
@@ -36,7 +37,7 @@ export type {
   ValidateLicenceBody,
 };
 export type { LicenceWarning, OtherCharge, OtherChargeInput, SalesOrderDetail, SalesOrderDetailInput } from '@sales-order/contract';
-export { ErrorCode, LicenceWarningCode, ValidationCode, salesOrdersContract } from '@sales-order/contract';
+export { ErrorCode, LicenceWarningCode, ValidationCode, WriteSafetyCode, salesOrdersContract } from '@sales-order/contract';
 
 /** How the client authenticates; the service accepts all three. */
 export type SalesOrderClientAuth =
@@ -55,11 +56,34 @@ export interface SalesOrderClientOptions {
   fetch?: typeof fetch;
   /** Extra headers sent with every request, e.g. `X-Request-Id`. */
   headers?: Record<string, string>;
+  /** How `createSalesOrder` retries (always with the same Idempotency-Key). */
+  retry?: SalesOrderRetryOptions;
+}
+
+export interface SalesOrderRetryOptions {
+  /** Tries in all, the first included; 1 switches retries off. Default 3. */
+  attempts?: number;
+  /** Delay before the first retry, doubled for each next one, with jitter. Default 200 ms. */
+  baseDelayMs?: number;
+  /** Longest wait before a retry; a `Retry-After` asking for longer ends the retries. Default 30 s. */
+  maxDelayMs?: number;
+}
+
+/** Per-call options of `createSalesOrder`. */
+export interface CreateSalesOrderOptions {
+  /** The order's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
+  idempotencyKey?: string;
+}
+
+/** Per-call options of `updateSalesOrder` and `deleteSalesOrder`. */
+export interface ConditionalWriteOptions {
+  /** Write only if the order is still at this `version` (sent as If-Match); `'*'`: any live order. */
+  ifMatch?: number | '*';
 }
 
 /** A failed call: the HTTP status and the error envelope's `code`, `message` and `details`. */
 export class SalesOrderApiError extends Error {
-  override readonly name = 'SalesOrderApiError';
+  override readonly name: string = 'SalesOrderApiError';
 
   constructor(
     /** HTTP status of the response. */
@@ -75,6 +99,41 @@ export class SalesOrderApiError extends Error {
     super(message);
   }
 }
+
+/** 409: a request with the same Idempotency-Key is still running (after the client's retries). */
+export class SalesOrderConflictError extends SalesOrderApiError {
+  override readonly name: string = 'SalesOrderConflictError';
+}
+
+/** 412: the order is no longer at the version given as `ifMatch`; nothing was changed. */
+export class SalesOrderPreconditionFailedError extends SalesOrderApiError {
+  override readonly name: string = 'SalesOrderPreconditionFailedError';
+
+  /** The version the order is at now: read it again, then decide. */
+  get currentVersion(): number | undefined {
+    return this.details.find((detail) => detail.current_version !== undefined)?.current_version;
+  }
+}
+
+/** 428: the service requires `ifMatch` on updates and deletes. */
+export class SalesOrderPreconditionRequiredError extends SalesOrderApiError {
+  override readonly name: string = 'SalesOrderPreconditionRequiredError';
+}
+
+/** The service could not be reached, or the connection broke before a response arrived. */
+export class SalesOrderNetworkError extends Error {
+  override readonly name: string = 'SalesOrderNetworkError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+const ERROR_CLASS_OF_STATUS: Record<number, typeof SalesOrderApiError> = {
+  409: SalesOrderConflictError,
+  412: SalesOrderPreconditionFailedError,
+  428: SalesOrderPreconditionRequiredError,
+};
 
 interface ErrorBody {
   success: false;
@@ -98,33 +157,98 @@ const fetcher =
   async ({ path, method, headers: routeHeaders, body }) => {
     const send = fetchImpl ?? globalThis.fetch;
     const authorization = await authorizationOf(auth);
-    const response = await send(path, {
-      method,
-      headers: { accept: 'application/json', ...headers, ...routeHeaders, ...(authorization ? { authorization } : {}) },
-      body: body ?? undefined,
-      credentials: auth?.type === 'session' ? 'include' : 'same-origin',
-    });
-    const text = await response.text();
+    let response: Response;
+    let text: string;
+    try {
+      response = await send(path, {
+        method,
+        headers: { accept: 'application/json', ...headers, ...routeHeaders, ...(authorization ? { authorization } : {}) },
+        body: body ?? undefined,
+        credentials: auth?.type === 'session' ? 'include' : 'same-origin',
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new SalesOrderNetworkError(`${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
     return { status: response.status, body: parsed, headers: response.headers };
   };
 
-/** Returns `data` of a success envelope, or throws SalesOrderApiError. */
-const unwrap = async <T>(call: Promise<{ status: number; body: unknown; headers: Headers }>): Promise<T> => {
-  const response = await call;
-  if (response.status >= 200 && response.status < 300) return (response.body as { data: T }).data;
+interface RawResponse {
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
+/** The typed error of a failed response: a subclass for 409, 412 and 428. */
+const errorOf = (response: RawResponse): SalesOrderApiError => {
   const requestId = response.headers.get('x-request-id') ?? undefined;
+  const ErrorClass = ERROR_CLASS_OF_STATUS[response.status] ?? SalesOrderApiError;
   if (isErrorBody(response.body)) {
     const { message, code, details } = response.body.error;
-    throw new SalesOrderApiError(response.status, code, message, details, requestId);
+    return new ErrorClass(response.status, code, message, details, requestId);
   }
-  throw new SalesOrderApiError(response.status, response.status, `Unexpected response (HTTP ${response.status})`, [], requestId);
+  return new ErrorClass(response.status, response.status, `Unexpected response (HTTP ${response.status})`, [], requestId);
 };
+
+/** Returns `data` of a success envelope, or throws SalesOrderApiError. */
+const unwrap = async <T>(call: Promise<RawResponse>): Promise<T> => {
+  const response = await call;
+  if (response.status >= 200 && response.status < 300) return (response.body as { data: T }).data;
+  throw errorOf(response);
+};
+
+/** Statuses worth another try of an idempotent request: in progress, rate limited, gateway and outage errors. */
+const RETRYABLE_STATUSES = new Set([409, 429, 502, 503, 504]);
+
+/** Retry-After in milliseconds (delta-seconds or an HTTP date); undefined when absent or unreadable. */
+const retryAfterMs = (headers: Headers): number | undefined => {
+  const value = headers.get('retry-after');
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Calls `attempt` until it succeeds, fails for good, or the tries run out. Network errors and
+ * the retryable statuses are tried again after exponential backoff with jitter, or after the
+ * server's Retry-After when it gives one.
+ */
+const withRetries = async <T>(retry: SalesOrderRetryOptions | undefined, attempt: () => Promise<RawResponse>): Promise<T> => {
+  const attempts = Math.max(1, retry?.attempts ?? 3);
+  const baseDelayMs = retry?.baseDelayMs ?? 200;
+  const maxDelayMs = retry?.maxDelayMs ?? 30_000;
+  for (let tried = 1; ; tried += 1) {
+    let failure: SalesOrderNetworkError | SalesOrderApiError;
+    let serverDelay: number | undefined;
+    try {
+      const response = await attempt();
+      if (response.status >= 200 && response.status < 300) return (response.body as { data: T }).data;
+      failure = errorOf(response);
+      if (!RETRYABLE_STATUSES.has(response.status)) throw failure;
+      serverDelay = retryAfterMs(response.headers);
+    } catch (error) {
+      if (!(error instanceof SalesOrderNetworkError)) throw error;
+      failure = error;
+    }
+    const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (tried - 1)) * (0.5 + Math.random() / 2);
+    const delay = serverDelay ?? backoff;
+    if (tried >= attempts || delay > maxDelayMs) throw failure;
+    await sleep(delay);
+  }
+};
+
+const ifMatchHeader = (ifMatch: ConditionalWriteOptions['ifMatch']) =>
+  ifMatch === undefined ? {} : { 'if-match': ifMatch === '*' ? '*' : versionEntityTag(ifMatch) };
 
 /**
  * A client for the sales order service: one typed method per route. Each resolves with the
- * `data` of the success envelope and rejects with a SalesOrderApiError.
+ * `data` of the success envelope and rejects with a SalesOrderApiError (a subclass for 409,
+ * 412 and 428) or, when no response arrived, a SalesOrderNetworkError.
  */
 export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
   const client = initClient(salesOrdersContract, {
@@ -134,15 +258,25 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     throwOnUnknownStatus: false,
   });
   return {
-    /** POST /sales-orders */
-    createSalesOrder: (body: CreateSalesOrderBody) => unwrap<CreatedSalesOrder>(client.createSalesOrder({ body })),
-    /** GET /sales-orders/{id} */
+    /**
+     * POST /sales-orders, with an Idempotency-Key (a random UUID unless given): network errors,
+     * 409, 429, 502, 503 and 504 are retried with the same key, so a retry never makes a second order.
+     */
+    createSalesOrder: (body: CreateSalesOrderBody, { idempotencyKey = globalThis.crypto.randomUUID() }: CreateSalesOrderOptions = {}) =>
+      withRetries<CreatedSalesOrder>(options.retry, () =>
+        client.createSalesOrder({ body, headers: { 'idempotency-key': idempotencyKey } }),
+      ),
+    /** GET /sales-orders/{id}; `version` is what `ifMatch` takes. */
     getSalesOrder: (id: number) => unwrap<SalesOrder>(client.getSalesOrder({ params: { id } })),
-    /** PUT /sales-orders/{id}: `details` / `other_charges`, when sent, replace the stored sets. */
-    updateSalesOrder: (id: number, body: UpdateSalesOrderBody) =>
-      unwrap<UpdatedSalesOrder>(client.updateSalesOrder({ params: { id }, body })),
-    /** DELETE /sales-orders/{id} (soft delete) */
-    deleteSalesOrder: (id: number) => unwrap<DeletedSalesOrder>(client.deleteSalesOrder({ params: { id } })),
+    /**
+     * PUT /sales-orders/{id}: `details` / `other_charges`, when sent, replace the stored sets.
+     * With `ifMatch`, a stale version rejects with SalesOrderPreconditionFailedError.
+     */
+    updateSalesOrder: (id: number, body: UpdateSalesOrderBody, { ifMatch }: ConditionalWriteOptions = {}) =>
+      unwrap<UpdatedSalesOrder>(client.updateSalesOrder({ params: { id }, body, headers: ifMatchHeader(ifMatch) })),
+    /** DELETE /sales-orders/{id} (soft delete); `ifMatch` as for updates. */
+    deleteSalesOrder: (id: number, { ifMatch }: ConditionalWriteOptions = {}) =>
+      unwrap<DeletedSalesOrder>(client.deleteSalesOrder({ params: { id }, headers: ifMatchHeader(ifMatch) })),
     /** GET /sales-orders/max-number */
     getMaxNumber: (query: MaxNumberQuery) => unwrap<MaxNumber>(client.getMaxNumber({ query })),
     /** POST /sales-orders/calculate-totals */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ID } from './common.js';
 
 /**
  * Bounds of the error envelope's texts and list. Messages may quote the request (a path, a
@@ -30,6 +31,7 @@ export const ErrorDetailSchema = z
       .string()
       .max(ERROR_CODE_MAX_LENGTH)
       .describe('Machine-readable reason, e.g. "invalid_type", "unknown_product".'),
+    current_version: z.number().int().positive().max(MAX_ID).optional().describe('With code "version_mismatch" (412): the version the order is at now.'),
   })
   .describe('One problem with the request.');
 

@@ -6,7 +6,13 @@ export const ErrorCode = {
   unauthorized: 401,
   forbidden: 403,
   notFound: 404,
+  /** Write safety (opt-in headers): a retry while the first request with its key still runs. */
+  conflict: 409,
+  /** Write safety: If-Match names a version the order is no longer at. */
+  preconditionFailed: 412,
   unprocessable: 422,
+  /** Write safety: the service requires If-Match on PUT and DELETE (REQUIRE_IF_MATCH). */
+  preconditionRequired: 428,
   tooManyRequests: 429,
   internal: 500,
 } as const;
@@ -53,4 +59,15 @@ export const CommonErrorResponses = {
 export const NotFoundResponse = describedError('Not found: the sales order does not exist or is deleted.');
 export const UnprocessableResponse = describedError(
   'Unprocessable entity: well-formed, but the data is refused (unknown references, totals that do not add up, duplicate number).',
+);
+
+/** The write-safety responses (opt-in headers; see write-safety.ts). */
+export const IdempotencyConflictResponse = describedError(
+  'Conflict: a request with this Idempotency-Key is still being processed; retry after the `Retry-After` seconds.',
+);
+export const PreconditionFailedResponse = describedError(
+  'Precondition failed: If-Match does not name the current version; `error.details[0].current_version` holds it (the order is unchanged).',
+);
+export const PreconditionRequiredResponse = describedError(
+  'Precondition required: this service requires If-Match on PUT and DELETE (REQUIRE_IF_MATCH=true).',
 );

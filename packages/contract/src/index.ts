@@ -7,3 +7,4 @@ export * from './permissions.js';
 export * from './sales-order.js';
 export * from './sales-orders.contract.js';
 export * from './totals.js';
+export * from './write-safety.js';

@@ -134,7 +134,7 @@ const maxNumber: MaxNumber = {
 };
 
 const created: CreatedSalesOrder = { sales_order_id: 4, order_number: 'DHK-2026-00003', total_amount: 880 };
-const updated: UpdatedSalesOrder = { sales_order_id: 4, updated: true };
+const updated: UpdatedSalesOrder = { sales_order_id: 4, updated: true, version: 2 };
 const deleted: DeletedSalesOrder = { sales_order_id: 4, deleted: true };
 const totals: Totals = { subtotal: 100.3, other_charges_total: -0.3, grand_total: 100 };
 

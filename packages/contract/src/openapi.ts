@@ -14,6 +14,7 @@ import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
+import { OPERATION_RESPONSE_HEADERS } from './openapi-headers.js';
 import {
   CreateSalesOrderBodySchema,
   CreatedSalesOrderSchema,
@@ -163,7 +164,11 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
   return { paths: result, schemas: schemas as Record<string, SchemaObject> };
 };
 
-const SUCCESS_DESCRIPTIONS: Record<string, string> = { 200: 'OK', 201: 'Created' };
+const SUCCESS_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created',
+  304: 'Not modified: the order is still at the version If-None-Match names.',
+};
 
 /**
  * Headers the server sends (apps/server/src/http/rate-limit.ts and cors.ts): every API answer
@@ -218,6 +223,11 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     }),
   );
   const operationId = operation.operationId ?? '';
+  // Headers of one operation's answers (ETag, Location, Idempotent-Replayed, ...) beside the common ones.
+  for (const [status, headers] of Object.entries(OPERATION_RESPONSE_HEADERS[operationId] ?? {})) {
+    const response = responses[status];
+    if (response) responses[status] = { ...response, headers: { ...response.headers, ...headers } };
+  }
   const examples = OPERATION_EXAMPLES[operationId as keyof typeof OPERATION_EXAMPLES];
   if (examples) {
     for (const [status, example] of Object.entries(examples.responses)) {

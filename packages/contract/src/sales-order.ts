@@ -152,6 +152,7 @@ export const CreatedSalesOrderSchema = z.object({
 export const UpdatedSalesOrderSchema = z.object({
   sales_order_id: id(),
   updated: z.literal(true),
+  version: z.number().int().positive().max(MAX_ID).describe('The version after this update; the response\'s ETag carries it too.'),
 });
 
 export const DeletedSalesOrderSchema = z.object({

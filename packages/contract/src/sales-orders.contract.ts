@@ -1,7 +1,14 @@
 import { initContract } from '@ts-rest/core';
 import { DropdownOptionsSchema, DropdownParamsSchema, DropdownQuerySchema } from './dropdown.js';
 import { successEnvelope } from './envelope.js';
-import { CommonErrorResponses, NotFoundResponse, UnprocessableResponse } from './errors.js';
+import {
+  CommonErrorResponses,
+  IdempotencyConflictResponse,
+  NotFoundResponse,
+  PreconditionFailedResponse,
+  PreconditionRequiredResponse,
+  UnprocessableResponse,
+} from './errors.js';
 import { LicenceValidationSchema, ValidateLicenceBodySchema } from './licence.js';
 import { Permission } from './permissions.js';
 import {
@@ -16,6 +23,7 @@ import {
   UpdatedSalesOrderSchema,
 } from './sales-order.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
+import { IdempotencyHeadersSchema, IfMatchHeadersSchema, IfNoneMatchHeadersSchema } from './write-safety.js';
 
 const c = initContract();
 
@@ -72,9 +80,11 @@ export const salesOrdersContract = c.router(
     createSalesOrder: {
       method: 'POST',
       path: '/sales-orders',
+      headers: IdempotencyHeadersSchema,
       body: CreateSalesOrderBodySchema,
       responses: {
         201: successEnvelope(CreatedSalesOrderSchema),
+        409: IdempotencyConflictResponse,
         422: UnprocessableResponse,
       },
       summary: 'Create a sales order with its detail lines and other charges',
@@ -84,8 +94,10 @@ export const salesOrdersContract = c.router(
       method: 'GET',
       path: '/sales-orders/:id',
       pathParams: SalesOrderIdParamsSchema,
+      headers: IfNoneMatchHeadersSchema,
       responses: {
         200: successEnvelope(SalesOrderSchema),
+        304: c.noBody(),
         404: NotFoundResponse,
       },
       summary: 'Read one sales order',
@@ -95,11 +107,14 @@ export const salesOrdersContract = c.router(
       method: 'PUT',
       path: '/sales-orders/:id',
       pathParams: SalesOrderIdParamsSchema,
+      headers: IfMatchHeadersSchema,
       body: UpdateSalesOrderBodySchema,
       responses: {
         200: successEnvelope(UpdatedSalesOrderSchema),
         404: NotFoundResponse,
+        412: PreconditionFailedResponse,
         422: UnprocessableResponse,
+        428: PreconditionRequiredResponse,
       },
       summary: 'Update a sales order; details and other_charges, when sent, replace the stored sets',
       metadata: { permission: Permission.update } as const,
@@ -108,10 +123,13 @@ export const salesOrdersContract = c.router(
       method: 'DELETE',
       path: '/sales-orders/:id',
       pathParams: SalesOrderIdParamsSchema,
+      headers: IfMatchHeadersSchema,
       body: c.noBody(),
       responses: {
         200: successEnvelope(DeletedSalesOrderSchema),
         404: NotFoundResponse,
+        412: PreconditionFailedResponse,
+        428: PreconditionRequiredResponse,
       },
       summary: 'Soft-delete a sales order',
       metadata: { permission: Permission.delete } as const,

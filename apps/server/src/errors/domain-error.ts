@@ -4,13 +4,25 @@ import type { ErrorDetail } from '@sales-order/contract';
  * The errors a use case can end in. Services throw them; only the HTTP layer knows which
  * status each kind becomes (http/error-handler.ts).
  */
-export type DomainErrorKind = 'unauthenticated' | 'forbidden' | 'not_found' | 'unprocessable';
+export type DomainErrorKind =
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'unprocessable'
+  /** Write safety: the request with this Idempotency-Key is still running. */
+  | 'conflict'
+  /** Write safety: the order is no longer at the version the caller expects. */
+  | 'precondition_failed'
+  /** Write safety: the service requires the caller to name the version it expects. */
+  | 'precondition_required';
 
 export class DomainError extends Error {
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
     readonly details: ErrorDetail[] = [],
+    /** When set, the caller may retry after this many seconds (Retry-After). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';

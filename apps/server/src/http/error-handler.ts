@@ -23,6 +23,9 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   forbidden: ErrorCode.forbidden,
   not_found: ErrorCode.notFound,
   unprocessable: ErrorCode.unprocessable,
+  conflict: ErrorCode.conflict,
+  precondition_failed: ErrorCode.preconditionFailed,
+  precondition_required: ErrorCode.preconditionRequired,
 };
 
 /** A 401 names the schemes a caller can use (RFC 9110, section 11.6.1). */
@@ -106,6 +109,7 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
       res.set('WWW-Authenticate', AUTHENTICATION_CHALLENGE);
       req.log.debug({ reason: error.details[0]?.code }, 'authentication failed');
     }
+    if (error.retryAfterSeconds !== undefined) res.set('Retry-After', String(error.retryAfterSeconds));
     res.status(status).json(failure(status, error.message, error.details));
     return;
   }

@@ -51,18 +51,27 @@ export interface OrderToStore {
 export const isDuplicateKeyError = (error: unknown): boolean =>
   error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 
+const versionIn = (expectedVersions: readonly number[] | undefined) =>
+  expectedVersions === undefined ? {} : { version: { in: [...expectedVersions] } };
+
 export const orderRepository = {
+  /** The version of a live order; null when it does not exist or is deleted. */
+  liveVersion: async (db: Db, id: number): Promise<number | null> =>
+    (await db.salesOrder.findFirst({ where: { id, deletedAt: null }, select: { version: true } }))?.version ?? null,
+
   /** A live (not deleted) order with its customer name, lines with product names, and charges. */
   findLive: (db: Db, id: number): Promise<StoredOrder | null> =>
     db.salesOrder.findFirst({ where: { id, deletedAt: null }, include: orderWithLines }),
 
   /**
    * Takes the row lock of a live order for the rest of the transaction, bumping its version
-   * and stamping the updater. Null when the order does not exist or is deleted.
+   * and stamping the updater. Null when the order does not exist, is deleted, or is not at one
+   * of `expectedVersions` (when given): the check and the bump are one statement, so of two
+   * writers expecting the same version only the first succeeds.
    */
-  lockForUpdate: async (db: Db, id: number, actor: string | null) => {
+  lockForUpdate: async (db: Db, id: number, actor: string | null, expectedVersions?: readonly number[]) => {
     const [order] = await db.salesOrder.updateManyAndReturn({
-      where: { id, deletedAt: null },
+      where: { id, deletedAt: null, ...versionIn(expectedVersions) },
       data: { version: { increment: 1 }, updatedAt: new Date(), updatedBy: actor },
       select: {
         id: true,
@@ -73,6 +82,7 @@ export const orderRepository = {
         financialYearId: true,
         subtotal: true,
         otherChargesTotal: true,
+        version: true,
       },
     });
     return order ?? null;
@@ -90,10 +100,11 @@ export const orderRepository = {
     };
   },
 
-  softDelete: async (db: Db, id: number, actor: string | null): Promise<boolean> => {
+  /** Soft-deletes a live order at one of `expectedVersions` (any version when not given). */
+  softDelete: async (db: Db, id: number, actor: string | null, expectedVersions?: readonly number[]): Promise<boolean> => {
     const now = new Date();
     const { count } = await db.salesOrder.updateMany({
-      where: { id, deletedAt: null },
+      where: { id, deletedAt: null, ...versionIn(expectedVersions) },
       data: { deletedAt: now, deletedBy: actor, updatedAt: now, updatedBy: actor, version: { increment: 1 } },
     });
     return count === 1;

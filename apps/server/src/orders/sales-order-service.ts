@@ -14,6 +14,7 @@ import {
 } from '@sales-order/contract';
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { type Db, masterDataRepository } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime, parseCalendarDate } from '../shared/calendar.js';
 import { toDecimal, toJsonNumber } from '../shared/money.js';
@@ -34,6 +35,7 @@ import {
   isDuplicateKeyError,
   orderRepository,
 } from './order-repository.js';
+import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
 
 /** Who acts: the authenticated subject, recorded as created_by / updated_by / deleted_by. */
 export type Actor = string | null;
@@ -112,7 +114,8 @@ export const createSalesOrderService = (
     return toReadShape(order);
   },
 
-  async create(input: CreateSalesOrderBody, actor: Actor): Promise<CreatedSalesOrder> {
+  /** With an idempotency guard, its key is claimed and its result stored in the order's transaction. */
+  async create(input: CreateSalesOrderBody, actor: Actor, idempotency?: IdempotencyGuard): Promise<CreatedSalesOrder> {
     const problems: ErrorDetail[] = [];
     const { lines, subtotal } = linesToStore(input.details, problems);
     const charges = input.other_charges ?? [];
@@ -134,6 +137,7 @@ export const createSalesOrderService = (
     if (problems.length > 0 || !location || !financialYear || !series) throw unprocessable(problems);
 
     return prisma.$transaction(async (tx) => {
+      await idempotency?.claim(tx);
       let salesOrderNo: string;
       let sequence: bigint | null;
       if (supplied === null) {
@@ -172,14 +176,16 @@ export const createSalesOrderService = (
         });
       await orderRepository.insertLines(tx, order.id, lines);
       await orderRepository.insertCharges(tx, order.id, chargesToStore(charges));
-      return { sales_order_id: order.id, order_number: salesOrderNo, total_amount: toJsonNumber(total) };
+      const created = { sales_order_id: order.id, order_number: salesOrderNo, total_amount: toJsonNumber(total) };
+      await idempotency?.complete(tx, created);
+      return created;
     }, TRANSACTION_OPTIONS);
   },
 
-  async update(id: number, input: UpdateSalesOrderBody, actor: Actor): Promise<UpdatedSalesOrder> {
+  async update(id: number, input: UpdateSalesOrderBody, actor: Actor, expected?: ExpectedVersions): Promise<UpdatedSalesOrder> {
     return prisma.$transaction(async (tx) => {
-      const current = await orderRepository.lockForUpdate(tx, id, actor);
-      if (!current) throw notFound(`sales order ${id} not found`);
+      const current = await orderRepository.lockForUpdate(tx, id, actor, expected);
+      if (!current) throw await missingOrChanged(tx, id, expected);
 
       const problems: ErrorDetail[] = [];
       if (input.sales_order_no !== undefined && orderNumberKey(input.sales_order_no) !== orderNumberKey(current.salesOrderNo)) {
@@ -234,12 +240,12 @@ export const createSalesOrderService = (
         await orderRepository.deleteCharges(tx, id);
         await orderRepository.insertCharges(tx, id, chargesToStore(input.other_charges));
       }
-      return { sales_order_id: id, updated: true as const };
+      return { sales_order_id: id, updated: true as const, version: current.version };
     }, TRANSACTION_OPTIONS);
   },
 
-  async remove(id: number, actor: Actor): Promise<DeletedSalesOrder> {
-    if (!(await orderRepository.softDelete(prisma, id, actor))) throw notFound(`sales order ${id} not found`);
+  async remove(id: number, actor: Actor, expected?: ExpectedVersions): Promise<DeletedSalesOrder> {
+    if (!(await orderRepository.softDelete(prisma, id, actor, expected))) throw await missingOrChanged(prisma, id, expected);
     return { sales_order_id: id, deleted: true };
   },
 

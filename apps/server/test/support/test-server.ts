@@ -8,6 +8,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { answerClientErrorsInEnvelope } from '../../src/http/client-errors.js';
+import { startIdempotencyPurge } from '../../src/idempotency/idempotency-purge.js';
 import { createLogger } from '../../src/logger.js';
 import { type RedisClient, closeRedis, connectRedis } from '../../src/redis.js';
 import { type Fixtures, createFixtures } from './fixtures.js';
@@ -45,7 +46,7 @@ export interface TestServerOptions {
  * A database of its own for one test file: a clone of the migrated template on the
  * PostgreSQL server (TEST_DATABASE_URL), or an in-memory embedded PGlite.
  */
-const createTestDatabase = async (timeZone?: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
+export const createTestDatabase = async (timeZone?: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
   const template = inject('templateDatabase');
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!template || !serverUrl) {
@@ -93,6 +94,7 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
   // A test that points REDIS_URL somewhere unreachable wants the fallback, not a wait.
   if (redis && env.REDIS_URL === undefined) await whenReady(redis);
   const app = createApp({ config, logger, database, redis });
+  const idempotencyPurge = startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger });
   const server = app.listen(0, '127.0.0.1');
   answerClientErrorsInEnvelope(server, logger);
   await once(server, 'listening');
@@ -108,6 +110,7 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await idempotencyPurge.stop();
       await database.close();
       if (redis) await closeRedis(redis);
       await testDatabase.drop();

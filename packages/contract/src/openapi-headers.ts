@@ -1,0 +1,30 @@
+import type { HeaderObject } from 'openapi3-ts/oas30';
+
+/**
+ * Response headers per operation and status, for the OpenAPI document (ts-rest describes
+ * request headers from the contract, but no response headers).
+ */
+const ETAG: HeaderObject = {
+  description: 'The order\'s version as an entity tag, e.g. "3": send it back as If-Match (writes) or If-None-Match (reads).',
+  schema: { type: 'string', maxLength: 12, example: '"3"' },
+};
+const RETRY_AFTER: HeaderObject = {
+  description: 'Seconds to wait before retrying with the same Idempotency-Key and body.',
+  required: true,
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, example: 10 },
+};
+
+export const OPERATION_RESPONSE_HEADERS: Record<string, Record<string, Record<string, HeaderObject>>> = {
+  createSalesOrder: {
+    201: {
+      Location: { description: 'Address of the new order.', schema: { type: 'string', maxLength: 2048, example: '/api/sales-orders/4' } },
+      'Idempotent-Replayed': {
+        description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was created now).',
+        schema: { type: 'string', enum: ['true'], maxLength: 4 },
+      },
+    },
+    409: { 'Retry-After': RETRY_AFTER },
+  },
+  getSalesOrder: { 200: { ETag: ETAG }, 304: { ETag: ETAG } },
+  updateSalesOrder: { 200: { ETag: { ...ETAG, description: 'The order\'s new version, e.g. "4".' } } },
+};
