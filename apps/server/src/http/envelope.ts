@@ -28,6 +28,7 @@ export const failure = (status: number, message: string, details: ErrorDetail[] 
     message: clip(message, ERROR_MESSAGE_MAX_LENGTH),
     code: status,
     details: details.slice(0, MAX_ERROR_DETAILS).map((detail) => ({
+      ...detail,
       path: clip(detail.path, ERROR_PATH_MAX_LENGTH),
       message: clip(detail.message, ERROR_MESSAGE_MAX_LENGTH),
       code: clip(detail.code, ERROR_CODE_MAX_LENGTH),
