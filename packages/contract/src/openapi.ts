@@ -13,6 +13,8 @@ import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
+import { FieldChangeSchema, HistoryChargeSchema, HistoryEntrySchema, HistoryLineSchema, HistoryTotalsSchema, SalesOrderHistorySchema } from './order-history.js';
+import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
 import {
   CreateSalesOrderBodySchema,
   CreatedSalesOrderSchema,
@@ -66,6 +68,14 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   LicenceWarning: LicenceWarningSchema,
   DropdownOptions: DropdownOptionsSchema,
   ErrorDetail: ErrorDetailSchema,
+  SalesOrderPage: SalesOrderPageSchema,
+  SalesOrderListItem: SalesOrderListItemSchema,
+  SalesOrderHistory: SalesOrderHistorySchema,
+  HistoryEntry: HistoryEntrySchema,
+  HistoryLine: HistoryLineSchema,
+  HistoryCharge: HistoryChargeSchema,
+  HistoryTotals: HistoryTotalsSchema,
+  FieldChange: FieldChangeSchema,
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';

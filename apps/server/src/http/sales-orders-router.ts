@@ -19,7 +19,7 @@ const actorOf = (req: Pick<Request, 'principal'>): string => {
  * already validated params, query and body, and the services hold every rule. Keys keep the
  * contract's order, which is also Express's matching order (static paths before /:id).
  */
-export const createSalesOrdersRouter = ({ orders, licences, dropdowns, totals }: Services) =>
+export const createSalesOrdersRouter = ({ orders, orderList, orderHistory, licences, dropdowns, totals }: Services) =>
   s.router(salesOrdersContract, {
     getMaxNumber: async ({ query }) => ({ status: 200, body: success(await orders.maxNumber(query)) }),
 
@@ -32,6 +32,8 @@ export const createSalesOrdersRouter = ({ orders, licences, dropdowns, totals }:
       body: success(await dropdowns.options(params.type, query.selected_id ?? null)),
     }),
 
+    listSalesOrders: async ({ query }) => ({ status: 200, body: success(await orderList.list(query)) }),
+
     createSalesOrder: async ({ body, req, res }) => {
       const created = await orders.create(body, actorOf(req));
       res.setHeader('Location', `${req.baseUrl}/sales-orders/${created.sales_order_id}`);
@@ -39,6 +41,8 @@ export const createSalesOrdersRouter = ({ orders, licences, dropdowns, totals }:
     },
 
     getSalesOrder: async ({ params }) => ({ status: 200, body: success(await orders.get(params.id)) }),
+
+    getSalesOrderHistory: async ({ params }) => ({ status: 200, body: success(await orderHistory.get(params.id)) }),
 
     updateSalesOrder: async ({ params, body, req }) => ({
       status: 200,

@@ -18,6 +18,7 @@ import { masterDataRepository } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime, parseCalendarDate } from '../shared/calendar.js';
 import { toDecimal, toJsonNumber } from '../shared/money.js';
 import { formatOrderNumber, trailingSequence } from './numbering.js';
+import { orderHistory } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
 import { checkOrderReferences } from './order-references.js';
 import {
@@ -142,6 +143,7 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
         });
       await orderRepository.insertLines(tx, order.id, lines);
       await orderRepository.insertCharges(tx, order.id, chargesToStore(charges));
+      await orderHistory.record(tx, { orderId: order.id, action: 'create', actor, before: null });
       return { sales_order_id: order.id, order_number: salesOrderNo, total_amount: toJsonNumber(total) };
     }, TRANSACTION_OPTIONS);
   },
@@ -150,6 +152,7 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
     return prisma.$transaction(async (tx) => {
       const current = await orderRepository.lockForUpdate(tx, id, actor);
       if (!current) throw notFound(`sales order ${id} not found`);
+      const before = await orderHistory.stateOf(tx, id);
 
       const problems: ErrorDetail[] = [];
       if (input.sales_order_no !== undefined && input.sales_order_no !== current.salesOrderNo) {
@@ -201,12 +204,16 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
         await orderRepository.deleteCharges(tx, id);
         await orderRepository.insertCharges(tx, id, chargesToStore(input.other_charges));
       }
+      await orderHistory.record(tx, { orderId: id, action: 'update', actor, before });
       return { sales_order_id: id, updated: true as const };
     }, TRANSACTION_OPTIONS);
   },
 
   async remove(id: number, actor: Actor): Promise<DeletedSalesOrder> {
-    if (!(await orderRepository.softDelete(prisma, id, actor))) throw notFound(`sales order ${id} not found`);
+    await prisma.$transaction(async (tx) => {
+      if (!(await orderRepository.softDelete(tx, id, actor))) throw notFound(`sales order ${id} not found`);
+      await orderHistory.record(tx, { orderId: id, action: 'delete', actor });
+    }, TRANSACTION_OPTIONS);
     return { sales_order_id: id, deleted: true };
   },
 
