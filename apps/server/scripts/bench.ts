@@ -8,6 +8,11 @@
  * database: a throwaway database is created and dropped there). Every scenario is bounded in
  * time; traffic goes to 127.0.0.1 only.
  *
+ * With BENCH_DATABASE_URL, BENCH_LIST_ORDERS orders (default 200,000) are bulk-loaded in SQL
+ * before the list scenarios, so that GET /sales-orders is measured on a production-sized table
+ * (the embedded database is the service's own process and is not loaded; its list figures are
+ * for the demo data only).
+ *
  *   pnpm bench                       # 5 s per scenario, 16 connections
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=32 pnpm bench
  */
@@ -19,17 +24,40 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
+import { loadBulkOrders } from './bulk-orders.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const serverRoot = path.resolve(import.meta.dirname, '..');
 const secret = 'bench-only-secret-for-hs256-tokens-0123456789';
 
-const adminQuery = async (url: string, sql: string) => {
+const adminQuery = async (url: string, sql: string, params: unknown[] = []) => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+};
+
+const idsOf = async (url: string, table: string) =>
+  (await adminQuery(url, `SELECT id FROM ${table} WHERE active ORDER BY id`)).map((row: { id: number }) => row.id);
+
+/** Bulk-loads orders over the seeded master data, dated over the last 700 days. */
+const loadListOrders = async (url: string, orders: number) => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const firstDay = new Date(Date.now() - 700 * 86_400_000).toISOString().slice(0, 10);
+    await loadBulkOrders((sql, params) => client.query(sql, params), {
+      orders,
+      customerIds: await idsOf(url, 'customers'),
+      productIds: await idsOf(url, 'products'),
+      locationIds: await idsOf(url, 'locations'),
+      firstDay,
+      days: 700,
+    });
   } finally {
     await client.end();
   }
@@ -79,6 +107,22 @@ const scenarios: Scenario[] = [
     body: { sales_order_details: [{ product_id: 1, quantity: 5 }, { product_id: 2, quantity: 1 }, { product_id: 6, quantity: 3 }] },
     auth: true,
   },
+  { name: 'GET /api/sales-orders?limit=50 (newest first)', method: 'GET', path: '/api/sales-orders?limit=50', auth: true },
+  {
+    name: 'GET /api/sales-orders?limit=50 (a later page)',
+    method: 'GET',
+    // The cursor after (2025-06-01, id 100000) in the default sort.
+    path: `/api/sales-orders?limit=50&cursor=${Buffer.from(JSON.stringify({ s: '-sales_order_date', k: '2025-06-01', i: 100_000 })).toString('base64url')}`,
+    auth: true,
+  },
+  { name: 'GET /api/sales-orders?customer_id=12&sort=-grand_total', method: 'GET', path: '/api/sales-orders?limit=50&customer_id=12&sort=-grand_total', auth: true },
+  { name: 'GET /api/sales-orders?q=a1b2', method: 'GET', path: '/api/sales-orders?limit=50&q=a1b2', auth: true },
+  {
+    name: 'GET /api/sales-orders (sync feed)',
+    method: 'GET',
+    path: '/api/sales-orders?limit=50&updated_since=2026-01-20T00:00:00Z&include_deleted=true&sort=updated_at',
+    auth: true,
+  },
   {
     name: 'POST /api/sales-orders (2 lines)',
     method: 'POST',
@@ -113,6 +157,13 @@ const main = async () => {
   const service = startService(env);
   try {
     const origin = await service.origin;
+    const listOrders = Number(process.env.BENCH_LIST_ORDERS ?? 200_000);
+    if (serverUrl && listOrders > 0) {
+      const url = new URL(serverUrl);
+      url.pathname = `/${benchDatabase}`;
+      console.log(`loading ${listOrders} orders for the list scenarios...`);
+      await loadListOrders(url.toString(), listOrders);
+    }
     const token = await new SignJWT({ permissions: ['*'] })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('bench')

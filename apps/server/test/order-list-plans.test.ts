@@ -2,6 +2,7 @@ import { LIST_TOTAL_CAP, type ListCursor, type ListSort } from '@sales-order/con
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Prisma } from '../src/generated/prisma/client.js';
 import { type OrderListFilter, countQuery, pageQuery } from '../src/orders/order-list-repository.js';
+import { loadBulkOrders } from '../scripts/bulk-orders.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 const ORDERS = 200_000;
@@ -30,28 +31,22 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
 
   beforeAll(async () => {
     const { prisma } = suite.server.database;
-    const { locations, years } = suite.fixtures;
+    const { locations } = suite.fixtures;
     await prisma.$executeRaw`INSERT INTO customers (code, name) SELECT 'BC' || g, 'Bulk Customer ' || md5(g::text) FROM generate_series(1, ${CUSTOMERS}::int) g`;
     await prisma.$executeRaw`INSERT INTO products (code, name) SELECT 'BP' || g, 'Bulk Product ' || g FROM generate_series(1, ${PRODUCTS}::int) g`;
-    firstCustomer = (await prisma.customer.findFirstOrThrow({ where: { code: 'BC1' } })).id;
-    firstProduct = (await prisma.product.findFirstOrThrow({ where: { code: 'BP1' } })).id;
-    await prisma.$executeRaw`
-      INSERT INTO sales_orders (sales_order_no, location_id, financial_year_id, customer_id, sales_order_date, remarks,
-                                subtotal, other_charges_total, grand_total, created_at, updated_at, deleted_at)
-      SELECT 'BLK-' || lpad(g::text, 7, '0'),
-             CASE WHEN g % 2 = 0 THEN ${locations.dhaka.id}::int ELSE ${locations.chattogram.id}::int END,
-             CASE WHEN day < DATE '2026-07-01' THEN ${years.previousYear.id}::int ELSE ${years.currentYear.id}::int END,
-             ${firstCustomer}::int + g % ${CUSTOMERS}::int, day,
-             CASE WHEN g % 3 = 0 THEN 'note ' || md5(g::text) END,
-             total, 0, total, stamp, stamp, CASE WHEN g % 20 = 0 THEN stamp END
-      FROM generate_series(1, ${ORDERS}::int) g,
-           LATERAL (SELECT DATE '2025-07-01' + (g % 730) AS day,
-                           ((g::bigint * 7919) % 1000000) / 100.0 AS total,
-                           TIMESTAMPTZ '2026-01-01 00:00:00+00' + g * INTERVAL '37 seconds' AS stamp) AS v`;
-    await prisma.$executeRaw`
-      INSERT INTO sales_order_details (sales_order_id, line_no, product_id, quantity, rate, amount)
-      SELECT id, 1, ${firstProduct}::int + id % ${PRODUCTS}::int, 1, grand_total, grand_total FROM sales_orders WHERE sales_order_no LIKE 'BLK-%'`;
-    await prisma.$executeRawUnsafe('ANALYZE');
+    const customers = await prisma.customer.findMany({ where: { code: { startsWith: 'BC' } }, orderBy: { id: 'asc' }, select: { id: true } });
+    const products = await prisma.product.findMany({ where: { code: { startsWith: 'BP' } }, orderBy: { id: 'asc' }, select: { id: true } });
+    firstCustomer = customers[0]!.id;
+    firstProduct = products[0]!.id;
+    await loadBulkOrders((sql, params) => prisma.$executeRawUnsafe(sql, ...params), {
+      orders: ORDERS,
+      customerIds: customers.map((customer) => customer.id),
+      productIds: products.map((product) => product.id),
+      locationIds: [locations.dhaka.id, locations.chattogram.id],
+      // Both fixture financial years.
+      firstDay: '2025-07-01',
+      days: 730,
+    });
   }, 300_000);
 
   const planOf = async (query: Prisma.Sql): Promise<PlanNode> => {

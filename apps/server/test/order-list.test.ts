@@ -10,6 +10,7 @@ type Item = {
   updated_at: string;
   grand_total: number;
   line_count: number;
+  version: number;
   deleted_at: string | null;
 };
 

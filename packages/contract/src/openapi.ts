@@ -115,11 +115,26 @@ const toOpenApi30Bounds = (node: Json): Json => {
   return result;
 };
 
+/**
+ * A nullable union comes out as `{ oneOf, nullable }` without a `type`, which OpenAPI 3.0 does
+ * not allow; `anyOf` over nullable members says the same (oneOf would match null twice).
+ */
+const toNullableMembers = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(toNullableMembers);
+  if (node === null || typeof node !== 'object') return node;
+  const result: Record<string, Json> = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, toNullableMembers(value)]));
+  if (result.nullable === true && result.type === undefined && Array.isArray(result.oneOf)) {
+    const { oneOf, nullable: _nullable, ...rest } = result;
+    return { ...rest, anyOf: (oneOf as Record<string, Json>[]).map((member) => ({ ...member, nullable: true })) };
+  }
+  return result;
+};
+
 /** Lifts the named schemas out of `paths` into `components.schemas`, smallest first so they nest. */
 const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, SchemaObject> } => {
   const named = [
     ...Object.entries(REQUEST_COMPONENTS).map(([name, schema]) => [name, toOpenApi30Bounds(generateSchema(schema, false))] as const),
-    ...Object.entries(RESPONSE_COMPONENTS).map(([name, schema]) => [name, toOpenApi30Bounds(generateSchema(schema, true))] as const),
+    ...Object.entries(RESPONSE_COMPONENTS).map(([name, schema]) => [name, toNullableMembers(toOpenApi30Bounds(generateSchema(schema, true)))] as const),
     [ERROR_ENVELOPE, toOpenApi30Bounds(generateSchema(ErrorEnvelopeSchema, true))] as const,
   ].sort(([, a], [, b]) => JSON.stringify(a).length - JSON.stringify(b).length);
 
@@ -192,7 +207,7 @@ export const createOpenApiDocument = ({
       operationMapper: (operation, route) => describeOperation(operation as OperationObject, route) as never,
     },
   );
-  const { paths, schemas } = extractComponents(toOpenApi30Bounds(generated.paths));
+  const { paths, schemas } = extractComponents(toNullableMembers(toOpenApi30Bounds(generated.paths)));
 
   const builder = OpenApiBuilder.create()
     .addOpenApiVersion('3.0.3')

@@ -5,7 +5,7 @@ import { dateTime } from './common.js';
 
 export const HistoryActionSchema = z.enum(['create', 'update', 'delete']);
 
-const changeValue = () => z.union([z.string(), z.number(), z.null()]);
+const changeValue = () => z.union([z.string(), z.number()]).nullable();
 
 /** One changed field: of the header, or of a line or charge. */
 export const FieldChangeSchema = z.object({

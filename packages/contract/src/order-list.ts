@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MONEY_MAX, calendarDate, dateTime, decimal, idParam, text } from './common.js';
+import { MONEY_MAX, SchemaIssueCode, calendarDate, dateTime, decimalPlaces, idParam, text } from './common.js';
 
 /**
  * GET /sales-orders: filters, sorts, the opaque keyset cursor and the page. The cursor is
@@ -73,7 +73,13 @@ const queryBoolean = () =>
 const moneyBound = () =>
   z.coerce
     .number()
-    .pipe(decimal({ scale: 2, min: -MONEY_MAX, max: MONEY_MAX }))
+    .finite()
+    .gte(-MONEY_MAX)
+    .lte(MONEY_MAX)
+    .refine((value) => decimalPlaces(value) <= 2, {
+      message: 'must have at most 2 decimal places',
+      params: { code: SchemaIssueCode.tooManyDecimals },
+    })
     .transform((value) => value.toFixed(2));
 
 const DATE_TIME_INPUT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-]\d{2}:\d{2})?$/;
@@ -108,7 +114,8 @@ export const ListSalesOrdersQuerySchema = z
     number: z.string().regex(PREFIX_TEXT).optional().describe('Exact order number, case-insensitive.'),
     number_prefix: z.string().regex(PREFIX_TEXT).optional().describe('Order numbers starting with this, case-insensitive.'),
     q: text(100)
-      .pipe(z.string().trim().min(1))
+      .refine((value) => value.trim() !== '', { message: 'must not be blank' })
+      .transform((value) => value.trim())
       .optional()
       .describe('Case-insensitive substring of the order number, the customer name or the remarks.'),
     product_id: idParam().optional().describe('Orders having at least one line of this product.'),
