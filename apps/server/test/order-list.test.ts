@@ -112,8 +112,6 @@ describe('GET /sales-orders', () => {
       [{ date_to: '2026-08-15' }, byOrder((order) => order.sales_order_date <= '2026-08-15')],
       [{ date_from: '2026-07-01', date_to: '2026-07-01' }, byOrder((order) => order.sales_order_date === '2026-07-01')],
       [{ number: 'host_ref-7' }, byOrder((order) => order.sales_order_no === 'HOST_REF-7')],
-      // "_" in a number is a literal underscore, not LIKE's any-character.
-      [{ number: 'HOST-REF-7' }, []],
       [{ number_prefix: 'host_' }, byOrder((order) => order.sales_order_no === 'HOST_REF-7')],
       [{ number_prefix: 'dhk-2026' }, byOrder((order) => order.sales_order_no.startsWith('DHK-2026'))],
       [{ q: 'GATE' }, byOrder((_, index) => index === 4)],
@@ -125,9 +123,12 @@ describe('GET /sales-orders', () => {
       [{ min_total: 100.5, max_total: 250.5 }, byOrder((order) => order.grand_total >= 100.5 && order.grand_total <= 250.5)],
     ];
     for (const [query, expected] of cases) {
-      if (query.number !== 'HOST-REF-7') expect(expected.length, JSON.stringify(query)).toBeGreaterThan(0);
+      expect(expected.length, JSON.stringify(query)).toBeGreaterThan(0);
       expect(sortedIds((await list(query)).items), JSON.stringify(query)).toEqual(expected);
     }
+    // "_" in a number is a literal underscore, not LIKE's any-character.
+    expect((await list({ number: 'host_ref_7' })).items).toEqual([]);
+    expect((await list({ number_prefix: 'dhk_2026' })).items).toEqual([]);
   });
 
   it('matches q literally: %, _ and \\ are not wildcards, case does not matter', async () => {
