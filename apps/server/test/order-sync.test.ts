@@ -7,8 +7,8 @@ import { signJwt } from './support/tokens.js';
 /**
  * The incremental-sync recipe of docs/api.md, run as a host would run it, through the SDK,
  * while other callers create, update and delete orders; the mirror must end identical to the
- * database. A mirror without the clock-skew margin is run beside it to show why the margin is
- * there: a transaction that commits late carries an earlier updated_at.
+ * database. A second test shows why the recipe has a clock-skew margin: a transaction that
+ * commits late carries an earlier updated_at, and a mirror without the margin loses it.
  */
 
 interface Mirror {
@@ -18,6 +18,9 @@ interface Mirror {
 }
 
 const newMirror = (): Mirror => ({ rows: new Map(), since: null });
+
+/** The margin docs/api.md recommends: the longest write transaction plus clock differences. */
+const MARGIN_SECONDS = 120;
 
 const minusSeconds = (dateTime: string, seconds: number) =>
   new Date(new Date(`${dateTime.replace(' ', 'T')}Z`).getTime() - seconds * 1000).toISOString();
@@ -61,9 +64,7 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
     for (let index = 1; index <= 10; index += 1) live.push(await create(index));
 
     const mirror = newMirror();
-    const withoutMargin = newMirror();
-    await syncOnce(client, mirror, 5);
-    await syncOnce(client, withoutMargin, 0);
+    await syncOnce(client, mirror, MARGIN_SECONDS);
 
     // Writers and the mirror run at the same time.
     let writing = true;
@@ -80,15 +81,14 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
         } else {
           const response = await http.delete(`/sales-orders/${target}`);
           expect([200, 404]).toContain(response.status);
-          live.splice(live.indexOf(target), 1);
+          if (live.includes(target)) live.splice(live.indexOf(target), 1);
         }
       }
     };
     const polling = (async () => {
       let polls = 0;
       while (writing) {
-        await syncOnce(client, mirror, 5);
-        await syncOnce(client, withoutMargin, 0);
+        await syncOnce(client, mirror, MARGIN_SECONDS);
         polls += 1;
       }
       return polls;
@@ -97,14 +97,13 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
     writing = false;
     expect(await polling).toBeGreaterThan(1);
 
-    await syncOnce(client, mirror, 5);
-    await syncOnce(client, withoutMargin, 0);
+    await syncOnce(client, mirror, MARGIN_SECONDS);
 
     const stored = await prisma.salesOrder.findMany({ select: { id: true, version: true, deletedAt: true, remarks: true } });
     const everything = new Map<number, SalesOrderListItem>();
     for await (const order of client.salesOrders({ include_deleted: true, limit: 200 })) everything.set(order.sales_order_id, order);
 
-    expect(stored.length).toBeGreaterThan(30);
+    expect(stored.length).toBeGreaterThanOrEqual(25);
     expect(stored.some((order) => order.deletedAt !== null)).toBe(true);
     expect(new Map([...mirror.rows].sort(([a], [b]) => a - b))).toEqual(new Map([...everything].sort(([a], [b]) => a - b)));
     expect(Object.fromEntries([...mirror.rows].map(([id, order]) => [id, [order.version, order.deleted_at !== null]]))).toEqual(
@@ -113,6 +112,7 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
   });
 
   // Holding a row lock takes a second connection, which the embedded database (one) lacks.
+  // Here the late write lags by 1.5 s, so a 5 s margin shows the mechanism.
   it.skipIf(!process.env.TEST_DATABASE_URL)('catches a write that commits after later ones, thanks to the margin; without it the write is lost', async () => {
     const { prisma } = suite.server.database;
     const client = createSalesOrderClient({
