@@ -14,6 +14,11 @@
  * database: throwaway databases are created and dropped there). Every scenario is bounded in
  * time; traffic goes to 127.0.0.1 only. RSS is the service process's peak during a scenario.
  *
+ * With BENCH_DATABASE_URL, BENCH_LIST_ORDERS orders (default 200,000) are bulk-loaded in SQL
+ * before the list scenarios, so that GET /sales-orders is measured on a production-sized table
+ * (the embedded database is the service's own process and is not loaded; its list figures are
+ * for the demo data only).
+ *
  *   pnpm bench                       # 5 s per scenario, 32 connections
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 pnpm bench
  *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
@@ -28,6 +33,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
+import { loadBulkOrders } from './bulk-orders.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -38,7 +44,29 @@ const adminQuery = async (url: string, sql: string) => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+};
+
+const idsOf = async (url: string, table: string) =>
+  (await adminQuery(url, `SELECT id FROM ${table} WHERE active ORDER BY id`)).map((row: { id: number }) => row.id);
+
+/** Bulk-loads orders over the seeded master data, dated over the last 700 days. */
+const loadListOrders = async (url: string, orders: number) => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const firstDay = new Date(Date.now() - 700 * 86_400_000).toISOString().slice(0, 10);
+    await loadBulkOrders((sql, params) => client.query(sql, params), {
+      orders,
+      customerIds: await idsOf(url, 'customers'),
+      productIds: await idsOf(url, 'products'),
+      locationIds: await idsOf(url, 'locations'),
+      firstDay,
+      days: 700,
+    });
   } finally {
     await client.end();
   }
@@ -189,6 +217,13 @@ const main = async () => {
   const service = startService(env);
   try {
     const origin = await service.origin;
+    const listOrders = Number(process.env.BENCH_LIST_ORDERS ?? 200_000);
+    if (serverUrl && listOrders > 0) {
+      const url = new URL(serverUrl);
+      url.pathname = `/${benchDatabase}`;
+      console.log(`loading ${listOrders} orders for the list scenarios...`);
+      await loadListOrders(url.toString(), listOrders);
+    }
     const token = await new SignJWT({ permissions: ['*'] })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('bench')
@@ -203,6 +238,22 @@ const main = async () => {
       { name: 'GET order (5 lines)', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders/${orderId}` },
       { name: 'POST validate-licence (3 products)', against: 'hello', method: 'POST', url: `${origin}/api/sales-orders/validate-licence`, body: { sales_order_details: [{ product_id: 1, quantity: 5 }, { product_id: 2, quantity: 1 }, { product_id: 6, quantity: 3 }] } },
       { name: 'GET max-number', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders/max-number?year_id=3&location_id=1` },
+      { name: 'GET list, page of 50 (newest first)', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders?limit=50` },
+      {
+        name: 'GET list, a later page',
+        against: 'hello',
+        method: 'GET',
+        // The cursor after (2025-06-01, id 100000) in the default sort.
+        url: `${origin}/api/sales-orders?limit=50&cursor=${Buffer.from(JSON.stringify({ s: '-sales_order_date', k: '2025-06-01', i: 100_000 })).toString('base64url')}`,
+      },
+      { name: 'GET list, customer by grand total', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders?limit=50&customer_id=12&sort=-grand_total` },
+      { name: 'GET list, q=a1b2', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders?limit=50&q=a1b2` },
+      {
+        name: 'GET list, sync feed',
+        against: 'hello',
+        method: 'GET',
+        url: `${origin}/api/sales-orders?limit=50&updated_since=2026-01-20T00:00:00Z&include_deleted=true&sort=updated_at`,
+      },
       { name: 'POST order (5 lines, server numbering, one series)', against: 'pgbench', method: 'POST', url: `${origin}/api/sales-orders`, body: createBody },
     ];
     for (const { name, against, ...scenario } of scenarios) {

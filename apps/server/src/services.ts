@@ -3,6 +3,8 @@ import type { PrismaClient } from './generated/prisma/client.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
 import { createLicenceService } from './licences/licence-service.js';
+import { createOrderHistoryService } from './orders/order-history.js';
+import { createOrderListService } from './orders/order-list-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
 import { createSalesOrderService } from './orders/sales-order-service.js';
 import { todayIn } from './shared/calendar.js';
@@ -13,6 +15,8 @@ export const createServices = (
   { businessTimeZone, orderNumberMaxAhead, idempotency }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency'>,
 ) => ({
   orders: createSalesOrderService(prisma, { orderNumberMaxAhead: BigInt(orderNumberMaxAhead) }),
+  orderList: createOrderListService(prisma),
+  orderHistory: createOrderHistoryService(prisma),
   idempotency: createIdempotencyService(prisma, idempotency),
   licences: createLicenceService(prisma, () => todayIn(businessTimeZone)),
   dropdowns: createDropdownService(prisma),

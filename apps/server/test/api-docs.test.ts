@@ -25,11 +25,15 @@ describe('API documentation', () => {
         '/sales-orders/max-number',
         '/sales-orders/validate-licence',
         '/sales-orders/{id}',
+        '/sales-orders/{id}/history',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>));
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(
-      ['calculateTotals', 'createSalesOrder', 'deleteSalesOrder', 'getDropdownOptions', 'getMaxNumber', 'getSalesOrder', 'updateSalesOrder', 'validateLicence'].sort(),
+      [
+        'calculateTotals', 'createSalesOrder', 'deleteSalesOrder', 'getDropdownOptions', 'getMaxNumber', 'getSalesOrder',
+        'getSalesOrderHistory', 'listSalesOrders', 'updateSalesOrder', 'validateLicence',
+      ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKeyAuth', 'bearerAuth', 'sessionCookie']);
     expect(document.paths['/sales-orders/{id}'].get.responses['404'].content['application/json'].schema).toEqual({

@@ -71,6 +71,11 @@ describe('authentication and permissions on every route', () => {
         status: 200,
         call: async () => ({ method: 'get', path: '/sales-orders/dropdown-options/customers' }),
       },
+      listSalesOrders: {
+        permission: Permission.read,
+        status: 200,
+        call: async () => ({ method: 'get', path: `/sales-orders?customer_id=${fixtures.customers.customer.id}&limit=5` }),
+      },
       createSalesOrder: {
         permission: Permission.create,
         status: 201,
@@ -80,6 +85,11 @@ describe('authentication and permissions on every route', () => {
         permission: Permission.read,
         status: 200,
         call: async () => ({ method: 'get', path: `/sales-orders/${await newOrderId()}` }),
+      },
+      getSalesOrderHistory: {
+        permission: Permission.read,
+        status: 200,
+        call: async () => ({ method: 'get', path: `/sales-orders/${await newOrderId()}/history` }),
       },
       updateSalesOrder: {
         permission: Permission.update,

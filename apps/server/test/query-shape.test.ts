@@ -56,4 +56,17 @@ describe('query shape', () => {
     expect(large.length).toBe(small.length);
     expect(large.filter((sql) => /INSERT INTO "public"."sales_order_details"/.test(sql))).toHaveLength(1);
   });
+
+  it('lists a page with one statement (two with include_total), whatever the page size or filters', async () => {
+    for (let index = 0; index < 3; index += 1) await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201);
+    const small = await statementsOf(() => server.http.get('/sales-orders').query({ limit: 1 }).expect(200));
+    const large = await statementsOf(() =>
+      server.http.get('/sales-orders').query({ limit: 200, q: 'friday', product_id: fixtures.products.product.id, sort: 'grand_total' }).expect(200),
+    );
+    const counted = await statementsOf(() => server.http.get('/sales-orders').query({ include_total: true }).expect(200));
+    expect(small.filter((sql) => /sales_orders/.test(sql))).toHaveLength(1);
+    expect(large.filter((sql) => /sales_orders/.test(sql))).toHaveLength(1);
+    expect(counted.filter((sql) => /sales_orders/.test(sql))).toHaveLength(2);
+    expect(large.some((sql) => /OFFSET/i.test(sql))).toBe(false);
+  });
 });

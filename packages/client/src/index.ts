@@ -7,9 +7,13 @@ import {
   type DropdownType,
   type ErrorDetail,
   type LicenceValidation,
+  type ListSalesOrdersQuery,
   type MaxNumber,
   type MaxNumberQuery,
   type SalesOrder,
+  type SalesOrderHistory,
+  type SalesOrderListItem,
+  type SalesOrderPage,
   type Totals,
   type UpdateSalesOrderBody,
   type UpdatedSalesOrder,
@@ -28,14 +32,19 @@ export type {
   DropdownType,
   ErrorDetail,
   LicenceValidation,
+  ListSalesOrdersQuery,
   MaxNumber,
   MaxNumberQuery,
   SalesOrder,
+  SalesOrderHistory,
+  SalesOrderListItem,
+  SalesOrderPage,
   Totals,
   UpdateSalesOrderBody,
   UpdatedSalesOrder,
   ValidateLicenceBody,
 };
+export type { FieldChange, HistoryCharge, HistoryChanges, HistoryEntry, HistoryLine, HistoryTotals, ListSort } from '@sales-order/contract';
 export type { LicenceWarning, OtherCharge, OtherChargeInput, SalesOrderDetail, SalesOrderDetailInput } from '@sales-order/contract';
 export { ErrorCode, LicenceWarningCode, ValidationCode, WriteSafetyCode, salesOrdersContract } from '@sales-order/contract';
 
@@ -257,7 +266,26 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     api: fetcher(options),
     throwOnUnknownStatus: false,
   });
+  const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
+    unwrap<SalesOrderPage>(client.listSalesOrders({ query: filters }));
+
   return {
+    /** GET /sales-orders: one page; pass its `next_cursor` as `cursor` (same filters and sort) for the next. */
+    listSalesOrders,
+    /**
+     * Every order matching `filters`, page after page (`limit` sets the page size), for
+     * `for await (const order of client.salesOrders({ customer_id: 12 }))`.
+     */
+    salesOrders: async function* (filters: Omit<ListSalesOrdersQuery, 'cursor'> = {}): AsyncGenerator<SalesOrderListItem, void, undefined> {
+      let cursor: string | undefined;
+      do {
+        const page = await listSalesOrders({ ...filters, ...(cursor === undefined ? {} : { cursor }) });
+        yield* page.items;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+    },
+    /** GET /sales-orders/{id}/history: every create, update and delete, oldest first (also of deleted orders). */
+    getSalesOrderHistory: (id: number) => unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id } })),
     /**
      * POST /sales-orders, with an Idempotency-Key (a random UUID unless given): network errors,
      * 409, 429, 502, 503 and 504 are retried with the same key, so a retry never makes a second order.

@@ -3,6 +3,8 @@ export * from './dropdown.js';
 export * from './envelope.js';
 export * from './errors.js';
 export * from './licence.js';
+export * from './order-history.js';
+export * from './order-list.js';
 export * from './permissions.js';
 export * from './sales-order.js';
 export * from './sales-orders.contract.js';

@@ -1,6 +1,8 @@
 import type { DropdownOptions } from './dropdown.js';
 import type { ErrorEnvelope } from './envelope.js';
 import type { LicenceValidation, ValidateLicenceBody } from './licence.js';
+import type { SalesOrderHistory } from './order-history.js';
+import type { SalesOrderPage } from './order-list.js';
 import type {
   CreateSalesOrderBody,
   CreatedSalesOrder,
@@ -138,6 +140,70 @@ const updated: UpdatedSalesOrder = { sales_order_id: 4, updated: true, version: 
 const deleted: DeletedSalesOrder = { sales_order_id: 4, deleted: true };
 const totals: Totals = { subtotal: 100.3, other_charges_total: -0.3, grand_total: 100 };
 
+const page: SalesOrderPage = {
+  items: [
+    {
+      sales_order_id: 4,
+      sales_order_no: 'DHK-2026-00003',
+      customer_id: 12,
+      customer_name: 'Rahman Traders',
+      sales_order_date: '2026-11-21',
+      location_id: 1,
+      financial_year_id: 3,
+      subtotal: 730,
+      other_charges_total: 150,
+      grand_total: 880,
+      line_count: 2,
+      version: 2,
+      created_at: '2026-11-21 09:14:03',
+      updated_at: '2026-11-21 10:02:41',
+      deleted_at: null,
+    },
+  ],
+  next_cursor: 'eyJzIjoiLXNhbGVzX29yZGVyX2RhdGUiLCJrIjoiMjAyNi0xMS0yMSIsImkiOjR9',
+  total: 1342,
+  total_capped: false,
+};
+
+const history: SalesOrderHistory = {
+  sales_order_id: 4,
+  entries: [
+    {
+      version: 1,
+      action: 'create',
+      at: '2026-11-21 09:14:03',
+      by: 'user-17',
+      changes: {
+        fields: [
+          { field: 'customer_id', from: null, to: 12 },
+          { field: 'sales_order_date', from: null, to: '2026-11-21' },
+        ],
+        lines: {
+          added: [{ line_no: 1, product_id: 1, packsize_id: 1, quantity: 3, rate: 200, amount: 600, remarks: null }],
+          removed: [],
+          changed: [],
+        },
+        other_charges: { added: [{ line_no: 1, description: 'Carriage', amount: 150 }], removed: [], changed: [] },
+        totals_before: null,
+        totals_after: { subtotal: 600, other_charges_total: 150, grand_total: 750 },
+      },
+    },
+    {
+      version: 2,
+      action: 'update',
+      at: '2026-11-21 10:02:41',
+      by: 'user-17',
+      changes: {
+        fields: [{ field: 'remarks', from: null, to: 'Deliver to the Bogura warehouse' }],
+        lines: { added: [], removed: [], changed: [{ line_no: 1, changes: [{ field: 'quantity', from: 3, to: 3.65 }] }] },
+        other_charges: { added: [], removed: [], changed: [] },
+        totals_before: { subtotal: 600, other_charges_total: 150, grand_total: 750 },
+        totals_after: { subtotal: 730, other_charges_total: 150, grand_total: 880 },
+      },
+    },
+  ],
+};
+
 type Examples = { [K in keyof SalesOrdersContract]: { request?: unknown; responses: Record<string, unknown> } };
 
 export const OPERATION_EXAMPLES = {
@@ -149,7 +215,9 @@ export const OPERATION_EXAMPLES = {
     request: createBody,
     responses: { 201: ok(created, 'Sales order created successfully'), 422: unprocessable },
   },
+  listSalesOrders: { responses: { 200: ok(page) } },
   getSalesOrder: { responses: { 200: ok(order) } },
+  getSalesOrderHistory: { responses: { 200: ok(history) } },
   updateSalesOrder: { request: updateBody, responses: { 200: ok(updated, 'Sales order updated successfully') } },
   deleteSalesOrder: { responses: { 200: ok(deleted, 'Sales order deleted successfully') } },
 } satisfies Examples;

@@ -15,6 +15,8 @@ import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
 import { OPERATION_RESPONSE_HEADERS } from './openapi-headers.js';
+import { FieldChangeSchema, HistoryChargeSchema, HistoryEntrySchema, HistoryLineSchema, HistoryTotalsSchema, SalesOrderHistorySchema } from './order-history.js';
+import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
 import {
   CreateSalesOrderBodySchema,
   CreatedSalesOrderSchema,
@@ -70,6 +72,14 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   LicenceWarning: LicenceWarningSchema,
   DropdownOptions: DropdownOptionsSchema,
   ErrorDetail: ErrorDetailSchema,
+  SalesOrderPage: SalesOrderPageSchema,
+  SalesOrderListItem: SalesOrderListItemSchema,
+  SalesOrderHistory: SalesOrderHistorySchema,
+  HistoryEntry: HistoryEntrySchema,
+  HistoryLine: HistoryLineSchema,
+  HistoryCharge: HistoryChargeSchema,
+  HistoryTotals: HistoryTotalsSchema,
+  FieldChange: FieldChangeSchema,
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
@@ -138,8 +148,23 @@ const describeIntegers = (node: Json): Json => {
   return result;
 };
 
+/**
+ * A nullable union comes out as `{ oneOf, nullable }` without a `type`, which OpenAPI 3.0 does
+ * not allow; `anyOf` over nullable members says the same (oneOf would match null twice).
+ */
+const toNullableMembers = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(toNullableMembers);
+  if (node === null || typeof node !== 'object') return node;
+  const result: Record<string, Json> = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, toNullableMembers(value)]));
+  if (result.nullable === true && result.type === undefined && Array.isArray(result.oneOf)) {
+    const { oneOf, nullable: _nullable, ...rest } = result;
+    return { ...rest, anyOf: (oneOf as Record<string, Json>[]).map((member) => ({ ...member, nullable: true })) };
+  }
+  return result;
+};
+
 /** Every rewrite the zod converter's output needs, for paths and components alike. */
-const normalize = (node: Json): Json => describeIntegers(toOpenApi30Bounds(node));
+const normalize = (node: Json): Json => describeIntegers(toNullableMembers(toOpenApi30Bounds(node)));
 
 /** Lifts the named schemas out of `paths` into `components.schemas`, smallest first so they nest. */
 const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, SchemaObject> } => {

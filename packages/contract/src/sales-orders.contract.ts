@@ -10,6 +10,8 @@ import {
   UnprocessableResponse,
 } from './errors.js';
 import { LicenceValidationSchema, ValidateLicenceBodySchema } from './licence.js';
+import { SalesOrderHistorySchema } from './order-history.js';
+import { ListSalesOrdersQuerySchema, SalesOrderPageSchema } from './order-list.js';
 import { Permission } from './permissions.js';
 import {
   CreateSalesOrderBodySchema,
@@ -77,6 +79,20 @@ export const salesOrdersContract = c.router(
       summary: 'HTML <option> list of active master records',
       metadata: { permission: Permission.read } as const,
     },
+    listSalesOrders: {
+      method: 'GET',
+      path: '/sales-orders',
+      query: ListSalesOrdersQuerySchema,
+      responses: {
+        200: successEnvelope(SalesOrderPageSchema),
+      },
+      summary: 'List and search orders, a keyset-paginated page at a time',
+      description:
+        'Filters combine with AND. Pages follow `next_cursor` (opaque; a cursor is bound to its sort and refused as 400 when ' +
+        'altered). With `updated_since`, `include_deleted=true` and `sort=updated_at` it is the incremental-sync feed: see ' +
+        'docs/api.md for the recipe.',
+      metadata: { permission: Permission.read } as const,
+    },
     createSalesOrder: {
       method: 'POST',
       path: '/sales-orders',
@@ -101,6 +117,17 @@ export const salesOrdersContract = c.router(
         404: NotFoundResponse,
       },
       summary: 'Read one sales order',
+      metadata: { permission: Permission.read } as const,
+    },
+    getSalesOrderHistory: {
+      method: 'GET',
+      path: '/sales-orders/:id/history',
+      pathParams: SalesOrderIdParamsSchema,
+      responses: {
+        200: successEnvelope(SalesOrderHistorySchema),
+        404: NotFoundResponse,
+      },
+      summary: 'Every create, update and delete of an order, oldest first; readable after the order is deleted',
       metadata: { permission: Permission.read } as const,
     },
     updateSalesOrder: {

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import lockfile from 'proper-lockfile';
 
@@ -52,7 +53,8 @@ export const startEmbeddedPostgres = async (dataDir: string): Promise<EmbeddedPo
     unlock = await lockDataDirectory(location, dataDir);
   }
   try {
-    const db = await PGlite.create(location);
+    // pg_trgm backs the order list's substring search (see the migration that creates it).
+    const db = await PGlite.create(location, { extensions: { pg_trgm } });
     // PGlite is one backend session and ignores a client's startup options, so the zone is set
     // on that session (a SET outranks the data directory's own configuration).
     await db.exec(`SET TimeZone TO 'UTC'`);

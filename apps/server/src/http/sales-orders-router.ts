@@ -21,7 +21,7 @@ const actorOf = (req: Pick<Request, 'principal'>): string => {
  * contract's order, which is also Express's matching order (static paths before /:id).
  */
 export const createSalesOrdersRouter = (
-  { orders, idempotency, licences, dropdowns, totals }: Services,
+  { orders, orderList, orderHistory, idempotency, licences, dropdowns, totals }: Services,
   { requireIfMatch }: { requireIfMatch: boolean },
 ) =>
   s.router(salesOrdersContract, {
@@ -35,6 +35,8 @@ export const createSalesOrdersRouter = (
       status: 200,
       body: success(await dropdowns.options(params.type, query.selected_id ?? null)),
     }),
+
+    listSalesOrders: async ({ query }) => ({ status: 200, body: success(await orderList.list(query)) }),
 
     createSalesOrder: async ({ body, headers, req, res }) => {
       const actor = actorOf(req);
@@ -56,6 +58,8 @@ export const createSalesOrdersRouter = (
       res.setHeader('ETag', versionEntityTag(order.version));
       return { status: 200, body: success(order) };
     },
+
+    getSalesOrderHistory: async ({ params }) => ({ status: 200, body: success(await orderHistory.get(params.id)) }),
 
     updateSalesOrder: async ({ params, body, headers, req, res }) => {
       const expected = expectedVersionsOf(headers['if-match'], requireIfMatch);

@@ -26,6 +26,7 @@ import {
   orderNumberKey,
   readSuppliedNumber,
 } from './numbering.js';
+import { orderHistory } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
 import { checkOrderReferences } from './order-references.js';
 import {
@@ -177,6 +178,7 @@ export const createSalesOrderService = (
       await orderRepository.insertLines(tx, order.id, lines);
       await orderRepository.insertCharges(tx, order.id, chargesToStore(charges));
       const created = { sales_order_id: order.id, order_number: salesOrderNo, total_amount: toJsonNumber(total) };
+      await orderHistory.record(tx, { orderId: order.id, action: 'create', actor, before: null });
       await idempotency?.complete(tx, created);
       return created;
     }, TRANSACTION_OPTIONS);
@@ -186,6 +188,7 @@ export const createSalesOrderService = (
     return prisma.$transaction(async (tx) => {
       const current = await orderRepository.lockForUpdate(tx, id, actor, expected);
       if (!current) throw await missingOrChanged(tx, id, expected);
+      const before = await orderHistory.stateOf(tx, id);
 
       const problems: ErrorDetail[] = [];
       if (input.sales_order_no !== undefined && orderNumberKey(input.sales_order_no) !== orderNumberKey(current.salesOrderNo)) {
@@ -240,12 +243,16 @@ export const createSalesOrderService = (
         await orderRepository.deleteCharges(tx, id);
         await orderRepository.insertCharges(tx, id, chargesToStore(input.other_charges));
       }
+      await orderHistory.record(tx, { orderId: id, action: 'update', actor, before });
       return { sales_order_id: id, updated: true as const, version: current.version };
     }, TRANSACTION_OPTIONS);
   },
 
   async remove(id: number, actor: Actor, expected?: ExpectedVersions): Promise<DeletedSalesOrder> {
-    if (!(await orderRepository.softDelete(prisma, id, actor, expected))) throw await missingOrChanged(prisma, id, expected);
+    await prisma.$transaction(async (tx) => {
+      if (!(await orderRepository.softDelete(tx, id, actor, expected))) throw await missingOrChanged(tx, id, expected);
+      await orderHistory.record(tx, { orderId: id, action: 'delete', actor });
+    }, TRANSACTION_OPTIONS);
     return { sales_order_id: id, deleted: true };
   },
 

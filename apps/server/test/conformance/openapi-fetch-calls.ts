@@ -87,6 +87,13 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
       await client.GET('/sales-orders/dropdown-options/{type}', { params: { path: { type }, query: { selected_id: 1 } } }),
     );
   }
+  record(
+    'list',
+    '/sales-orders',
+    'get',
+    await client.GET('/sales-orders', { params: { query: { customer_id: ids.customerId, sort: '-grand_total', limit: 10, include_total: true } } }),
+  );
+  record('history', '/sales-orders/{id}/history', 'get', await client.GET('/sales-orders/{id}/history', { params: { path: { id } } }));
   record('delete', '/sales-orders/{id}', 'delete', await client.DELETE('/sales-orders/{id}', { params: { path: { id } } }));
 
   // Errors, each route at least once.
@@ -98,6 +105,18 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     await client.PUT('/sales-orders/{id}', { params: { path: { id } }, body: { remarks: 'x' } }),
   );
   record('delete deleted: 404', '/sales-orders/{id}', 'delete', await client.DELETE('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'list with a tampered cursor: 400',
+    '/sales-orders',
+    'get',
+    await client.GET('/sales-orders', { params: { query: { cursor: 'eyJzIjoi', limit: 10 } } }),
+  );
+  record(
+    'history of an unknown order: 404',
+    '/sales-orders/{id}/history',
+    'get',
+    await client.GET('/sales-orders/{id}/history', { params: { path: { id: 2_147_483_647 } } }),
+  );
   record(
     'create unknown customer: 422',
     '/sales-orders',

@@ -1,0 +1,178 @@
+import { z } from 'zod';
+import { MONEY_MAX, SchemaIssueCode, calendarDate, dateTime, decimalPlaces, idParam, text } from './common.js';
+
+/**
+ * GET /sales-orders: filters, sorts, the opaque keyset cursor and the page. The cursor is
+ * decoded and checked here, in the contract, so a tampered or foreign cursor is a 400 like any
+ * other malformed query parameter.
+ */
+
+export const LIST_LIMIT_MAX = 200;
+export const LIST_LIMIT_DEFAULT = 50;
+/** `include_total=true` counts at most this many orders; beyond it `total_capped` is true. */
+export const LIST_TOTAL_CAP = 10_000;
+
+export const ListSortSchema = z
+  .enum(['-sales_order_date', 'sales_order_date', '-updated_at', 'updated_at', '-grand_total', 'grand_total', 'sales_order_no'])
+  .describe('Sort key; "-" means descending. The order id breaks ties, in the same direction.');
+export type ListSort = z.infer<typeof ListSortSchema>;
+
+/** The column a sort orders by, without its direction. */
+export type ListSortKey = 'sales_order_date' | 'updated_at' | 'grand_total' | 'sales_order_no';
+
+export const sortKeyOf = (sort: ListSort): ListSortKey => sort.replace(/^-/, '') as ListSortKey;
+
+/** Decimal text as PostgreSQL prints NUMERIC(18,2). */
+const DECIMAL_TEXT = /^-?\d{1,16}\.\d{2}$/;
+/** A timestamp as the cursor carries it: ISO 8601 in UTC with milliseconds. */
+const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** What a cursor holds: the sort it belongs to, the last row's sort key and its id. */
+export const ListCursorSchema = z.discriminatedUnion('s', [
+  z.object({ s: z.enum(['-sales_order_date', 'sales_order_date']), k: calendarDate(), i: z.number().int().positive() }),
+  z.object({
+    s: z.enum(['-updated_at', 'updated_at']),
+    k: z.string().regex(ISO_MILLIS).refine((value) => !Number.isNaN(Date.parse(value))),
+    i: z.number().int().positive(),
+  }),
+  z.object({ s: z.enum(['-grand_total', 'grand_total']), k: z.string().regex(DECIMAL_TEXT), i: z.number().int().positive() }),
+  z.object({ s: z.literal('sales_order_no'), k: z.string().min(1).max(50), i: z.number().int().positive() }),
+]);
+export type ListCursor = z.infer<typeof ListCursorSchema>;
+
+// base64url of UTF-8 JSON, with the platform's btoa/atob so the contract runs in browsers too.
+const toBase64Url = (json: string): string =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(json))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+const fromBase64Url = (value: string): string => {
+  const bytes = Uint8Array.from(atob(value.replace(/-/g, '+').replace(/_/g, '/')), (char) => char.charCodeAt(0));
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+};
+
+export const encodeListCursor = (cursor: ListCursor): string => toBase64Url(JSON.stringify(cursor));
+
+/** The cursor a `next_cursor` held, or undefined when the text is not one. */
+export const decodeListCursor = (value: string): ListCursor | undefined => {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(value)) return undefined;
+  try {
+    const parsed = ListCursorSchema.safeParse(JSON.parse(fromBase64Url(value)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** `true`/`false` in a query string (a boolean from the typed client). */
+const queryBoolean = () =>
+  z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .transform((value) => value === true || value === 'true')
+    .optional();
+
+/** A money bound from a query string, carried to SQL as exact decimal text. */
+const moneyBound = () =>
+  z.coerce
+    .number()
+    .finite()
+    .gte(-MONEY_MAX)
+    .lte(MONEY_MAX)
+    .refine((value) => decimalPlaces(value) <= 2, {
+      message: 'must have at most 2 decimal places',
+      params: { code: SchemaIssueCode.tooManyDecimals },
+    })
+    .transform((value) => value.toFixed(2));
+
+const DATE_TIME_INPUT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-]\d{2}:\d{2})?$/;
+
+/** The spec's DateTime (`YYYY-MM-DD HH:mm:ss`, UTC) or ISO 8601 with an offset; read as an instant. */
+const dateTimeInput = () =>
+  z
+    .string()
+    .transform((value, ctx) => {
+      const match = DATE_TIME_INPUT.exec(value);
+      const instant = match ? new Date(`${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : undefined;
+      if (!instant || Number.isNaN(instant.getTime())) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: 'must be a date-time: YYYY-MM-DD HH:mm:ss (UTC) or ISO 8601 with an offset',
+        });
+        return z.NEVER;
+      }
+      return instant;
+    })
+    .describe('YYYY-MM-DD HH:mm:ss (UTC) or ISO 8601, e.g. 2026-11-22T04:00:00Z.');
+
+const PREFIX_TEXT = /^[A-Za-z0-9/_.-]{1,50}$/;
+
+export const ListSalesOrdersQuerySchema = z
+  .object({
+    customer_id: idParam().optional(),
+    location_id: idParam().optional(),
+    year_id: idParam().optional().describe('Financial year id.'),
+    date_from: calendarDate().optional().describe('Order date on or after (inclusive).'),
+    date_to: calendarDate().optional().describe('Order date on or before (inclusive).'),
+    number: z.string().regex(PREFIX_TEXT).optional().describe('Exact order number, case-insensitive.'),
+    number_prefix: z.string().regex(PREFIX_TEXT).optional().describe('Order numbers starting with this, case-insensitive.'),
+    q: text(100)
+      .refine((value) => value.trim() !== '', { message: 'must not be blank' })
+      .transform((value) => value.trim())
+      .optional()
+      .describe('Case-insensitive substring of the order number, the customer name or the remarks.'),
+    product_id: idParam().optional().describe('Orders having at least one line of this product.'),
+    min_total: moneyBound().optional().describe('Grand total at least this.'),
+    max_total: moneyBound().optional().describe('Grand total at most this.'),
+    updated_since: dateTimeInput().optional().describe('Orders whose updated_at is at or after this instant.'),
+    include_deleted: queryBoolean().describe('true: soft-deleted orders too, with their deleted_at (default false).'),
+    sort: ListSortSchema.default('-sales_order_date'),
+    limit: z.coerce.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT).describe(`1..${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.`),
+    cursor: z
+      .string()
+      .transform((value, ctx) => {
+        const cursor = decodeListCursor(value);
+        if (!cursor) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not a cursor this service issued' });
+          return z.NEVER;
+        }
+        return cursor;
+      })
+      .optional()
+      .describe('Opaque: the next_cursor of the previous page, with the same filters and sort.'),
+    include_total: queryBoolean().describe(`true: also count the matching orders, up to ${LIST_TOTAL_CAP}.`),
+  })
+  .superRefine((query, ctx) => {
+    if (query.cursor && query.cursor.s !== query.sort) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['cursor'], message: 'belongs to another sort' });
+    }
+  });
+
+export type ListSalesOrdersQuery = z.input<typeof ListSalesOrdersQuerySchema>;
+export type ListSalesOrdersFilters = z.output<typeof ListSalesOrdersQuerySchema>;
+
+/** One order in a list: its header, totals and line count, without lines. */
+export const SalesOrderListItemSchema = z.object({
+  sales_order_id: z.number().int(),
+  sales_order_no: z.string(),
+  customer_id: z.number().int(),
+  customer_name: z.string(),
+  sales_order_date: z.string().describe('YYYY-MM-DD'),
+  location_id: z.number().int(),
+  financial_year_id: z.number().int(),
+  subtotal: z.number(),
+  other_charges_total: z.number(),
+  grand_total: z.number(),
+  line_count: z.number().int(),
+  version: z.number().int(),
+  created_at: dateTime(),
+  updated_at: dateTime(),
+  deleted_at: dateTime().nullable().describe('Set on soft-deleted orders (only listed with include_deleted=true).'),
+});
+
+export const SalesOrderPageSchema = z.object({
+  items: z.array(SalesOrderListItemSchema),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+  total: z.number().int().optional().describe(`Only with include_total=true: matching orders, at most ${LIST_TOTAL_CAP}.`),
+  total_capped: z.boolean().optional().describe(`Only with include_total=true: true when more than ${LIST_TOTAL_CAP} orders match.`),
+});
+
+export type SalesOrderListItem = z.infer<typeof SalesOrderListItemSchema>;
+export type SalesOrderPage = z.infer<typeof SalesOrderPageSchema>;
