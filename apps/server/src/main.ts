@@ -1,8 +1,10 @@
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import gracefulShutdown from 'http-graceful-shutdown';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
+import { createHttpServer } from './http-server.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { createLogger } from './logger.js';
@@ -12,7 +14,7 @@ import { closeRedis, connectRedis } from './redis.js';
 const main = async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config, { log: (message) => logger.info(message) });
+  const database = await openDatabase(config, { log: (message) => logger.info(message), logger });
   logger.info(
     database.embedded
       ? { dataDir: config.database.dataDir }
@@ -29,8 +31,9 @@ const main = async () => {
   const demoKey = database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
-  const app = createApp({ config, logger, database, redis });
-  const server = app.listen(config.port, config.host);
+  let draining = false;
+  const app = createApp({ config, logger, database, redis, isDraining: () => draining });
+  const server = createHttpServer(app, config, logger).listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -48,11 +51,21 @@ const main = async () => {
     console.log(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
   }
 
+  // SIGTERM (an orchestrator): /readyz turns 503 first and everything is still served for
+  // SHUTDOWN_DRAIN_DELAY_MS, while the load balancer stops sending; then the server stops
+  // accepting, in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS) and the pool closes.
+  // SIGINT (a person at a terminal) skips the drain.
   gracefulShutdown(server, {
     signals: 'SIGINT SIGTERM',
-    timeout: 10_000,
+    timeout: config.shutdown.timeoutMs,
     development: false,
     forceExit: true,
+    preShutdown: async (signal) => {
+      draining = true;
+      if (signal !== 'SIGTERM' || config.shutdown.drainDelayMs === 0) return;
+      logger.info({ signal, drainDelayMs: config.shutdown.drainDelayMs }, 'draining: /readyz answers 503, requests are still served');
+      await sleep(config.shutdown.drainDelayMs);
+    },
     onShutdown: async (signal) => {
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
       await database.close();

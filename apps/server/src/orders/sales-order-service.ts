@@ -31,9 +31,6 @@ import {
 /** Who acts: the authenticated subject, recorded as created_by / updated_by / deleted_by. */
 export type Actor = string | null;
 
-// Creates queue on a series' counter row; give them room under load instead of failing fast.
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
-
 const linesToStore = (details: SalesOrderDetailInput[], problems: ErrorDetail[]) => {
   const { lines, subtotal } = priceLines(details, problems);
   const stored: LineToStore[] = lines.map((line, index) => {
@@ -143,7 +140,7 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
       await orderRepository.insertLines(tx, order.id, lines);
       await orderRepository.insertCharges(tx, order.id, chargesToStore(charges));
       return { sales_order_id: order.id, order_number: salesOrderNo, total_amount: toJsonNumber(total) };
-    }, TRANSACTION_OPTIONS);
+    });
   },
 
   async update(id: number, input: UpdateSalesOrderBody, actor: Actor): Promise<UpdatedSalesOrder> {
@@ -202,7 +199,7 @@ export const createSalesOrderService = (prisma: PrismaClient) => ({
         await orderRepository.insertCharges(tx, id, chargesToStore(input.other_charges));
       }
       return { sales_order_id: id, updated: true as const };
-    }, TRANSACTION_OPTIONS);
+    });
   },
 
   async remove(id: number, actor: Actor): Promise<DeletedSalesOrder> {

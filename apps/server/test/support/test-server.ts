@@ -7,6 +7,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
+import { createHttpServer } from '../../src/http-server.js';
 import { createLogger } from '../../src/logger.js';
 import { type RedisClient, closeRedis, connectRedis } from '../../src/redis.js';
 import { type Fixtures, createFixtures } from './fixtures.js';
@@ -33,22 +34,33 @@ export interface TestServerOptions {
   logStream?: DestinationStream;
   /** Called with the SQL of every statement the server's Prisma client sends. */
   onQuery?: (sql: string) => void;
+  /**
+   * Reach the test database through this loopback port (a TcpProxy in front of the PostgreSQL
+   * server from TEST_DATABASE_URL) instead of the server's own.
+   */
+  databasePort?: number;
 }
 
 /**
  * A database of its own for one test file: a clone of the migrated template on the
  * PostgreSQL server (TEST_DATABASE_URL), or an in-memory embedded PGlite.
  */
-const createTestDatabase = async (): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
+const createTestDatabase = async (port?: number): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
   const template = inject('templateDatabase');
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!template || !serverUrl) {
+    if (port !== undefined) throw new Error('a database port needs TEST_DATABASE_URL (a PostgreSQL server)');
     return { env: { DATA_DIR: 'memory://' }, drop: async () => {} };
   }
   const name = template.replace(/_template$/, `_${randomBytes(6).toString('hex')}`);
   await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  const url = new URL(databaseUrl(serverUrl, name));
+  if (port !== undefined) {
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+  }
   return {
-    env: { DATABASE_URL: databaseUrl(serverUrl, name) },
+    env: { DATABASE_URL: url.toString() },
     drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => {}),
   };
 };
@@ -70,7 +82,7 @@ const whenReady = async (redis: RedisClient) => {
  * requests a minute, so only the tests about the rate limit meet it.
  */
 export const startTestServer = async (env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> => {
-  const testDatabase = await createTestDatabase();
+  const testDatabase = await createTestDatabase(options.databasePort);
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
@@ -79,13 +91,13 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
     ...testDatabase.env,
     ...env,
   });
-  const database = await openDatabase(config, { onQuery: options.onQuery });
   const logger = createLogger(config.logLevel, options.logStream);
+  const database = await openDatabase(config, { onQuery: options.onQuery, logger });
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   // A test that points REDIS_URL somewhere unreachable wants the fallback, not a wait.
   if (redis && env.REDIS_URL === undefined) await whenReady(redis);
   const app = createApp({ config, logger, database, redis });
-  const server = app.listen(0, '127.0.0.1');
+  const server = createHttpServer(app, config, logger).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const http = request.agent(`${origin}${config.basePath}`);
