@@ -17,22 +17,27 @@ export interface DatabaseAvailability {
 /**
  * Tells the log about database outages once per episode instead of once per request: one
  * error line when the first failure arrives, then silence while requests keep failing, then
- * one info line (with the outage's duration and how many failures it caused) when a probe
- * query answers again.
+ * one info line (with the outage's duration and how many failures it caused) once a probe
+ * query answers and no request has failed for a probe interval.
  */
 export const createDatabaseAvailability = (logger: Logger, probe: () => Promise<void>): DatabaseAvailability => {
   let outage: { since: number; failures: number } | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
+  // The outage ends when a probe answers and no request failed since the previous probe: an
+  // overloaded pool answers a probe now and then, and must not make the log flap.
   const scheduleProbe = () => {
-    if (stopped) return;
+    if (stopped || !outage) return;
+    const failuresBefore = outage.failures;
     timer = setTimeout(() => {
       probe().then(
         () => {
-          if (outage) {
-            logger.info({ outageMs: Date.now() - outage.since, failures: outage.failures }, 'database answers again');
+          if (!outage || outage.failures !== failuresBefore) {
+            scheduleProbe();
+            return;
           }
+          logger.info({ outageMs: Date.now() - outage.since, failures: outage.failures }, 'database answers again');
           outage = undefined;
         },
         () => scheduleProbe(),

@@ -27,6 +27,7 @@ export class RedisStoreWithFallback implements Store {
    * meanwhile requests are counted in memory at once instead of each waiting for the timeout.
    */
   private answering = true;
+  private warnedOfThisEpisode = false;
   private probeTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -53,24 +54,32 @@ export class RedisStoreWithFallback implements Store {
 
   private initRedis(): void {
     if (!this.options) return;
-    this.redis.init(this.options).catch((error: unknown) => this.warn(error));
+    this.redis.init(this.options).catch((error: unknown) => this.warnFailure(error));
   }
 
-  private warn(error: unknown): void {
-    if (Date.now() - this.lastWarningAt < WARNING_INTERVAL_MS) return;
+  /** Logs at most one warning per WARNING_INTERVAL_MS; says whether this one was logged. */
+  private warn(fields: object, message: string): boolean {
+    if (Date.now() - this.lastWarningAt < WARNING_INTERVAL_MS) return false;
     this.lastWarningAt = Date.now();
-    this.logger.warn({ err: error }, 'rate limit: Redis failed; counting in this instance until it answers again');
+    this.logger.warn(fields, message);
+    return true;
+  }
+
+  private warnFailure(error: unknown): void {
+    this.warn({ err: error }, 'rate limit: Redis failed; counting in this instance until it answers again');
   }
 
   /**
    * A connected Redis that stops answering (a hung server or network) sends no error: the
-   * commands just wait. The first one that outlasts the timeout switches counting to memory,
-   * with one warning, until a PING is answered or the connection is made again.
+   * commands just wait. The first one that outlasts the timeout switches counting to memory
+   * until a PING is answered or the connection is made again. A busy event loop can make a
+   * healthy Redis miss a short timeout too, so the warning is throttled like the others, and
+   * the all-clear is logged only after a warning.
    */
   private notAnswering(): void {
     if (!this.answering) return;
     this.answering = false;
-    this.logger.warn(
+    this.warnedOfThisEpisode = this.warn(
       { timeoutMs: this.timeoutMs },
       'rate limit: Redis did not answer in time; counting in this instance until it answers again',
     );
@@ -94,7 +103,7 @@ export class RedisStoreWithFallback implements Store {
     clearTimeout(this.probeTimer);
     if (this.answering) return;
     this.answering = true;
-    this.logger.info('rate limit: Redis answers again; counting there');
+    if (this.warnedOfThisEpisode) this.logger.info('rate limit: Redis answers again; counting there');
   }
 
   private async either<T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> {
@@ -103,7 +112,7 @@ export class RedisStoreWithFallback implements Store {
       return await pTimeout(shared(), { milliseconds: this.timeoutMs });
     } catch (error) {
       if (error instanceof TimeoutError) this.notAnswering();
-      else this.warn(error);
+      else this.warnFailure(error);
       return local();
     }
   }
