@@ -44,7 +44,7 @@ describe.skipIf(!redisUrl)('the rate limit while Redis hangs, through a TCP prox
     const response = await request(server.api).get('/openapi.json');
     expect(response.status).toBe(200);
     expect(response.headers.ratelimit).toMatch(/^"1000-in-1min"; r=\d+; t=\d+$/);
-    return { elapsed: Date.now() - started, remaining: Number(/r=(\d+)/.exec(response.headers.ratelimit)![1]) };
+    return { elapsed: Date.now() - started, remaining: Number(/r=(\d+)/.exec(String(response.headers.ratelimit))![1]) };
   };
 
   /** This server's count for this client, as stored in Redis (0 before the first). */
