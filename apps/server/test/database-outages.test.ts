@@ -5,7 +5,7 @@ import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js'
 import { WARN_LEVEL, captureLog } from './support/log-capture.js';
 import { databaseUrl } from './support/postgres-server.js';
 import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, type TestServer, startTestServer } from './support/test-server.js';
 
 /**
  * The service promises an answer within 2 s while its database is unreachable, hung or
@@ -47,7 +47,7 @@ describe.skipIf(!serverUrl)('database outages, through a TCP proxy in front of P
   beforeAll(async () => {
     const target = new URL(serverUrl!);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    server = await startTestServer({ LOG_LEVEL: 'info', REDIS_URL: '' }, { databasePort: proxy.port, logStream: log.stream });
+    server = await startTestServer({ ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, LOG_LEVEL: 'info', REDIS_URL: '' }, { databasePort: proxy.port, logStream: log.stream });
     fixtures = await createFixtures(server.database.prisma);
     orderId = (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id;
   });
@@ -123,7 +123,7 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
   let holder: pg.Client;
 
   beforeAll(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'info', REDIS_URL: '', DATABASE_POOL_MAX: '2' }, { logStream: log.stream });
+    server = await startTestServer({ ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, LOG_LEVEL: 'info', REDIS_URL: '', DATABASE_POOL_MAX: '2' }, { logStream: log.stream });
     fixtures = await createFixtures(server.database.prisma);
     const [row] = await server.database.prisma.$queryRaw<{ name: string }[]>`SELECT current_database() AS name`;
     holder = new pg.Client({ connectionString: databaseUrl(serverUrl!, row!.name) });

@@ -77,8 +77,11 @@ describe.skipIf(!redisUrl)('the rate limit while Redis hangs, through a TCP prox
         if (previous !== undefined) expect(remaining).toBe(previous - 1);
         previous = remaining;
       }
+      // At most one warning, not one per request (none when a busy moment earlier in the
+      // minute already used up the throttled warning).
       const alerts = log.since(mark).filter((entry) => entry.level >= WARN_LEVEL);
-      expect(alerts.map((entry) => entry.msg)).toEqual([expect.stringMatching(/Redis did not answer in time/)]);
+      expect(alerts.length).toBeLessThanOrEqual(1);
+      for (const alert of alerts) expect(alert.msg).toMatch(/Redis did not answer in time/);
     } finally {
       proxy.restore();
     }
