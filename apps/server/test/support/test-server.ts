@@ -76,14 +76,16 @@ const whenReady = async (redis: RedisClient) => {
 };
 
 /**
- * Database bounds far above the service's defaults (1 s connection wait, 1.5 s statement, 1 s
- * lock wait), so that only the outage tests meet them, not the tests that queue many
- * transactions on a loaded machine. Outage tests pass SERVICE_DEFAULT_DATABASE_TIMEOUTS.
+ * Bounds far above the service's defaults (database: 1 s connection wait, 1.5 s statement, 1 s
+ * lock wait; Redis: 50 ms), so that only the outage tests meet them, not the tests that queue
+ * many transactions or count requests exactly on a loaded machine. Outage tests pass
+ * SERVICE_DEFAULT_DATABASE_TIMEOUTS or an empty REDIS_TIMEOUT_MS.
  */
-const GENEROUS_DATABASE_TIMEOUTS = {
+const GENEROUS_TIMEOUTS = {
   DATABASE_CONNECT_TIMEOUT_MS: '10000',
   DATABASE_STATEMENT_TIMEOUT_MS: '30000',
   DATABASE_LOCK_TIMEOUT_MS: '10000',
+  REDIS_TIMEOUT_MS: '1000',
 };
 
 /** Empty values: the service's own defaults, as an operator who leaves them unset gets. */
@@ -98,7 +100,7 @@ export const SERVICE_DEFAULT_DATABASE_TIMEOUTS = {
  * HTTP. `env` overrides configuration variables, exactly as an operator would set them; by
  * default the server accepts HS256 tokens signed with TEST_JWT_SECRET, allows 100000
  * requests a minute (so only the tests about the rate limit meet it) and waits for the
- * database far longer than the service's defaults (GENEROUS_DATABASE_TIMEOUTS).
+ * database and Redis far longer than the service's defaults (GENEROUS_TIMEOUTS).
  */
 export const startTestServer = async (env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> => {
   const testDatabase = await createTestDatabase(options.databasePort);
@@ -106,7 +108,7 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     RATE_LIMIT_PER_MINUTE: '100000',
-    ...GENEROUS_DATABASE_TIMEOUTS,
+    ...GENEROUS_TIMEOUTS,
     ...redisEnvironment(),
     ...testDatabase.env,
     ...env,
