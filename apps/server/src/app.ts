@@ -2,6 +2,7 @@ import { salesOrdersContract } from '@sales-order/contract';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
+import pTimeout from 'p-timeout';
 import { createApiKeyService } from './auth/api-keys.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
@@ -13,7 +14,8 @@ import { authenticate } from './http/authenticate.js';
 import { requirePermission } from './http/authorize.js';
 import { answerPreflight, corsForAllowedOrigins } from './http/cors.js';
 import { requireTrustedOriginForSessions } from './http/csrf.js';
-import { failure, success } from './http/envelope.js';
+import { answerServiceUnavailable, databaseUnavailableHandler } from './http/database-unavailable.js';
+import { success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
 import { rateLimitPerClient } from './http/rate-limit.js';
 import { requestLogging } from './http/request-logging.js';
@@ -28,7 +30,12 @@ export interface AppDependencies {
   database: Database;
   /** Shared state for N instances (rate-limit counts); absent when REDIS_URL is unset. */
   redis?: RedisClient;
+  /** True from SIGTERM on, while the load balancer is given time to stop sending (main.ts). */
+  isDraining?: () => boolean;
 }
+
+/** /readyz answers within a second even when the database does not. */
+const READINESS_TIMEOUT_MS = 800;
 
 /**
  * The Express application, without listening: tests and main.ts both build it here.
@@ -37,7 +44,7 @@ export interface AppDependencies {
  * rate limit (429) -> authentication (401) -> cookie CSRF origin (403) -> route match (404) ->
  * route permission (403) -> JSON body (400) -> contract validation (400) -> use case (404/422).
  */
-export const createApp = ({ config, logger, database, redis }: AppDependencies): Express => {
+export const createApp = ({ config, logger, database, redis, isDraining = () => false }: AppDependencies): Express => {
   const app = express();
   app.disable('x-powered-by');
   // No automatic body-hash ETags: an order's ETag will be its version (optimistic concurrency).
@@ -56,13 +63,19 @@ export const createApp = ({ config, logger, database, redis }: AppDependencies):
   app.get('/healthz', (_req, res) => {
     res.json(success({ status: 'ok' }));
   });
-  app.get('/readyz', async (req, res) => {
+  // Not ready while shutting down (so traffic moves elsewhere first) or while the database does
+  // not answer; a failed probe is reported like a failed request: once per outage.
+  app.get('/readyz', async (_req, res) => {
+    if (isDraining()) {
+      answerServiceUnavailable(res, { message: 'The service is shutting down', code: 'shutting_down' });
+      return;
+    }
     try {
-      await database.ping();
+      await pTimeout(database.ping(), { milliseconds: READINESS_TIMEOUT_MS });
       res.json(success({ status: 'ready' }));
     } catch (error) {
-      req.log.warn({ err: error }, 'database not reachable');
-      res.status(503).set('Retry-After', '5').json(failure(503, 'The database is not reachable'));
+      database.availability.reportFailure(error);
+      answerServiceUnavailable(res, { message: 'The database is not reachable', code: 'database_unavailable' });
     }
   });
 
@@ -72,6 +85,7 @@ export const createApp = ({ config, logger, database, redis }: AppDependencies):
       limitPerMinute: config.rateLimitPerMinute,
       redis,
       redisKeyPrefix: config.redisKeyPrefix,
+      redisTimeoutMs: config.redisTimeoutMs,
       logger,
     }),
   );
@@ -99,6 +113,7 @@ export const createApp = ({ config, logger, database, redis }: AppDependencies):
   app.use(config.basePath || '/', api);
 
   app.use(notFoundHandler);
+  app.use(databaseUnavailableHandler(database.availability));
   app.use(errorHandler);
   return app;
 };

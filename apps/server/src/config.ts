@@ -200,9 +200,13 @@ const EnvironmentSchema = z.object({
   BASE_PATH: basePath,
   DATABASE_URL: url(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL'),
   DATABASE_POOL_MAX: integer('DATABASE_POOL_MAX', 10, 1, 1000),
+  DATABASE_CONNECT_TIMEOUT_MS: integer('DATABASE_CONNECT_TIMEOUT_MS', 1_000, 100, 60_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: integer('DATABASE_STATEMENT_TIMEOUT_MS', 1_500, 100, 3_600_000),
+  DATABASE_LOCK_TIMEOUT_MS: integer('DATABASE_LOCK_TIMEOUT_MS', 1_000, 100, 3_600_000),
   DATA_DIR: optionalString.transform((value) => value ?? './data'),
   REDIS_URL: url(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL'),
   REDIS_KEY_PREFIX: optionalString.transform((value) => value ?? 'sales-order:'),
+  REDIS_TIMEOUT_MS: integer('REDIS_TIMEOUT_MS', 50, 1, 10_000),
   JWT_SECRET: jwtSecret,
   JWT_PUBLIC_KEY: jwtPublicKey,
   JWT_ISSUER: optionalString,
@@ -221,16 +225,40 @@ const EnvironmentSchema = z.object({
   IDEMPOTENCY_WAIT_SECONDS: integer('IDEMPOTENCY_WAIT_SECONDS', 10, 1, 60),
   IDEMPOTENCY_PURGE_INTERVAL_SECONDS: integer('IDEMPOTENCY_PURGE_INTERVAL_SECONDS', 300, 1, 86_400),
   REQUIRE_IF_MATCH: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
+  HTTP_HEADERS_TIMEOUT_MS: integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
+  HTTP_REQUEST_TIMEOUT_MS: integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+  SHUTDOWN_DRAIN_DELAY_MS: integer('SHUTDOWN_DRAIN_DELAY_MS', 5_000, 0, 600_000),
+  SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1_000, 600_000),
+}).superRefine((value, ctx) => {
+  // Node refuses a server whose headers may take longer than the whole request.
+  if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['HTTP_HEADERS_TIMEOUT_MS'],
+      message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+    });
+  }
 });
 
 const ConfigSchema = EnvironmentSchema.transform((value) => ({
   port: value.PORT,
   host: value.HOST,
   basePath: value.BASE_PATH,
-  database: { url: value.DATABASE_URL, poolMax: value.DATABASE_POOL_MAX, dataDir: value.DATA_DIR },
+  database: {
+    url: value.DATABASE_URL,
+    poolMax: value.DATABASE_POOL_MAX,
+    dataDir: value.DATA_DIR,
+    /** Longest wait for a connection: a free one from the pool, a new one, or a transaction's start. */
+    connectTimeoutMs: value.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: value.DATABASE_STATEMENT_TIMEOUT_MS,
+    lockTimeoutMs: value.DATABASE_LOCK_TIMEOUT_MS,
+  },
   redisUrl: value.REDIS_URL,
   /** Start of every key this service writes to Redis, so several deployments can share one. */
   redisKeyPrefix: value.REDIS_KEY_PREFIX,
+  /** How long a Redis answer may take before the rate limit counts in this process instead. */
+  redisTimeoutMs: value.REDIS_TIMEOUT_MS,
   auth: {
     jwt: {
       secret: value.JWT_SECRET,
@@ -256,6 +284,18 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     purgeIntervalSeconds: value.IDEMPOTENCY_PURGE_INTERVAL_SECONDS,
   },
   requireIfMatch: value.REQUIRE_IF_MATCH,
+  http: {
+    keepAliveTimeoutMs: value.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    headersTimeoutMs: value.HTTP_HEADERS_TIMEOUT_MS,
+    /** Longest time to receive a whole request (headers and body); a trickled body is cut then. */
+    requestTimeoutMs: value.HTTP_REQUEST_TIMEOUT_MS,
+  },
+  shutdown: {
+    /** After SIGTERM, how long /readyz answers 503 while every request is still served. */
+    drainDelayMs: value.SHUTDOWN_DRAIN_DELAY_MS,
+    /** Then, how long in-flight requests may take before their connections are cut. */
+    timeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+  },
 }));
 
 export type AppConfig = z.output<typeof ConfigSchema>;

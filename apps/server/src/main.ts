@@ -1,9 +1,10 @@
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import gracefulShutdown from 'http-graceful-shutdown';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
-import { answerClientErrorsInEnvelope } from './http/client-errors.js';
+import { createHttpServer } from './http-server.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
@@ -19,7 +20,7 @@ const main = async () => {
   if (Number(process.versions.node.split('.')[0]) < 22) {
     logger.warn({ node: process.version }, 'Node.js 20 is past its end of life: run the service on Node.js 24 LTS');
   }
-  const database = await openDatabase(config, { log: (message) => logger.info(message) });
+  const database = await openDatabase(config, { log: (message) => logger.info(message), logger });
   logger.info(
     database.embedded
       ? { dataDir: config.database.dataDir }
@@ -36,10 +37,10 @@ const main = async () => {
   const demoKey = database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
-  const app = createApp({ config, logger, database, redis });
+  let draining = false;
+  const app = createApp({ config, logger, database, redis, isDraining: () => draining });
   const idempotencyPurge = startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger });
-  const server = app.listen(config.port, config.host);
-  answerClientErrorsInEnvelope(server, logger);
+  const server = createHttpServer(app, config, logger).listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -57,11 +58,21 @@ const main = async () => {
     console.log(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
   }
 
+  // SIGTERM (an orchestrator): /readyz turns 503 first and everything is still served for
+  // SHUTDOWN_DRAIN_DELAY_MS, while the load balancer stops sending; then the server stops
+  // accepting, in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS) and the pool closes.
+  // SIGINT (a person at a terminal) skips the drain.
   gracefulShutdown(server, {
     signals: 'SIGINT SIGTERM',
-    timeout: 10_000,
+    timeout: config.shutdown.timeoutMs,
     development: false,
     forceExit: true,
+    preShutdown: async (signal) => {
+      draining = true;
+      if (signal !== 'SIGTERM' || config.shutdown.drainDelayMs === 0) return;
+      logger.info({ signal, drainDelayMs: config.shutdown.drainDelayMs }, 'draining: /readyz answers 503, requests are still served');
+      await sleep(config.shutdown.drainDelayMs);
+    },
     onShutdown: async (signal) => {
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
       await idempotencyPurge.stop();

@@ -2,13 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { EmbeddedDatabaseBusyError } from '../src/db/embedded.js';
 import { readMigrationList } from '../src/db/schema-engine.js';
 
 describe('the embedded database', () => {
   let dataDir: string;
-  const config = () => ({ database: { url: undefined, poolMax: 1, dataDir } });
+  const config = () => loadConfig({ DATA_DIR: dataDir });
 
   beforeEach(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'sales-orders-'));

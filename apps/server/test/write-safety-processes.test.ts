@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
@@ -39,7 +40,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('write safety across server proc
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
-    database = await openDatabase({ database: { url: testDatabase.env.DATABASE_URL, poolMax: 2, dataDir: '' } });
+    database = await openDatabase(loadConfig({ DATABASE_URL: testDatabase.env.DATABASE_URL!, DATABASE_POOL_MAX: '2' }));
     fixtures = await createFixtures(database.prisma);
     token = await signJwt({ payload: { permissions: ['*'] }, expiresIn: '1h' });
     await Promise.all([startProcess(), startProcess()]);

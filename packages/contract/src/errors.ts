@@ -6,6 +6,8 @@ export const ErrorCode = {
   unauthorized: 401,
   forbidden: 403,
   notFound: 404,
+  /** The request was not received in full within HTTP_REQUEST_TIMEOUT_MS (a trickled body). */
+  requestTimeout: 408,
   /** Write safety (opt-in headers): a retry while the first request with its key still runs. */
   conflict: 409,
   /** Write safety: If-Match names a version the order is no longer at. */
@@ -15,6 +17,8 @@ export const ErrorCode = {
   preconditionRequired: 428,
   tooManyRequests: 429,
   internal: 500,
+  /** The database did not answer in time (outage or overload); sent with `Retry-After`. */
+  serviceUnavailable: 503,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -54,6 +58,7 @@ export const CommonErrorResponses = {
   403: describedError('Forbidden: the caller lacks the permission this route needs.'),
   429: describedError('Too many requests: the per-client rate limit is exhausted.'),
   500: describedError('Internal server error.'),
+  503: describedError('Service unavailable: the database did not answer in time (outage or overload); retry after the `Retry-After` seconds.'),
 } as const;
 
 export const NotFoundResponse = describedError('Not found: the sales order does not exist or is deleted.');

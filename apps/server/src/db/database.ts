@@ -2,6 +2,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { AppConfig } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { type Logger, createLogger } from '../logger.js';
+import { type DatabaseAvailability, createDatabaseAvailability } from './database-availability.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { applyMigrations } from './migrate.js';
 import { UTC_SESSION_OPTIONS } from './time-zone.js';
@@ -16,6 +18,8 @@ export interface Database {
   appliedMigrations: string[];
   /** Resolves when the database answers a query. */
   ping(): Promise<void>;
+  /** Whether the database answers, as the last failures and probes tell; logs outages once each. */
+  availability: DatabaseAvailability;
   close(): Promise<void>;
 }
 
@@ -23,7 +27,33 @@ interface OpenOptions {
   log?: (message: string) => void;
   /** Called with the SQL of every statement Prisma sends (diagnostics and query-count tests). */
   onQuery?: (sql: string) => void;
+  /** Where database outages are reported (once per outage); none when absent. */
+  logger?: Logger;
 }
+
+/**
+ * How much longer than the server's statement_timeout the client waits for an answer before it
+ * gives the connection up: normally PostgreSQL's own cancellation (a clear SQLSTATE 57014)
+ * arrives first; this only fires when nothing arrives at all (a hung network or server).
+ */
+const READ_TIMEOUT_MARGIN_MS = 250;
+
+/**
+ * Longest run of one interactive transaction (Prisma's `timeout`); each of its statements is
+ * bounded by DATABASE_STATEMENT_TIMEOUT_MS and its locks by DATABASE_LOCK_TIMEOUT_MS.
+ */
+const TRANSACTION_TIMEOUT_MS = 30_000;
+
+/**
+ * Bounds on a PostgreSQL server's work, so that an unreachable, hung or overloaded database is
+ * answered within about two seconds (503) instead of holding requests. The embedded database
+ * runs inside this process and cannot be cut off or hang apart from it: it gets none of them.
+ */
+const serverTimeouts = ({ statementTimeoutMs, lockTimeoutMs }: AppConfig['database']) => ({
+  statement_timeout: statementTimeoutMs,
+  lock_timeout: lockTimeoutMs,
+  query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+});
 
 /**
  * Connects to `DATABASE_URL`, or starts the embedded database under `DATA_DIR` when it is
@@ -31,7 +61,7 @@ interface OpenOptions {
  */
 export const openDatabase = async (
   config: Pick<AppConfig, 'database'>,
-  { log = () => {}, onQuery }: OpenOptions = {},
+  { log = () => {}, onQuery, logger = createLogger('silent') }: OpenOptions = {},
 ): Promise<Database> => {
   const embedded = config.database.url ? undefined : await startEmbeddedPostgres(config.database.dataDir);
   const url = config.database.url ?? embedded!.url;
@@ -42,24 +72,33 @@ export const openDatabase = async (
       connectionString: url,
       options: UTC_SESSION_OPTIONS,
       max: embedded ? 1 : config.database.poolMax,
-      connectionTimeoutMillis: 5_000,
+      // Both the wait for a free pooled connection and the opening of a new one.
+      connectionTimeoutMillis: config.database.connectTimeoutMs,
       idleTimeoutMillis: 30_000,
+      ...(embedded ? {} : serverTimeouts(config.database)),
     });
+    const ping = async () => {
+      await pool.query('SELECT 1');
+    };
+    const availability = createDatabaseAvailability(logger, ping);
     // An idle client losing its server must not crash the process; the next query reconnects.
-    pool.on('error', (error) => log(`idle database connection failed: ${error.message}`));
+    // Losing idle connections is how a cut shows first: it starts the outage's one report.
+    pool.on('error', (error) => availability.reportFailure(error));
     const prisma = new PrismaClient({
       adapter: new PrismaPg(pool),
       log: onQuery ? [{ emit: 'event', level: 'query' }] : [],
+      // Waiting to start a transaction is waiting for a connection: the same bound.
+      transactionOptions: { maxWait: config.database.connectTimeoutMs, timeout: TRANSACTION_TIMEOUT_MS },
     });
     if (onQuery) prisma.$on('query' as never, (event: { query: string }) => onQuery(event.query));
     return {
       prisma,
       embedded: embedded !== undefined,
       appliedMigrations,
-      ping: async () => {
-        await pool.query('SELECT 1');
-      },
+      ping,
+      availability,
       close: async () => {
+        availability.stop();
         await prisma.$disconnect();
         await pool.end();
         await embedded?.stop();

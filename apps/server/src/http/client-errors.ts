@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from 'node:http';
+import { type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { failure } from './envelope.js';
@@ -38,8 +38,10 @@ const rawResponse = ({ status, code, message }: ParserRefusal): string => {
 /** Replaces Node's empty answers to requests its parser refuses by the error envelope. */
 export const answerClientErrorsInEnvelope = (server: Server, logger: Logger): void => {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // A reset or already closed connection has nobody left to answer.
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    // A reset or already closed connection has nobody left to answer, and a response already
+    // under way (a request timing out while its answer is written) cannot be replaced.
+    const started = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage?.headersSent === true;
+    if (error.code === 'ECONNRESET' || !socket.writable || started) {
       logger.debug({ code: error.code }, 'connection closed before a request was read');
       socket.destroy();
       return;

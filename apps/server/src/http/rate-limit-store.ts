@@ -1,20 +1,13 @@
 import { type ClientRateLimitInfo, MemoryStore, type Options, type Store } from 'express-rate-limit';
+import pTimeout, { TimeoutError } from 'p-timeout';
 import { RedisStore } from 'rate-limit-redis';
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../redis.js';
 
-/** How long a Redis answer may take before the request is counted locally instead. */
-const REDIS_TIMEOUT_MS = 500;
-/** At most one warning per this interval while Redis keeps failing. */
+/** At most one warning per this interval while Redis keeps failing with errors. */
 const WARNING_INTERVAL_MS = 60_000;
-
-const withTimeout = <T>(work: Promise<T>): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`)), REDIS_TIMEOUT_MS);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-};
+/** While Redis does not answer, how often it is asked again (one PING at a time). */
+const PROBE_INTERVAL_MS = 1_000;
 
 /**
  * Counts in Redis, so that every instance shares one budget per client; while Redis is
@@ -29,17 +22,28 @@ export class RedisStoreWithFallback implements Store {
   private readonly memory = new MemoryStore();
   private options: Options | undefined;
   private lastWarningAt = 0;
+  /**
+   * False from a Redis answer that did not come within the timeout until Redis answers again:
+   * meanwhile requests are counted in memory at once instead of each waiting for the timeout.
+   */
+  private answering = true;
+  private warnedOfThisEpisode = false;
+  private probeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly client: RedisClient,
     prefix: string,
     private readonly logger: Logger,
+    private readonly timeoutMs: number,
   ) {
     this.prefix = prefix;
     this.redis = new RedisStore({ prefix, sendCommand: (...args: string[]) => client.sendCommand(args) });
     // rate-limit-redis loads its Lua scripts in init() and keeps a failed load forever, so it is
     // (re)initialised on every connection instead of once at start-up.
-    client.on('ready', () => this.initRedis());
+    client.on('ready', () => {
+      this.initRedis();
+      this.answersAgain();
+    });
   }
 
   init(options: Options): void {
@@ -50,21 +54,65 @@ export class RedisStoreWithFallback implements Store {
 
   private initRedis(): void {
     if (!this.options) return;
-    this.redis.init(this.options).catch((error: unknown) => this.warn(error));
+    this.redis.init(this.options).catch((error: unknown) => this.warnFailure(error));
   }
 
-  private warn(error: unknown): void {
-    if (Date.now() - this.lastWarningAt < WARNING_INTERVAL_MS) return;
+  /** Logs at most one warning per WARNING_INTERVAL_MS; says whether this one was logged. */
+  private warn(fields: object, message: string): boolean {
+    if (Date.now() - this.lastWarningAt < WARNING_INTERVAL_MS) return false;
     this.lastWarningAt = Date.now();
-    this.logger.warn({ err: error }, 'rate limit: Redis failed; counting in this instance until it answers again');
+    this.logger.warn(fields, message);
+    return true;
+  }
+
+  private warnFailure(error: unknown): void {
+    this.warn({ err: error }, 'rate limit: Redis failed; counting in this instance until it answers again');
+  }
+
+  /**
+   * A connected Redis that stops answering (a hung server or network) sends no error: the
+   * commands just wait. The first one that outlasts the timeout switches counting to memory
+   * until a PING is answered or the connection is made again. A busy event loop can make a
+   * healthy Redis miss a short timeout too, so the warning is throttled like the others, and
+   * the all-clear is logged only after a warning.
+   */
+  private notAnswering(): void {
+    if (!this.answering) return;
+    this.answering = false;
+    this.warnedOfThisEpisode = this.warn(
+      { timeoutMs: this.timeoutMs },
+      'rate limit: Redis did not answer in time; counting in this instance until it answers again',
+    );
+    this.probe();
+  }
+
+  private probe(): void {
+    this.client.ping().then(
+      () => this.answersAgain(),
+      // Not connected: the 'ready' event ends the episode; meanwhile, ask again later.
+      () => {
+        this.probeTimer = setTimeout(() => {
+          if (!this.answering) this.probe();
+        }, PROBE_INTERVAL_MS);
+        this.probeTimer.unref();
+      },
+    );
+  }
+
+  private answersAgain(): void {
+    clearTimeout(this.probeTimer);
+    if (this.answering) return;
+    this.answering = true;
+    if (this.warnedOfThisEpisode) this.logger.info('rate limit: Redis answers again; counting there');
   }
 
   private async either<T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> {
-    if (!this.client.isReady) return local();
+    if (!this.client.isReady || !this.answering) return local();
     try {
-      return await withTimeout(shared());
+      return await pTimeout(shared(), { milliseconds: this.timeoutMs });
     } catch (error) {
-      this.warn(error);
+      if (error instanceof TimeoutError) this.notAnswering();
+      else this.warnFailure(error);
       return local();
     }
   }
@@ -98,6 +146,7 @@ export class RedisStoreWithFallback implements Store {
   }
 
   shutdown(): void {
+    clearTimeout(this.probeTimer);
     this.memory.shutdown();
   }
 }

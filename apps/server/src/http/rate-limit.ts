@@ -10,6 +10,8 @@ export type RateLimitSettings = {
   /** Shared counts across instances; without it each process counts in memory. */
   redis?: RedisClient;
   redisKeyPrefix: string;
+  /** How long a Redis answer may take before the request is counted in memory instead. */
+  redisTimeoutMs: number;
   logger: Logger;
 };
 
@@ -20,9 +22,9 @@ export type RateLimitSettings = {
  * are grouped by /56, as one user typically holds such a block). Answers carry the IETF
  * `RateLimit` and `RateLimit-Policy` headers; a 429 also `Retry-After` and the error envelope.
  */
-export const rateLimitPerClient = ({ limitPerMinute, redis, redisKeyPrefix, logger }: RateLimitSettings) => {
+export const rateLimitPerClient = ({ limitPerMinute, redis, redisKeyPrefix, redisTimeoutMs, logger }: RateLimitSettings) => {
   const store: Store | undefined = redis
-    ? new RedisStoreWithFallback(redis, `${redisKeyPrefix}rate-limit:`, logger)
+    ? new RedisStoreWithFallback(redis, `${redisKeyPrefix}rate-limit:`, logger, redisTimeoutMs)
     : undefined;
   const message = `Too many requests: at most ${limitPerMinute} per minute from one address`;
   return rateLimit({

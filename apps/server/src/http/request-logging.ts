@@ -48,6 +48,9 @@ export const requestLogging = (logger: Logger) => {
       return id;
     },
     customLogLevel: (req, res, error) => {
+      // A 503 is a database outage or overload, reported once per episode by the database's
+      // availability monitor; one error line per refused request would bury that line.
+      if (!error && res.statusCode === 503) return 'info';
       if (error || res.statusCode >= 500) return 'error';
       if (res.statusCode >= 400) return 'warn';
       return HEALTH_PROBES.has(pathOf(req)) ? 'debug' : 'info';

@@ -41,9 +41,6 @@ import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
 /** Who acts: the authenticated subject, recorded as created_by / updated_by / deleted_by. */
 export type Actor = string | null;
 
-// Creates queue on a series' counter row; give them room under load instead of failing fast.
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
-
 const linesToStore = (details: SalesOrderDetailInput[], problems: ErrorDetail[]) => {
   const { lines, subtotal } = priceLines(details, problems);
   const stored: LineToStore[] = lines.map((line, index) => {
@@ -181,7 +178,7 @@ export const createSalesOrderService = (
       await orderHistory.record(tx, { orderId: order.id, action: 'create', actor, before: null });
       await idempotency?.complete(tx, created);
       return created;
-    }, TRANSACTION_OPTIONS);
+    });
   },
 
   async update(id: number, input: UpdateSalesOrderBody, actor: Actor, expected?: ExpectedVersions): Promise<UpdatedSalesOrder> {
@@ -245,14 +242,14 @@ export const createSalesOrderService = (
       }
       await orderHistory.record(tx, { orderId: id, action: 'update', actor, before });
       return { sales_order_id: id, updated: true as const, version: current.version };
-    }, TRANSACTION_OPTIONS);
+    });
   },
 
   async remove(id: number, actor: Actor, expected?: ExpectedVersions): Promise<DeletedSalesOrder> {
     await prisma.$transaction(async (tx) => {
       if (!(await orderRepository.softDelete(tx, id, actor, expected))) throw await missingOrChanged(tx, id, expected);
       await orderHistory.record(tx, { orderId: id, action: 'delete', actor });
-    }, TRANSACTION_OPTIONS);
+    });
     return { sales_order_id: id, deleted: true };
   },
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
-import { answerClientErrorsInEnvelope } from '../../src/http/client-errors.js';
 import { startIdempotencyPurge } from '../../src/idempotency/idempotency-purge.js';
+import { createHttpServer } from '../../src/http-server.js';
 import { createLogger } from '../../src/logger.js';
 import { type RedisClient, closeRedis, connectRedis } from '../../src/redis.js';
 import { type Fixtures, createFixtures } from './fixtures.js';
@@ -40,24 +40,35 @@ export interface TestServerOptions {
    * PostgreSQL may have it; PostgreSQL server only.
    */
   databaseTimeZone?: string;
+  /**
+   * Reach the test database through this loopback port (a TcpProxy in front of the PostgreSQL
+   * server from TEST_DATABASE_URL) instead of the server's own.
+   */
+  databasePort?: number;
 }
 
 /**
  * A database of its own for one test file: a clone of the migrated template on the
  * PostgreSQL server (TEST_DATABASE_URL), or an in-memory embedded PGlite.
  */
-export const createTestDatabase = async (timeZone?: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
+export const createTestDatabase = async ({ timeZone, port }: { timeZone?: string; port?: number } = {}): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
   const template = inject('templateDatabase');
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!template || !serverUrl) {
     if (timeZone !== undefined) throw new Error('databaseTimeZone needs TEST_DATABASE_URL');
+    if (port !== undefined) throw new Error('a database port needs TEST_DATABASE_URL (a PostgreSQL server)');
     return { env: { DATA_DIR: 'memory://' }, drop: async () => {} };
   }
   const name = template.replace(/_template$/, `_${randomBytes(6).toString('hex')}`);
   await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   if (timeZone !== undefined) await adminQuery(serverUrl, `ALTER DATABASE "${name}" SET timezone = '${timeZone}'`);
+  const url = new URL(databaseUrl(serverUrl, name));
+  if (port !== undefined) {
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+  }
   return {
-    env: { DATABASE_URL: databaseUrl(serverUrl, name) },
+    env: { DATABASE_URL: url.toString() },
     drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => {}),
   };
 };
@@ -73,30 +84,51 @@ const whenReady = async (redis: RedisClient) => {
 };
 
 /**
+ * Bounds far above the service's defaults (database: 1 s connection wait, 1.5 s statement, 1 s
+ * lock wait; Redis: 50 ms), so that only the outage tests meet them, not the tests that queue
+ * many transactions or count requests exactly on a loaded machine. Outage tests pass
+ * SERVICE_DEFAULT_DATABASE_TIMEOUTS or an empty REDIS_TIMEOUT_MS.
+ */
+const GENEROUS_TIMEOUTS = {
+  DATABASE_CONNECT_TIMEOUT_MS: '10000',
+  DATABASE_STATEMENT_TIMEOUT_MS: '30000',
+  DATABASE_LOCK_TIMEOUT_MS: '10000',
+  REDIS_TIMEOUT_MS: '1000',
+};
+
+/** Empty values: the service's own defaults, as an operator who leaves them unset gets. */
+export const SERVICE_DEFAULT_DATABASE_TIMEOUTS = {
+  DATABASE_CONNECT_TIMEOUT_MS: '',
+  DATABASE_STATEMENT_TIMEOUT_MS: '',
+  DATABASE_LOCK_TIMEOUT_MS: '',
+};
+
+/**
  * The real service on a loopback port, over its own database: what tests talk to through
  * HTTP. `env` overrides configuration variables, exactly as an operator would set them; by
- * default the server accepts HS256 tokens signed with TEST_JWT_SECRET and allows 100000
- * requests a minute, so only the tests about the rate limit meet it.
+ * default the server accepts HS256 tokens signed with TEST_JWT_SECRET, allows 100000
+ * requests a minute (so only the tests about the rate limit meet it) and waits for the
+ * database and Redis far longer than the service's defaults (GENEROUS_TIMEOUTS).
  */
 export const startTestServer = async (env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> => {
-  const testDatabase = await createTestDatabase(options.databaseTimeZone);
+  const testDatabase = await createTestDatabase({ timeZone: options.databaseTimeZone, port: options.databasePort });
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     RATE_LIMIT_PER_MINUTE: '100000',
+    ...GENEROUS_TIMEOUTS,
     ...redisEnvironment(),
     ...testDatabase.env,
     ...env,
   });
-  const database = await openDatabase(config, { onQuery: options.onQuery });
   const logger = createLogger(config.logLevel, options.logStream);
+  const database = await openDatabase(config, { onQuery: options.onQuery, logger });
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   // A test that points REDIS_URL somewhere unreachable wants the fallback, not a wait.
   if (redis && env.REDIS_URL === undefined) await whenReady(redis);
   const app = createApp({ config, logger, database, redis });
   const idempotencyPurge = startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger });
-  const server = app.listen(0, '127.0.0.1');
-  answerClientErrorsInEnvelope(server, logger);
+  const server = createHttpServer(app, config, logger).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const http = request.agent(`${origin}${config.basePath}`);

@@ -1,0 +1,68 @@
+import type { Logger } from '../logger.js';
+
+/** While the database is unavailable, how often it is asked whether it answers again. */
+const PROBE_INTERVAL_MS = 500;
+
+export interface DatabaseAvailability {
+  /** False from the first failure of an outage until a probe finds the database answering. */
+  readonly available: boolean;
+  /**
+   * Records a failure that says the database is unreachable, hung or overloaded. The first of
+   * an outage is logged and starts probing; the rest are only counted.
+   */
+  reportFailure(error: unknown): void;
+  stop(): void;
+}
+
+/**
+ * Tells the log about database outages once per episode instead of once per request: one
+ * error line when the first failure arrives, then silence while requests keep failing, then
+ * one info line (with the outage's duration and how many failures it caused) once a probe
+ * query answers and no request has failed for a probe interval.
+ */
+export const createDatabaseAvailability = (logger: Logger, probe: () => Promise<void>): DatabaseAvailability => {
+  let outage: { since: number; failures: number } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  // The outage ends when a probe answers and no request failed since the previous probe: an
+  // overloaded pool answers a probe now and then, and must not make the log flap.
+  const scheduleProbe = () => {
+    if (stopped || !outage) return;
+    const failuresBefore = outage.failures;
+    timer = setTimeout(() => {
+      probe().then(
+        () => {
+          if (!outage || outage.failures !== failuresBefore) {
+            scheduleProbe();
+            return;
+          }
+          logger.info({ outageMs: Date.now() - outage.since, failures: outage.failures }, 'database answers again');
+          outage = undefined;
+        },
+        () => scheduleProbe(),
+      );
+    }, PROBE_INTERVAL_MS);
+    // A probe never keeps the process alive on its own.
+    timer.unref();
+  };
+
+  return {
+    get available() {
+      return outage === undefined;
+    },
+    reportFailure(error) {
+      if (outage) {
+        outage.failures += 1;
+        return;
+      }
+      outage = { since: Date.now(), failures: 1 };
+      logger.error({ err: error }, 'database unavailable: answering 503 until it answers again');
+      scheduleProbe();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+};

@@ -1,0 +1,173 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import express from 'express';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { createHttpServer } from '../src/http-server.js';
+import { createLogger } from '../src/logger.js';
+import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
+import { type TestServer, startTestServer } from './support/test-server.js';
+import { TEST_JWT_SECRET, signJwt } from './support/tokens.js';
+
+const TOTALS_BODY = JSON.stringify({ details: [{ quantity: 2, rate: 10.5 }] });
+
+/** Whether a TCP connection to the port is refused (nothing listens any more). */
+const connectionRefused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+
+const configProblems = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+    return '';
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.join('\n');
+    throw error;
+  }
+};
+
+describe('HTTP timeouts from configuration', () => {
+  it('default to a 5 s keep-alive, 10 s for the headers and 30 s for the whole request', () => {
+    const server = createHttpServer(express(), loadConfig({}), createLogger('silent'));
+    expect({ keepAlive: server.keepAliveTimeout, headers: server.headersTimeout, request: server.requestTimeout }).toEqual({
+      keepAlive: 5_000,
+      headers: 10_000,
+      request: 30_000,
+    });
+  });
+
+  it('refuses headers allowed longer than the whole request, and values out of range, naming the variable', () => {
+    expect(configProblems({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toMatch(/^HTTP_HEADERS_TIMEOUT_MS: /);
+    expect(configProblems({ DATABASE_STATEMENT_TIMEOUT_MS: '5' })).toMatch(/^DATABASE_STATEMENT_TIMEOUT_MS: /);
+    expect(configProblems({ REDIS_TIMEOUT_MS: 'soon' })).toMatch(/^REDIS_TIMEOUT_MS: /);
+    expect(configProblems({ SHUTDOWN_DRAIN_DELAY_MS: '-1' })).toMatch(/^SHUTDOWN_DRAIN_DELAY_MS: /);
+  });
+
+  describe('a client trickling its body', () => {
+    let server: TestServer;
+
+    beforeAll(async () => {
+      server = await startTestServer({ HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_HEADERS_TIMEOUT_MS: '2000' });
+    });
+    afterAll(() => server?.close());
+
+    it('is answered 408 in the envelope and cut once HTTP_REQUEST_TIMEOUT_MS has passed', async () => {
+      const token = await signJwt({ payload: { permissions: ['*'] } });
+      const socket = net.connect(Number(new URL(server.origin).port), '127.0.0.1');
+      await once(socket, 'connect');
+      const started = Date.now();
+      socket.write(
+        [
+          'POST /api/sales-orders/calculate-totals HTTP/1.1',
+          'Host: 127.0.0.1',
+          `Authorization: Bearer ${token}`,
+          'Content-Type: application/json',
+          'Content-Length: 1000',
+          '',
+          '',
+        ].join('\r\n'),
+      );
+      // Whitespace is valid before JSON: the body is well-formed, just never finished.
+      const trickle = setInterval(() => socket.writable && socket.write(' '), 250);
+      // Before, Node let such a request run 5 minutes; give up long before that.
+      const giveUp = setTimeout(() => socket.destroy(), 15_000);
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('utf8');
+      });
+      socket.on('error', () => {});
+      await once(socket, 'close');
+      clearInterval(trickle);
+      clearTimeout(giveUp);
+      const elapsed = Date.now() - started;
+
+      // 2 s, plus Node's once-a-second check, plus slack for a loaded machine.
+      expect(elapsed).toBeGreaterThanOrEqual(1_900);
+      expect(elapsed).toBeLessThan(6_000);
+      const [head = '', body = ''] = received.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 408 /);
+      expect(head).toMatch(/\r\nContent-Type: application\/json/i);
+      expect(JSON.parse(body)).toEqual({
+        success: false,
+        error: { message: expect.any(String), code: 408, details: [expect.objectContaining({ code: 'request_timeout' })] },
+      });
+    });
+  });
+});
+
+describe('SIGTERM on the real server process', () => {
+  const DRAIN_DELAY_MS = 3_000;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServerProcess({ SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_DELAY_MS), JWT_SECRET: TEST_JWT_SECRET });
+  });
+  afterAll(() => (server ? stopServerProcess(server) : undefined));
+
+  it('turns /readyz 503 first while still serving, then stops accepting, lets the slow in-flight request finish with 200, and exits 0', async () => {
+    const origin = server.api.replace(/\/api$/, '');
+    const authorization = `Bearer ${await signJwt({ payload: { permissions: ['*'] }, expiresIn: '10m' })}`;
+    expect((await request(origin).get('/readyz')).status).toBe(200);
+
+    // A request in flight over the whole shutdown: its body arrives in two parts.
+    const slow = http.request(`${server.api}/sales-orders/calculate-totals`, {
+      method: 'POST',
+      headers: { Authorization: authorization, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(TOTALS_BODY) },
+    });
+    const slowAnswer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      slow.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.toString('utf8');
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      slow.on('error', reject);
+    });
+    slow.write(TOTALS_BODY.slice(0, 10));
+    await sleep(200);
+
+    const exited = once(server.child, 'exit');
+    server.child.kill('SIGTERM');
+
+    // Draining: not ready, yet every request is still served.
+    await vi.waitFor(async () => expect((await request(origin).get('/readyz')).status).toBe(503), { timeout: 1_000, interval: 50 });
+    const readiness = await request(origin).get('/readyz');
+    expect(readiness.headers['retry-after']).toBeDefined();
+    expect(readiness.body).toEqual({
+      success: false,
+      error: { message: 'The service is shutting down', code: 503, details: [expect.objectContaining({ code: 'shutting_down' })] },
+    });
+    const during = await request(server.api)
+      .post('/sales-orders/calculate-totals')
+      .set('Authorization', authorization)
+      .set('Content-Type', 'application/json')
+      .send(TOTALS_BODY);
+    expect(during.status).toBe(200);
+    expect(during.body.data.grand_total).toBe(21);
+
+    // After the drain delay new connections are refused, while the slow request is still open.
+    const port = Number(new URL(origin).port);
+    await vi.waitFor(async () => expect(await connectionRefused(port)).toBe(true), { timeout: DRAIN_DELAY_MS + 5_000, interval: 100 });
+    expect(server.child.exitCode).toBeNull();
+
+    slow.end(TOTALS_BODY.slice(10));
+    const answer = await slowAnswer;
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).data.grand_total).toBe(21);
+
+    const [code] = await exited;
+    expect(code).toBe(0);
+    const messages = server.output.filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg?: string }).msg);
+    expect(messages).toEqual(expect.arrayContaining(['draining: /readyz answers 503, requests are still served', 'stopped']));
+  });
+});
