@@ -1,40 +1,49 @@
 import { z } from 'zod';
-import { dateTime } from './common.js';
+import { MAX_DETAIL_LINES, dateTime, id } from './common.js';
+import { CHARGE_DESCRIPTION_MAX_LENGTH, LINE_REMARKS_MAX_LENGTH, ORDER_REMARKS_MAX_LENGTH } from './sales-order.js';
+
+/** Header fields an entry can name (every field of the read shape), and fields of one line. */
+const HEADER_FIELDS_MAX = 20;
+const ITEM_FIELDS_MAX = 10;
+/** The audit columns' width: created_by, updated_by, deleted_by. */
+const SUBJECT_MAX_LENGTH = 200;
 
 /** GET /sales-orders/{id}/history: one entry per create, update and delete of an order. */
 
 export const HistoryActionSchema = z.enum(['create', 'update', 'delete']);
 
-const changeValue = () => z.union([z.string(), z.number()]).nullable();
+const changeValue = () => z.union([z.string().max(ORDER_REMARKS_MAX_LENGTH), z.number()]).nullable();
 
 /** One changed field: of the header, or of a line or charge. */
 export const FieldChangeSchema = z.object({
-  field: z.string().describe('Field name as the read shape names it, e.g. "customer_id", "quantity".'),
+  field: z.string().max(64).describe('Field name as the read shape names it, e.g. "customer_id", "quantity".'),
   from: changeValue(),
   to: changeValue(),
 });
 
 export const HistoryLineSchema = z.object({
-  line_no: z.number().int().describe('1-based position of the line in the order.'),
-  product_id: z.number().int(),
-  packsize_id: z.number().int().nullable(),
+  line_no: z.number().int().min(1).max(MAX_DETAIL_LINES).describe('1-based position of the line in the order.'),
+  product_id: id(),
+  packsize_id: id().nullable(),
   quantity: z.number(),
   rate: z.number(),
   amount: z.number(),
-  remarks: z.string().nullable(),
+  remarks: z.string().max(LINE_REMARKS_MAX_LENGTH).nullable(),
 });
 
 export const HistoryChargeSchema = z.object({
-  line_no: z.number().int(),
-  description: z.string(),
+  line_no: z.number().int().min(1).max(MAX_DETAIL_LINES),
+  description: z.string().max(CHARGE_DESCRIPTION_MAX_LENGTH),
   amount: z.number(),
 });
 
 const itemChanges = <T extends z.ZodTypeAny>(item: T) =>
   z.object({
-    added: z.array(item),
-    removed: z.array(item),
-    changed: z.array(z.object({ line_no: z.number().int(), changes: z.array(FieldChangeSchema) })),
+    added: z.array(item).max(MAX_DETAIL_LINES),
+    removed: z.array(item).max(MAX_DETAIL_LINES),
+    changed: z
+      .array(z.object({ line_no: z.number().int().min(1).max(MAX_DETAIL_LINES), changes: z.array(FieldChangeSchema).max(ITEM_FIELDS_MAX) }))
+      .max(MAX_DETAIL_LINES),
   });
 
 export const HistoryTotalsSchema = z.object({
@@ -45,7 +54,7 @@ export const HistoryTotalsSchema = z.object({
 
 /** What one change did; lines and charges are matched by line number. */
 export const HistoryChangesSchema = z.object({
-  fields: z.array(FieldChangeSchema).describe('Header fields that changed (all set fields on create).'),
+  fields: z.array(FieldChangeSchema).max(HEADER_FIELDS_MAX).describe('Header fields that changed (all set fields on create).'),
   lines: itemChanges(HistoryLineSchema),
   other_charges: itemChanges(HistoryChargeSchema),
   totals_before: HistoryTotalsSchema.nullable().describe('null on create.'),
@@ -53,15 +62,15 @@ export const HistoryChangesSchema = z.object({
 });
 
 export const HistoryEntrySchema = z.object({
-  version: z.number().int().describe('The order version this change produced.'),
+  version: id().describe('The order version this change produced.'),
   action: HistoryActionSchema,
   at: dateTime(),
-  by: z.string().nullable().describe('The authenticated subject that made the change.'),
+  by: z.string().max(SUBJECT_MAX_LENGTH).nullable().describe('The authenticated subject that made the change.'),
   changes: HistoryChangesSchema,
 });
 
 export const SalesOrderHistorySchema = z.object({
-  sales_order_id: z.number().int(),
+  sales_order_id: id(),
   entries: z.array(HistoryEntrySchema).describe('Oldest first.'),
 });
 

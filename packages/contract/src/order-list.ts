@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MONEY_MAX, SchemaIssueCode, calendarDate, dateTime, decimalPlaces, idParam, text } from './common.js';
+import { NAME_MAX_LENGTH } from './sales-order.js';
+import { MAX_DETAIL_LINES, MONEY_MAX, ORDER_NUMBER_MAX_LENGTH, SchemaIssueCode, id, calendarDate, dateTime, decimalPlaces, idParam, text } from './common.js';
 
 /**
  * GET /sales-orders: filters, sorts, the opaque keyset cursor and the page. The cursor is
@@ -11,6 +12,8 @@ export const LIST_LIMIT_MAX = 200;
 export const LIST_LIMIT_DEFAULT = 50;
 /** `include_total=true` counts at most this many orders; beyond it `total_capped` is true. */
 export const LIST_TOTAL_CAP = 10_000;
+/** Far longer than any cursor the service issues (sort, key of at most 50 characters, id). */
+export const LIST_CURSOR_MAX_LENGTH = 512;
 
 export const ListSortSchema = z
   .enum(['-sales_order_date', 'sales_order_date', '-updated_at', 'updated_at', '-grand_total', 'grand_total', 'sales_order_no'])
@@ -88,6 +91,7 @@ const DATE_TIME_INPUT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})
 const dateTimeInput = () =>
   z
     .string()
+    .max(40)
     .transform((value, ctx) => {
       const match = DATE_TIME_INPUT.exec(value);
       const instant = match ? new Date(`${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : undefined;
@@ -111,8 +115,8 @@ export const ListSalesOrdersQuerySchema = z
     year_id: idParam().optional().describe('Financial year id.'),
     date_from: calendarDate().optional().describe('Order date on or after (inclusive).'),
     date_to: calendarDate().optional().describe('Order date on or before (inclusive).'),
-    number: z.string().regex(PREFIX_TEXT).optional().describe('Exact order number, case-insensitive.'),
-    number_prefix: z.string().regex(PREFIX_TEXT).optional().describe('Order numbers starting with this, case-insensitive.'),
+    number: z.string().max(ORDER_NUMBER_MAX_LENGTH).regex(PREFIX_TEXT).optional().describe('Exact order number, case-insensitive.'),
+    number_prefix: z.string().max(ORDER_NUMBER_MAX_LENGTH).regex(PREFIX_TEXT).optional().describe('Order numbers starting with this, case-insensitive.'),
     q: text(100)
       .refine((value) => value.trim() !== '', { message: 'must not be blank' })
       .transform((value) => value.trim())
@@ -127,6 +131,7 @@ export const ListSalesOrdersQuerySchema = z
     limit: z.coerce.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT).describe(`1..${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.`),
     cursor: z
       .string()
+      .max(LIST_CURSOR_MAX_LENGTH)
       .transform((value, ctx) => {
         const cursor = decodeListCursor(value);
         if (!cursor) {
@@ -150,27 +155,27 @@ export type ListSalesOrdersFilters = z.output<typeof ListSalesOrdersQuerySchema>
 
 /** One order in a list: its header, totals and line count, without lines. */
 export const SalesOrderListItemSchema = z.object({
-  sales_order_id: z.number().int(),
-  sales_order_no: z.string(),
-  customer_id: z.number().int(),
-  customer_name: z.string(),
-  sales_order_date: z.string().describe('YYYY-MM-DD'),
-  location_id: z.number().int(),
-  financial_year_id: z.number().int(),
+  sales_order_id: id(),
+  sales_order_no: z.string().max(ORDER_NUMBER_MAX_LENGTH),
+  customer_id: id(),
+  customer_name: z.string().max(NAME_MAX_LENGTH),
+  sales_order_date: calendarDate(),
+  location_id: id(),
+  financial_year_id: id(),
   subtotal: z.number(),
   other_charges_total: z.number(),
   grand_total: z.number(),
-  line_count: z.number().int(),
-  version: z.number().int(),
+  line_count: z.number().int().min(0).max(MAX_DETAIL_LINES),
+  version: id(),
   created_at: dateTime(),
   updated_at: dateTime(),
   deleted_at: dateTime().nullable().describe('Set on soft-deleted orders (only listed with include_deleted=true).'),
 });
 
 export const SalesOrderPageSchema = z.object({
-  items: z.array(SalesOrderListItemSchema),
-  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
-  total: z.number().int().optional().describe(`Only with include_total=true: matching orders, at most ${LIST_TOTAL_CAP}.`),
+  items: z.array(SalesOrderListItemSchema).max(LIST_LIMIT_MAX),
+  next_cursor: z.string().max(LIST_CURSOR_MAX_LENGTH).nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+  total: z.number().int().min(0).max(LIST_TOTAL_CAP).optional().describe(`Only with include_total=true: matching orders, at most ${LIST_TOTAL_CAP}.`),
   total_capped: z.boolean().optional().describe(`Only with include_total=true: true when more than ${LIST_TOTAL_CAP} orders match.`),
 });
 
