@@ -120,8 +120,10 @@ describe('requests generated from the served OpenAPI document', () => {
           let path = template;
           const query: Record<string, string> = {};
           for (const [position, parameter] of parameters.entries()) {
-            // Optional parameters are left out every other time.
+            // Optional parameters are left out every other time. A list cursor is opaque: only
+            // one the server issued is valid (order-list.test.ts refuses the others).
             if (!parameter.required && (index + position) % 2 === 0) continue;
+            if (parameter.name === 'cursor') continue;
             const value = String(await generateFrom(parameter.schema, $defs, seed * 16 + position));
             if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(value));
             else if (parameter.in === 'query') query[parameter.name] = value;
@@ -147,6 +149,8 @@ describe('requests generated from the served OpenAPI document', () => {
       getSalesOrder: REQUESTS_PER_OPERATION,
       updateSalesOrder: REQUESTS_PER_OPERATION,
       deleteSalesOrder: REQUESTS_PER_OPERATION,
+      listSalesOrders: REQUESTS_PER_OPERATION,
+      getSalesOrderHistory: REQUESTS_PER_OPERATION,
     });
 
     // Optional fields were exercised too, not only the required ones.

@@ -80,8 +80,8 @@ const order: SalesOrder = {
   version: 1,
   created_at: '2026-11-21 09:15:02',
   updated_at: '2026-11-21 09:15:02',
-  created_by: 'api-key:7f3a1c',
-  updated_by: 'api-key:7f3a1c',
+  created_by: 'api_key:sok_rxcu4k6d',
+  updated_by: 'api_key:sok_rxcu4k6d',
 };
 
 const updateBody: UpdateSalesOrderBody = {

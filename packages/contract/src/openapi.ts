@@ -6,6 +6,7 @@ import {
   OpenApiBuilder,
   type OpenAPIObject,
   type OperationObject,
+  type ParameterObject,
   type SchemaObject,
   type SecurityRequirementObject,
 } from 'openapi3-ts/oas30';
@@ -265,8 +266,15 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
   }
   const requestBody = operation.requestBody as { description?: string } | undefined;
   if (requestBody) requestBody.description = `JSON (\`application/json\`, UTF-8), at most ${bodyLimit} (\`BODY_LIMIT\`).`;
+  // A path or query string has no JSON null: a coerced schema that would accept null in an
+  // object (and so comes out `nullable`) takes none here.
+  const parameters = (operation.parameters as ParameterObject[] | undefined)?.map((parameter) => {
+    const { nullable: _nullable, ...schema } = (parameter.schema ?? {}) as SchemaObject;
+    return { ...parameter, schema };
+  });
   return {
     ...operation,
+    ...(parameters ? { parameters } : {}),
     tags: ['Sales orders'],
     description: [operation.description, permission ? `Requires the \`${permission}\` permission.` : undefined]
       .filter(Boolean)

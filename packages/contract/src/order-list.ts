@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NAME_MAX_LENGTH } from './sales-order.js';
-import { MAX_DETAIL_LINES, MONEY_MAX, ORDER_NUMBER_MAX_LENGTH, SchemaIssueCode, id, calendarDate, dateTime, decimalPlaces, idParam, text } from './common.js';
+import { MAX_DETAIL_LINES, MONEY_MAX, ORDER_NUMBER_MAX_LENGTH, SchemaIssueCode, documented, id, calendarDate, dateTime, decimalPlaces, idParam, requiredText } from './common.js';
 
 /**
  * GET /sales-orders: filters, sorts, the opaque keyset cursor and the page. The cursor is
@@ -74,11 +74,7 @@ const queryBoolean = () =>
 
 /** A money bound from a query string, carried to SQL as exact decimal text. */
 const moneyBound = () =>
-  z.coerce
-    .number()
-    .finite()
-    .gte(-MONEY_MAX)
-    .lte(MONEY_MAX)
+  documented(z.coerce.number().finite().gte(-MONEY_MAX).lte(MONEY_MAX), { multipleOf: 0.01 })
     .refine((value) => decimalPlaces(value) <= 2, {
       message: 'must have at most 2 decimal places',
       params: { code: SchemaIssueCode.tooManyDecimals },
@@ -89,9 +85,7 @@ const DATE_TIME_INPUT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})
 
 /** The spec's DateTime (`YYYY-MM-DD HH:mm:ss`, UTC) or ISO 8601 with an offset; read as an instant. */
 const dateTimeInput = () =>
-  z
-    .string()
-    .max(40)
+  documented(z.string().max(40), { format: 'date-time' })
     .transform((value, ctx) => {
       const match = DATE_TIME_INPUT.exec(value);
       const instant = match ? new Date(`${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : undefined;
@@ -117,9 +111,7 @@ export const ListSalesOrdersQuerySchema = z
     date_to: calendarDate().optional().describe('Order date on or before (inclusive).'),
     number: z.string().max(ORDER_NUMBER_MAX_LENGTH).regex(PREFIX_TEXT).optional().describe('Exact order number, case-insensitive.'),
     number_prefix: z.string().max(ORDER_NUMBER_MAX_LENGTH).regex(PREFIX_TEXT).optional().describe('Order numbers starting with this, case-insensitive.'),
-    q: text(100)
-      .refine((value) => value.trim() !== '', { message: 'must not be blank' })
-      .transform((value) => value.trim())
+    q: requiredText(100)
       .optional()
       .describe('Case-insensitive substring of the order number, the customer name or the remarks.'),
     product_id: idParam().optional().describe('Orders having at least one line of this product.'),
