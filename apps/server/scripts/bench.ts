@@ -30,9 +30,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
+
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
+
 import { loadBulkOrders } from './bulk-orders.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -40,18 +42,18 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const serverRoot = path.resolve(import.meta.dirname, '..');
 const secret = 'bench-only-secret-for-hs256-tokens-0123456789';
 
-const adminQuery = async (url: string, sql: string) => {
+const adminQuery = async <Row extends pg.QueryResultRow = pg.QueryResultRow>(url: string, sql: string) => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query(sql)).rows;
+    return (await client.query<Row>(sql)).rows;
   } finally {
     await client.end();
   }
 };
 
 const idsOf = async (url: string, table: string) =>
-  (await adminQuery(url, `SELECT id FROM ${table} WHERE active ORDER BY id`)).map((row: { id: number }) => row.id);
+  (await adminQuery<{ id: number }>(url, `SELECT id FROM ${table} WHERE active ORDER BY id`)).map((row) => row.id);
 
 /** Bulk-loads orders over the seeded master data, dated over the last 700 days. */
 const loadListOrders = async (url: string, orders: number) => {

@@ -5,10 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+
 import { PrismaPg } from '@prisma/adapter-pg';
 import { ColumnTypeEnum, type SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
-import { SCHEMA_PATH, openSchemaEngine, readMigrationList } from '../src/db/schema-engine.js';
+
+import { openSchemaEngine, readMigrationList,SCHEMA_PATH } from '../src/db/schema-engine.js';
 
 const PG_CHAR_OID = 18;
 const PG_TEXT_OID = 25;
@@ -18,6 +20,8 @@ const PG_TEXT_OID = 25;
  * type, which @prisma/adapter-pg cannot map ("Column type 'char' could not be deserialized").
  * Reporting them as text (which they parse as anyway) lets the description through.
  */
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-member-access --
+   pg's query() is a set of overloads; this wrapper passes whichever form it gets straight through. */
 class CatalogFriendlyClient extends pg.Client {
   // pg's query() has many overloads (the pool calls the callback form); this wrapper only
   // rewrites the field types of whatever result comes back.
@@ -32,6 +36,7 @@ class CatalogFriendlyClient extends pg.Client {
     return result && typeof result.then === 'function' ? result.then(relabel) : result;
   }
 }
+/* eslint-enable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-member-access */
 
 const relabel = (result: pg.QueryResult | undefined) => {
   for (const field of result?.fields ?? []) {

@@ -1,8 +1,9 @@
 import { salesOrdersContract } from '@sales-order/contract';
 import { createExpressEndpoints } from '@ts-rest/express';
-import express, { type Express } from 'express';
+import express, { type Express, type Response } from 'express';
 import helmet from 'helmet';
 import pTimeout from 'p-timeout';
+
 import { createApiKeyService } from './auth/api-keys.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
@@ -65,7 +66,7 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
   });
   // Not ready while shutting down (so traffic moves elsewhere first) or while the database does
   // not answer; a failed probe is reported like a failed request: once per outage.
-  app.get('/readyz', async (_req, res) => {
+  const answerReadiness = async (res: Response) => {
     if (isDraining()) {
       answerServiceUnavailable(res, { message: 'The service is shutting down', code: 'shutting_down' });
       return;
@@ -77,6 +78,9 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
       database.availability.reportFailure(error);
       answerServiceUnavailable(res, { message: 'The database is not reachable', code: 'database_unavailable' });
     }
+  };
+  app.get('/readyz', (_req, res, next) => {
+    answerReadiness(res).catch(next);
   });
 
   app.use(corsForAllowedOrigins(config.auth.allowedOrigins));

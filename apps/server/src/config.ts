@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
+
 import { z } from 'zod';
+
 import { parsePublicKey } from './auth/jwt-verifier.js';
 import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from './orders/numbering.js';
 import { canonicalTimeZone } from './shared/calendar.js';

@@ -1,5 +1,7 @@
 import http from 'node:http';
+
 import type { Express } from 'express';
+
 import type { AppConfig } from './config.js';
 import { answerClientErrorsInEnvelope } from './http/client-errors.js';
 import type { Logger } from './logger.js';

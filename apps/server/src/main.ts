@@ -1,12 +1,14 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import gracefulShutdown from 'http-graceful-shutdown';
+
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
-import { createHttpServer } from './http-server.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
+import { createHttpServer } from './http-server.js';
 import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
 import { createLogger } from './logger.js';
 import { closeRedis, connectRedis } from './redis.js';

@@ -1,4 +1,5 @@
 import { createClient } from 'redis';
+
 import type { Logger } from './logger.js';
 
 // Commands sent while not connected fail at once instead of queueing.

@@ -1,8 +1,8 @@
 import type { AppConfig } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
-import { createDropdownService } from './master-data/dropdown-service.js';
 import { createLicenceService } from './licences/licence-service.js';
+import { createDropdownService } from './master-data/dropdown-service.js';
 import { createOrderHistoryService } from './orders/order-history.js';
 import { createOrderListService } from './orders/order-list-service.js';
 import { calculateTotals } from './orders/order-pricing.js';

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestServer, startTestServer } from './support/test-server.js';
+
+import { startTestServer,type TestServer } from './support/test-server.js';
 
 describe('API documentation', () => {
   let server: TestServer;

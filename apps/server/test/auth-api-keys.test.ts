@@ -2,13 +2,15 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
+
 import { Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAST_USED_RESOLUTION_MS, createApiKeyService } from '../src/auth/api-keys.js';
+
+import { createApiKeyService,LAST_USED_RESOLUTION_MS } from '../src/auth/api-keys.js';
 import { runApiKeyCommand } from '../src/cli/api-key-command.js';
 import { createApiKey } from './support/credentials.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 
 const PATH = '/sales-orders/calculate-totals';
 const BODY = { details: [{ quantity: 1, rate: 7 }] };

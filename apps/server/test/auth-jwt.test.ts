@@ -1,12 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
+
 import { Permission } from '@sales-order/contract';
 import { UnsecuredJWT } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { ConfigError, loadConfig } from '../src/config.js';
 import { orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer, useServerWithFixtures } from './support/test-server.js';
-import { TEST_JWT_SECRET, secretKey, signJwt } from './support/tokens.js';
+import { startTestServer, type TestServer, useServerWithFixtures } from './support/test-server.js';
+import { secretKey, signJwt,TEST_JWT_SECRET } from './support/tokens.js';
 
 const READ = { permissions: [Permission.read] };
 const PATH = '/sales-orders/calculate-totals';

@@ -1,9 +1,10 @@
 import { Permission, salesOrdersContract } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { createApiKey, createSession } from './support/credentials.js';
-import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 const ALLOWED_ORIGIN = 'https://erp.example.com';

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+
 import { Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+
 import { createSession } from './support/credentials.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
+
 import { formatCalendarDate, todayIn } from '../src/shared/calendar.js';
 import { createLicensedProduct } from './support/licences.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 
 const HOUR_MS = 3_600_000;
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { ConfigError, loadConfig } from '../src/config.js';
 import { runFailingServerProcess } from './support/server-process.js';
 

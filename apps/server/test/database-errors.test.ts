@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../src/db/database-errors.js';
+
 import type { PrismaClient } from '../src/db/database.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { isDatabaseUnavailable } from '../src/db/database-errors.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 
 /** The error a piece of real database work rejects with. */
 const failureOf = async (work: () => Promise<unknown>): Promise<unknown> => {

@@ -1,11 +1,12 @@
 import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
-import { WARN_LEVEL, captureLog } from './support/log-capture.js';
+
+import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
+import { captureLog,WARN_LEVEL } from './support/log-capture.js';
 import { databaseUrl } from './support/postgres-server.js';
-import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
-import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, type TestServer, startTestServer } from './support/test-server.js';
+import { startTcpProxy,type TcpProxy } from './support/tcp-proxy.js';
+import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, startTestServer,type TestServer } from './support/test-server.js';
 
 /**
  * The service promises an answer within 2 s while its database is unreachable, hung or

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+
 import request from 'supertest';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+
 import { adminQuery, databaseUrl } from './support/postgres-server.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 

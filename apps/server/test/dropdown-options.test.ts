@@ -1,9 +1,10 @@
 import { DROPDOWN_TYPES, type DropdownType } from '@sales-order/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import { parseOptions } from './support/option-html.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 
 interface MasterRow {
   code: string;

@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { EmbeddedDatabaseBusyError } from '../src/db/embedded.js';

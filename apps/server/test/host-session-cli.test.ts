@@ -1,6 +1,7 @@
 import { Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+
 import { runHostSessionCommand } from '../src/cli/host-session-command.js';
 import { useServerWithFixtures } from './support/test-server.js';
 

@@ -1,10 +1,12 @@
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
+
 import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
+
+import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 /**
@@ -65,7 +67,7 @@ const sendRaw = (port: number, bytes: string | Buffer, { endWrites = false } = {
       try {
         resolve(parseResponses(Buffer.concat(chunks)));
       } catch (error) {
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
   });

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
-import { TEST_SUBJECT, signJwt } from './support/tokens.js';
+import { signJwt,TEST_SUBJECT } from './support/tokens.js';
 
 const onPostgresServer = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -99,7 +101,7 @@ describe('Idempotency-Key on POST /sales-orders', () => {
     const body = orderBody(suite.fixtures, { remarks: `no key ${randomUUID()}` });
     await post(undefined, body);
     await post(undefined, body);
-    expect(await ordersWithRemarks(body.remarks as string)).toBe(2);
+    expect(await ordersWithRemarks(body.remarks)).toBe(2);
   });
 
   it.each([

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { addDays, formatCalendarDate, parseCalendarDate } from '../src/shared/calendar.js';
-import { ORDER_DATE, PREVIOUS_YEAR_DATE, createFixtures, orderBody } from './support/fixtures.js';
-import { type LicenceInput, createLicensedProduct } from './support/licences.js';
+import { createFixtures, ORDER_DATE, orderBody,PREVIOUS_YEAR_DATE } from './support/fixtures.js';
+import { createLicensedProduct,type LicenceInput } from './support/licences.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
 import { useServerWithFixtures } from './support/test-server.js';
 

@@ -1,8 +1,9 @@
 import { Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { createApiKey, createSession } from './support/credentials.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 describe('request logs', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { diffMigrationsToSchema } from '../scripts/schema-diff.js';
 
 const serverUrl = process.env.TEST_DATABASE_URL;

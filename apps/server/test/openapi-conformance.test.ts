@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+
 import AjvDraft04 from 'ajv-draft-04';
 import openapiTS, { astToString } from 'openapi-typescript';
 import request from 'supertest';
@@ -40,7 +41,7 @@ interface Exchange {
 
 /** The shape of ./conformance/openapi-fetch-calls.ts, which is type-checked on its own. */
 interface ConformanceCalls {
-  callEveryRoute(baseUrl: string, token: string, ids: Record<string, number>): Promise<Exchange[]>;
+  callEveryRoute: (baseUrl: string, token: string, ids: Record<string, number>) => Promise<Exchange[]>;
 }
 
 const pointerSegment = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
@@ -55,8 +56,8 @@ describe('conformance with a client generated from the live OpenAPI document', (
     await mkdir(path.join(conformanceDir, 'generated'), { recursive: true });
     await writeFile(path.join(conformanceDir, 'generated', 'schema.d.ts'), astToString(await openapiTS(document as never)));
     const tsc = path.join(serverRoot, 'node_modules', '.bin', 'tsc');
-    await promisify(execFile)(tsc, ['-p', path.join(conformanceDir, 'tsconfig.json')]).catch((error: { stdout?: string }) => {
-      throw new Error(`the openapi-fetch calls do not type-check against the generated types:\n${error.stdout ?? String(error)}`);
+    await promisify(execFile)(tsc, ['-p', path.join(conformanceDir, 'tsconfig.json')]).catch((error: Error & { stdout?: string }) => {
+      throw new Error(`the openapi-fetch calls do not type-check against the generated types:\n${error.stdout ?? error.message}`);
     });
 
     // 2. The calls, made over HTTP by openapi-fetch. (A computed specifier: the server's own

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 

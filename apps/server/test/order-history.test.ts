@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+
 import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
-import { TEST_SUBJECT, signJwt } from './support/tokens.js';
+import { signJwt,TEST_SUBJECT } from './support/tokens.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 

@@ -1,8 +1,9 @@
 import { LIST_TOTAL_CAP, type ListCursor, type ListSort } from '@sales-order/contract';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Prisma } from '../src/generated/prisma/client.js';
-import { type OrderListFilter, countQuery, pageQuery } from '../src/orders/order-list-repository.js';
+
 import { loadBulkOrders } from '../scripts/bulk-orders.js';
+import { Prisma } from '../src/generated/prisma/client.js';
+import { countQuery, type OrderListFilter, pageQuery } from '../src/orders/order-list-repository.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 const ORDERS = 200_000;

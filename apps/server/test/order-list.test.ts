@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ORDER_DATE, PREVIOUS_YEAR_DATE, orderBody } from './support/fixtures.js';
+
+import { orderBody, PREVIOUS_YEAR_DATE } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 type Item = {

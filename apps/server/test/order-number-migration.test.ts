@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir,readFile } from 'node:fs/promises';
 import path from 'node:path';
+
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { MIGRATIONS_DIR } from '../src/db/schema-engine.js';
 import { adminQuery, databaseUrl } from './support/postgres-server.js';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+
 import { loadConfig } from '../src/config.js';
 import { orderNumberKey } from '../src/orders/numbering.js';
-import { ORDER_DATE, PREVIOUS_YEAR_DATE, orderBody } from './support/fixtures.js';
+import { ORDER_DATE, orderBody,PREVIOUS_YEAR_DATE } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 /**

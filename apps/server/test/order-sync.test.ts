@@ -1,5 +1,6 @@
-import { type SalesOrderClient, type SalesOrderListItem, createSalesOrderClient } from '@sales-order/client';
+import { createSalesOrderClient,type SalesOrderClient, type SalesOrderListItem } from '@sales-order/client';
 import { describe, expect, it } from 'vitest';
+
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+
 import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { TEST_SUBJECT } from './support/tokens.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
+
+import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
 
 /**

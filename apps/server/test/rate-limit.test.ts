@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 
 const LIMIT = 5;
 const PATH = '/sales-orders/1';

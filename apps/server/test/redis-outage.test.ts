@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+
 import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { WARN_LEVEL, captureLog } from './support/log-capture.js';
-import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+
+import { captureLog,WARN_LEVEL } from './support/log-capture.js';
+import { startTcpProxy,type TcpProxy } from './support/tcp-proxy.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { orderBody } from './support/fixtures.js';
-import { type TestServer, startTestServer, useServerWithFixtures } from './support/test-server.js';
+import { startTestServer, type TestServer, useServerWithFixtures } from './support/test-server.js';
 
 interface Detail {
   path: string;

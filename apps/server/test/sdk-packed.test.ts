@@ -1,12 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { createApiKey } from './support/credentials.js';
-import { type Fixtures, createFixtures } from './support/fixtures.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
+import { createFixtures,type Fixtures } from './support/fixtures.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 const run = promisify(execFile);
@@ -223,7 +225,7 @@ describe('the packed SDK in a fresh project', () => {
     );
     const result = await run(tsc, ['-p', 'tsconfig.json'], { cwd: project }).then(
       () => 'ok',
-      (error: { stdout?: string }) => error.stdout ?? String(error),
+      (error: Error & { stdout?: string }) => error.stdout ?? error.message,
     );
     expect(result).toBe('ok');
   });

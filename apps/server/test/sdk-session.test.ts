@@ -1,5 +1,6 @@
 import { createSalesOrderClient } from '@sales-order/client';
 import { describe, expect, it } from 'vitest';
+
 import { createSession } from './support/credentials.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
@@ -29,7 +30,7 @@ describe('SDK with the host session (browser mode)', () => {
     const seen: RequestInit[] = [];
     const client = createSalesOrderClient({ baseUrl: suite.server.api, auth: { type: 'session' }, fetch: browserFetch(cookie, seen) });
 
-    const created = await client.createSalesOrder(orderBody(suite.fixtures) as Parameters<typeof client.createSalesOrder>[0]);
+    const created = await client.createSalesOrder(orderBody(suite.fixtures));
     const order = await client.getSalesOrder(created.sales_order_id);
 
     expect(order.created_by).toBe(userId);

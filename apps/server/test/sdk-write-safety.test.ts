@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
+
 import {
   type CreateSalesOrderBody,
+  createSalesOrderClient,
   SalesOrderApiError,
   SalesOrderNetworkError,
   SalesOrderPreconditionFailedError,
   SalesOrderPreconditionRequiredError,
-  createSalesOrderClient,
 } from '@sales-order/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { orderBody } from './support/fixtures.js';
-import { type TcpProxy, startTcpProxy } from './support/tcp-proxy.js';
+import { startTcpProxy,type TcpProxy } from './support/tcp-proxy.js';
 import { useServerWithFixtures } from './support/test-server.js';
-import { TEST_SUBJECT, signJwt } from './support/tokens.js';
+import { signJwt,TEST_SUBJECT } from './support/tokens.js';
 
 const onPostgresServer = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -198,7 +200,7 @@ describe('the SDK against REQUIRE_IF_MATCH=true', () => {
   it('an update or delete without ifMatch rejects with SalesOrderPreconditionRequiredError', async () => {
     const token = await signJwt({ payload: { permissions: ['*'] } });
     const client = createSalesOrderClient({ baseUrl: suite.server.api, auth: { type: 'bearer', token } });
-    const { sales_order_id: id } = await client.createSalesOrder(orderBody(suite.fixtures) as CreateSalesOrderBody);
+    const { sales_order_id: id } = await client.createSalesOrder(orderBody(suite.fixtures));
 
     const update = await client.updateSalesOrder(id, { remarks: 'blind' }).catch((caught: unknown) => caught);
     const remove = await client.deleteSalesOrder(id).catch((caught: unknown) => caught);

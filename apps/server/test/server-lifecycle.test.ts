@@ -2,15 +2,17 @@ import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createHttpServer } from '../src/http-server.js';
 import { createLogger } from '../src/logger.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
-import { type TestServer, startTestServer } from './support/test-server.js';
-import { TEST_JWT_SECRET, signJwt } from './support/tokens.js';
+import { startTestServer,type TestServer } from './support/test-server.js';
+import { signJwt,TEST_JWT_SECRET } from './support/tokens.js';
 
 const TOTALS_BODY = JSON.stringify({ details: [{ quantity: 2, rate: 10.5 }] });
 

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
+
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/db/database.js';
-import { type Fixtures, createFixtures, orderBody } from './support/fixtures.js';
+import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { createTestDatabase } from './support/test-server.js';
-import { TEST_JWT_SECRET, signJwt } from './support/tokens.js';
+import { signJwt,TEST_JWT_SECRET } from './support/tokens.js';
 
 /**
  * Idempotency-Key and If-Match where it matters most: several server processes (as behind a

@@ -1,7 +1,7 @@
 import {
   type CalculateTotalsBody,
-  type CreateSalesOrderBody,
   type CreatedSalesOrder,
+  type CreateSalesOrderBody,
   type DeletedSalesOrder,
   type DropdownOptions,
   type DropdownType,
@@ -14,19 +14,19 @@ import {
   type SalesOrderHistory,
   type SalesOrderListItem,
   type SalesOrderPage,
-  type Totals,
-  type UpdateSalesOrderBody,
-  type UpdatedSalesOrder,
-  type ValidateLicenceBody,
   salesOrdersContract,
+  type Totals,
+  type UpdatedSalesOrder,
+  type UpdateSalesOrderBody,
+  type ValidateLicenceBody,
   versionEntityTag,
 } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
 
 export type {
   CalculateTotalsBody,
-  CreateSalesOrderBody,
   CreatedSalesOrder,
+  CreateSalesOrderBody,
   DeletedSalesOrder,
   DropdownOptions,
   DropdownType,
@@ -40,13 +40,13 @@ export type {
   SalesOrderListItem,
   SalesOrderPage,
   Totals,
-  UpdateSalesOrderBody,
   UpdatedSalesOrder,
+  UpdateSalesOrderBody,
   ValidateLicenceBody,
 };
-export type { FieldChange, HistoryCharge, HistoryChanges, HistoryEntry, HistoryLine, HistoryTotals, ListSort } from '@sales-order/contract';
+export type { FieldChange, HistoryChanges, HistoryCharge, HistoryEntry, HistoryLine, HistoryTotals, ListSort } from '@sales-order/contract';
 export type { LicenceWarning, OtherCharge, OtherChargeInput, SalesOrderDetail, SalesOrderDetailInput } from '@sales-order/contract';
-export { ErrorCode, LicenceWarningCode, ValidationCode, WriteSafetyCode, salesOrdersContract } from '@sales-order/contract';
+export { ErrorCode, LicenceWarningCode, salesOrdersContract,ValidationCode, WriteSafetyCode } from '@sales-order/contract';
 
 /** How the client authenticates; the service accepts all three. */
 export type SalesOrderClientAuth =

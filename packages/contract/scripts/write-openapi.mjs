@@ -1,5 +1,6 @@
 // Writes the OpenAPI document generated from the contract: node scripts/write-openapi.mjs <file>
 import { writeFile } from 'node:fs/promises';
+
 import { createOpenApiDocument } from '../dist/openapi.js';
 
 const target = process.argv[2] ?? 'openapi.json';

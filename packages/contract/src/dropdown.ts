@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { id, idParam } from './common.js';
 
 export const DROPDOWN_TYPES = ['field-officers', 'products', 'locations', 'customers', 'ports'] as const;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { MAX_ID } from './common.js';
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_DETAIL_LINES, calendarDate, id, quantity } from './common.js';
+
+import { calendarDate, id, MAX_DETAIL_LINES, quantity } from './common.js';
 
 /** A licence ending this many days or fewer after the order date draws a `licence_expiring` warning. */
 export const LICENCE_EXPIRY_WARNING_DAYS = 30;

@@ -4,13 +4,13 @@ import type { LicenceValidation, ValidateLicenceBody } from './licence.js';
 import type { SalesOrderHistory } from './order-history.js';
 import type { SalesOrderPage } from './order-list.js';
 import type {
-  CreateSalesOrderBody,
   CreatedSalesOrder,
+  CreateSalesOrderBody,
   DeletedSalesOrder,
   MaxNumber,
   SalesOrder,
-  UpdateSalesOrderBody,
   UpdatedSalesOrder,
+  UpdateSalesOrderBody,
 } from './sales-order.js';
 import type { SalesOrdersContract } from './sales-orders.contract.js';
 import type { CalculateTotalsBody, Totals } from './totals.js';

@@ -7,10 +7,12 @@ import {
   type OpenAPIObject,
   type OperationObject,
   type ParameterObject,
+  type ResponseObject,
   type SchemaObject,
   type SecurityRequirementObject,
 } from 'openapi3-ts/oas30';
 import type { ZodTypeAny } from 'zod';
+
 import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
@@ -19,8 +21,8 @@ import { OPERATION_RESPONSE_HEADERS } from './openapi-headers.js';
 import { FieldChangeSchema, HistoryChargeSchema, HistoryEntrySchema, HistoryLineSchema, HistoryTotalsSchema, SalesOrderHistorySchema } from './order-history.js';
 import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
 import {
-  CreateSalesOrderBodySchema,
   CreatedSalesOrderSchema,
+  CreateSalesOrderBodySchema,
   DeletedSalesOrderSchema,
   MaxNumberSchema,
   OtherChargeInputSchema,
@@ -28,8 +30,8 @@ import {
   SalesOrderDetailInputSchema,
   SalesOrderDetailSchema,
   SalesOrderSchema,
-  UpdateSalesOrderBodySchema,
   UpdatedSalesOrderSchema,
+  UpdateSalesOrderBodySchema,
 } from './sales-order.js';
 import { salesOrdersContract } from './sales-orders.contract.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
@@ -232,8 +234,9 @@ const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [{ bearerAuth: [] }, 
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
 const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimit: string): OperationObject => {
   const permission = (route.metadata as { permission?: string } | undefined)?.permission;
-  const responses = Object.fromEntries(
-    Object.entries(operation.responses ?? {}).map(([status, response]) => {
+  const responses: Record<string, ResponseObject> = Object.fromEntries(
+    // ts-rest types each response loosely; they are ResponseObjects.
+    (Object.entries(operation.responses ?? {}) as [string, ResponseObject][]).map(([status, response]): [string, ResponseObject] => {
       const headers = headerRefs([...Object.keys(RESPONSE_HEADERS), ...(status === TOO_MANY_REQUESTS ? ['Retry-After'] : [])]);
       if (Number(status) < 400) {
         return [status, { ...response, description: SUCCESS_DESCRIPTIONS[status] ?? response.description, headers }];
@@ -256,7 +259,7 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
   }
   const examples = OPERATION_EXAMPLES[operationId as keyof typeof OPERATION_EXAMPLES];
   if (examples) {
-    for (const [status, example] of Object.entries(examples.responses)) {
+    for (const [status, example] of Object.entries(examples.responses) as [string, unknown][]) {
       const media = responses[status]?.content?.['application/json'];
       if (media) media.example = example;
     }
@@ -296,7 +299,7 @@ export const createOpenApiDocument = ({
     {
       setOperationId: true,
       // ts-rest types its mapper with openapi3-ts 2; the shapes used here are the same in 3.0.
-      operationMapper: (operation, route) => describeOperation(operation as OperationObject, route, bodyLimit) as never,
+      operationMapper: (operation, route) => describeOperation(operation, route, bodyLimit) as never,
     },
   );
   const { paths, schemas } = extractComponents(normalize(generated.paths));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_DETAIL_LINES, dateTime, id } from './common.js';
+
+import { dateTime, id,MAX_DETAIL_LINES } from './common.js';
 import { CHARGE_DESCRIPTION_MAX_LENGTH, LINE_REMARKS_MAX_LENGTH, ORDER_REMARKS_MAX_LENGTH } from './sales-order.js';
 
 /** Header fields an entry can name (every field of the read shape), and fields of one line. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+
+import { calendarDate, dateTime, decimalPlaces, documented, id, idParam, MAX_DETAIL_LINES, MONEY_MAX, ORDER_NUMBER_MAX_LENGTH, requiredText,SchemaIssueCode } from './common.js';
 import { NAME_MAX_LENGTH } from './sales-order.js';
-import { MAX_DETAIL_LINES, MONEY_MAX, ORDER_NUMBER_MAX_LENGTH, SchemaIssueCode, documented, id, calendarDate, dateTime, decimalPlaces, idParam, requiredText } from './common.js';
 
 /**
  * GET /sales-orders: filters, sorts, the opaque keyset cursor and the page. The cursor is

@@ -1,22 +1,23 @@
 import { z } from 'zod';
+
 import {
   CALENDAR_DATE_PATTERN,
-  MAX_DETAIL_LINES,
-  MAX_ID,
-  ORDER_NUMBER_MAX_LENGTH,
-  MAX_OTHER_CHARGES,
-  SchemaIssueCode,
   calendarDate,
   claimedMoney,
   dateTime,
   documented,
   id,
   idParam,
+  MAX_DETAIL_LINES,
+  MAX_ID,
+  MAX_OTHER_CHARGES,
   money,
+  ORDER_NUMBER_MAX_LENGTH,
   orderNumber,
   quantity,
   rate,
   requiredText,
+  SchemaIssueCode,
   text,
 } from './common.js';
 

@@ -1,4 +1,5 @@
 import { initContract } from '@ts-rest/core';
+
 import { DropdownOptionsSchema, DropdownParamsSchema, DropdownQuerySchema } from './dropdown.js';
 import { successEnvelope } from './envelope.js';
 import {
@@ -14,15 +15,15 @@ import { SalesOrderHistorySchema } from './order-history.js';
 import { ListSalesOrdersQuerySchema, SalesOrderPageSchema } from './order-list.js';
 import { Permission } from './permissions.js';
 import {
-  CreateSalesOrderBodySchema,
   CreatedSalesOrderSchema,
+  CreateSalesOrderBodySchema,
   DeletedSalesOrderSchema,
   MaxNumberQuerySchema,
   MaxNumberSchema,
   SalesOrderIdParamsSchema,
   SalesOrderSchema,
-  UpdateSalesOrderBodySchema,
   UpdatedSalesOrderSchema,
+  UpdateSalesOrderBodySchema,
 } from './sales-order.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
 import { IdempotencyHeadersSchema, IfMatchHeadersSchema, IfNoneMatchHeadersSchema } from './write-safety.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { MAX_DETAIL_LINES, MAX_OTHER_CHARGES, money, quantity, rate, text } from './common.js';
 
 export const CalculateTotalsBodySchema = z.object({

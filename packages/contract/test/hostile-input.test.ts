@@ -1,16 +1,17 @@
 import type { ParameterObject } from 'openapi3-ts/oas30';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
+
 import {
   CalculateTotalsBodySchema,
   CreateSalesOrderBodySchema,
   DropdownQuerySchema,
+  idParam,
+  isStorableText,
   MaxNumberQuerySchema,
   SalesOrderIdParamsSchema,
   SchemaIssueCode,
   UpdateSalesOrderBodySchema,
-  idParam,
-  isStorableText,
 } from '../src/index.js';
 import { createOpenApiDocument } from '../src/openapi.js';
 

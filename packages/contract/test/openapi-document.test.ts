@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import {
   CreateSalesOrderBodySchema,
   MAX_ID,
@@ -132,7 +133,7 @@ describe('the OpenAPI document states what the server checks', () => {
     const walk = (node: unknown): void => {
       if (Array.isArray(node)) node.forEach(walk);
       else if (node !== null && typeof node === 'object') {
-        if ((node as Json).type === 'integer') integers.push(node as Json);
+        if ((node as Json).type === 'integer') integers.push(node);
         Object.values(node).forEach(walk);
       }
     };

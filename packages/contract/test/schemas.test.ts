@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
+
 import {
-  CreateSalesOrderBodySchema,
-  UpdateSalesOrderBodySchema,
   calendarDate,
+  CreateSalesOrderBodySchema,
   decimalPlaces,
   isCalendarDate,
   money,
   orderNumber,
   quantity,
   rate,
+  UpdateSalesOrderBodySchema,
 } from '../src/index.js';
 
 describe('decimalPlaces', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { IdempotencyHeadersSchema, IfMatchHeadersSchema, parseEntityTagCondition, versionEntityTag } from '../src/index.js';
 
 describe('entity-tag conditions (If-Match / If-None-Match)', () => {

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+
 import { unauthenticated, unprocessable } from '../errors/domain-error.js';
 import type { ApiKey, PrismaClient } from '../generated/prisma/client.js';
 import { KNOWN_PERMISSIONS, type Principal } from './principal.js';

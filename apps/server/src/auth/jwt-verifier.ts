@@ -1,6 +1,8 @@
-import { type KeyObject, createPublicKey } from 'node:crypto';
+import { createPublicKey,type KeyObject } from 'node:crypto';
+
 import { isStorableText } from '@sales-order/contract';
-import { type JWTPayload, errors, jwtVerify } from 'jose';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
+
 import { unauthenticated } from '../errors/domain-error.js';
 import { MAX_SUBJECT_LENGTH, type Principal } from './principal.js';
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+
 import { type ApiKeySummary, createApiKeyService } from '../auth/api-keys.js';
 import { KNOWN_PERMISSIONS } from '../auth/principal.js';
 import { DomainError } from '../errors/domain-error.js';
@@ -12,8 +13,8 @@ export const API_KEY_USAGE = `usage:
 permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)`;
 
 export type CommandOutput = {
-  out(line: string): void;
-  err(line: string): void;
+  out: (line: string) => void;
+  err: (line: string) => void;
 };
 
 const describe = (key: ApiKeySummary): string =>

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+
 import { KNOWN_PERMISSIONS, MAX_SUBJECT_LENGTH } from '../auth/principal.js';
 import { sha256Hex } from '../auth/token-hash.js';
 import type { PrismaClient } from '../generated/prisma/client.js';

@@ -72,7 +72,7 @@ type Inspectable = {
 };
 
 const asObject = (value: unknown): Inspectable | undefined =>
-  typeof value === 'object' && value !== null ? (value as Inspectable) : undefined;
+  typeof value === 'object' && value !== null ? (value) : undefined;
 
 /** `{ kind, originalCode? }` of a driver adapter error, wherever Prisma put it. */
 const adapterCause = (error: Inspectable): { kind?: unknown; originalCode?: unknown; code?: unknown } | undefined => {

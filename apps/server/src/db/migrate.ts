@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+
 import { openSchemaEngine, readMigrationList } from './schema-engine.js';
 import { UTC_SESSION_OPTIONS } from './time-zone.js';
 

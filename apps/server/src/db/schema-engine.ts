@@ -1,9 +1,11 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir,readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { PrismaPg } from '@prisma/adapter-pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import type * as SchemaEngineWasm from '@prisma/schema-engine-wasm';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import type { PoolConfig } from 'pg';
 
@@ -17,7 +19,7 @@ const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 export const SCHEMA_PATH = path.join(serverRoot, 'prisma', 'schema.prisma');
 export const MIGRATIONS_DIR = path.join(serverRoot, 'prisma', 'migrations');
 
-type EngineModule = typeof import('@prisma/schema-engine-wasm');
+type EngineModule = typeof SchemaEngineWasm;
 
 // The part of the WebAssembly global used here (Node has it; the ES lib types do not).
 declare const WebAssembly: {

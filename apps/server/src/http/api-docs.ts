@@ -1,6 +1,7 @@
 import { createOpenApiDocument } from '@sales-order/contract/openapi';
 import express, { type Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
+
 import type { AppConfig } from '../config.js';
 
 /**

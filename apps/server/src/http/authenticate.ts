@@ -1,5 +1,6 @@
 import { parse as parseCookies } from 'cookie';
 import type { RequestHandler } from 'express';
+
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 

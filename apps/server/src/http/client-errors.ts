@@ -1,5 +1,6 @@
 import { type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+
 import type { Logger } from '../logger.js';
 import { failure } from './envelope.js';
 

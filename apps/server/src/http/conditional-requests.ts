@@ -1,4 +1,5 @@
 import { type EntityTagCondition, WriteSafetyCode } from '@sales-order/contract';
+
 import { DomainError } from '../errors/domain-error.js';
 import type { ExpectedVersions } from '../orders/order-versions.js';
 

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+
 import { forbidden } from '../errors/domain-error.js';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@sales-order/contract';
 import type { ErrorRequestHandler, Response } from 'express';
+
 import type { DatabaseAvailability } from '../db/database-availability.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { failure } from './envelope.js';

@@ -1,8 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { ErrorCode, type ErrorDetail } from '@sales-order/contract';
 import { RequestValidationError } from '@ts-rest/express';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+
 import { DomainError, type DomainErrorKind } from '../errors/domain-error.js';
 import { failure } from './envelope.js';
 import { issuesToDetails } from './validation-details.js';

@@ -1,6 +1,7 @@
 import { type ClientRateLimitInfo, MemoryStore, type Options, type Store } from 'express-rate-limit';
 import pTimeout, { TimeoutError } from 'p-timeout';
 import { RedisStore } from 'rate-limit-redis';
+
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../redis.js';
 

@@ -1,5 +1,6 @@
 import { ErrorCode } from '@sales-order/contract';
-import { type Store, rateLimit } from 'express-rate-limit';
+import { rateLimit,type Store } from 'express-rate-limit';
+
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../redis.js';
 import { failure } from './envelope.js';

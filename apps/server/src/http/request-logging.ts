@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { pinoHttp } from 'pino-http';
+
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../logger.js';
 

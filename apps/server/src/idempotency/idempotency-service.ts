@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+
 import { WriteSafetyCode } from '@sales-order/contract';
 import canonicalize from 'canonicalize';
 import type { ZodType } from 'zod';
+
 import { DomainError, unprocessable } from '../errors/domain-error.js';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';

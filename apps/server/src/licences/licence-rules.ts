@@ -1,4 +1,5 @@
-import { LICENCE_EXPIRY_WARNING_DAYS, LicenceWarningCode, type LicenceWarning } from '@sales-order/contract';
+import { LICENCE_EXPIRY_WARNING_DAYS, type LicenceWarning,LicenceWarningCode } from '@sales-order/contract';
+
 import { addDays, daysBetween, formatCalendarDate } from '../shared/calendar.js';
 import { Decimal, toDecimal } from '../shared/money.js';
 import type { Licence } from './licence-repository.js';

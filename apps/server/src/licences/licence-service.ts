@@ -1,4 +1,5 @@
 import type { ErrorDetail, LicenceValidation, ValidateLicenceBody } from '@sales-order/contract';
+
 import { unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { masterDataRepository } from '../master-data/master-data-repository.js';
@@ -6,7 +7,7 @@ import { checkProductsUsable } from '../master-data/product-checks.js';
 import { parseCalendarDate } from '../shared/calendar.js';
 import { type Decimal, toDecimal } from '../shared/money.js';
 import { type Licence, licenceRepository } from './licence-repository.js';
-import { licenceWarnings, licencesValidOn, quotaLicences } from './licence-rules.js';
+import { licencesValidOn, licenceWarnings, quotaLicences } from './licence-rules.js';
 
 /** The quantity asked of each product, lines of one product added up, in first-appearance order. */
 const quantityByProduct = (lines: ValidateLicenceBody['sales_order_details']): Map<number, Decimal> => {

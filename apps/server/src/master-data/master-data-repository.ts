@@ -1,4 +1,5 @@
 import type { DropdownType } from '@sales-order/contract';
+
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 /** A client or an open transaction: lookups run in whichever the caller holds. */

@@ -1,4 +1,4 @@
-import { ValidationCode, type ErrorDetail } from '@sales-order/contract';
+import { type ErrorDetail,ValidationCode } from '@sales-order/contract';
 
 /**
  * Every rule about order numbers. Each (location, financial year) is one series

@@ -1,4 +1,5 @@
 import type { HistoryAction, HistoryChanges } from '@sales-order/contract';
+
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 

@@ -1,20 +1,21 @@
 import {
   type FieldChange,
   type HistoryAction,
+  HistoryActionSchema,
   type HistoryChanges,
+  HistoryChangesSchema,
   type HistoryCharge,
   type HistoryLine,
-  HistoryActionSchema,
-  HistoryChangesSchema,
   type HistoryTotals,
   type SalesOrderHistory,
 } from '@sales-order/contract';
+
 import { notFound } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
-import { type OrderState, orderHistoryRepository } from './order-history-repository.js';
+import { orderHistoryRepository,type OrderState } from './order-history-repository.js';
 
 /**
  * The audit trail of an order: each create, update and delete records one entry, inside the
@@ -69,7 +70,7 @@ const itemChanges = <T extends { line_no: number }>(before: T[], after: T[]) => 
   const changed = after.flatMap((item) => {
     const previous = beforeByNo.get(item.line_no);
     if (!previous) return [];
-    const changes = fieldChanges(previous as Record<string, Value>, item as Record<string, Value>);
+    const changes = fieldChanges(previous, item);
     return changes.length > 0 ? [{ line_no: item.line_no, changes }] : [];
   });
   return {

@@ -1,4 +1,5 @@
 import { LIST_TOTAL_CAP, type ListCursor, type ListSort, sortKeyOf } from '@sales-order/contract';
+
 import { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 

@@ -1,16 +1,17 @@
 import {
+  encodeListCursor,
   LIST_TOTAL_CAP,
   type ListCursor,
   type ListSalesOrdersFilters,
   type SalesOrderListItem,
   type SalesOrderPage,
-  encodeListCursor,
   sortKeyOf,
 } from '@sales-order/contract';
+
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { formatDateTime } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
-import { type OrderListFilter, type OrderListRow, orderListRepository } from './order-list-repository.js';
+import { type OrderListFilter, orderListRepository,type OrderListRow } from './order-list-repository.js';
 
 const filterOf = (query: ListSalesOrdersFilters): OrderListFilter => ({
   customerId: query.customer_id,
@@ -56,7 +57,7 @@ const SORT_KEY_TEXT = {
 /** The cursor after `row`: its exact sort key (milliseconds, NUMERIC text) and its id. */
 const cursorAfter = (sort: ListSalesOrdersFilters['sort'], row: OrderListRow): ListCursor =>
   // Each sort's key text has the shape ListCursorSchema expects for that sort.
-  ({ s: sort, k: SORT_KEY_TEXT[sortKeyOf(sort)](row), i: row.id }) as ListCursor;
+  ({ s: sort, k: SORT_KEY_TEXT[sortKeyOf(sort)](row), i: row.id });
 
 /**
  * Lists orders a keyset page at a time. A page is one statement, so it is a consistent

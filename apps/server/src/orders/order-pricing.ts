@@ -1,9 +1,10 @@
 import {
-  ValidationCode,
   type CalculateTotalsBody,
   type ErrorDetail,
   type Totals,
+  ValidationCode,
 } from '@sales-order/contract';
+
 import { unprocessable } from '../errors/domain-error.js';
 import {
   type Decimal,

@@ -1,4 +1,5 @@
-import { ValidationCode, type ErrorDetail, type SalesOrderDetailInput } from '@sales-order/contract';
+import { type ErrorDetail, type SalesOrderDetailInput,ValidationCode } from '@sales-order/contract';
+
 import { type Db, masterDataRepository } from '../master-data/master-data-repository.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';
 import { parseCalendarDate } from '../shared/calendar.js';

@@ -1,4 +1,5 @@
 import { WriteSafetyCode } from '@sales-order/contract';
+
 import { DomainError, notFound } from '../errors/domain-error.js';
 import type { Db } from '../master-data/master-data-repository.js';
 import { orderRepository } from './order-repository.js';

@@ -1,7 +1,6 @@
 import {
-  ValidationCode,
-  type CreateSalesOrderBody,
   type CreatedSalesOrder,
+  type CreateSalesOrderBody,
   type DeletedSalesOrder,
   type ErrorDetail,
   type MaxNumber,
@@ -9,9 +8,11 @@ import {
   type OtherChargeInput,
   type SalesOrder,
   type SalesOrderDetailInput,
-  type UpdateSalesOrderBody,
   type UpdatedSalesOrder,
+  type UpdateSalesOrderBody,
+  ValidationCode,
 } from '@sales-order/contract';
+
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
@@ -19,22 +20,22 @@ import { type Db, masterDataRepository } from '../master-data/master-data-reposi
 import { formatCalendarDate, formatDateTime, parseCalendarDate } from '../shared/calendar.js';
 import { toDecimal, toJsonNumber } from '../shared/money.js';
 import {
-  DEFAULT_ORDER_NUMBER_MAX_AHEAD,
-  type Series,
   counterAfterSuppliedNumber,
+  DEFAULT_ORDER_NUMBER_MAX_AHEAD,
   formatOrderNumber,
   orderNumberKey,
   readSuppliedNumber,
+  type Series,
 } from './numbering.js';
 import { orderHistory } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
 import { checkOrderReferences } from './order-references.js';
 import {
   type ChargeToStore,
-  type LineToStore,
-  type StoredOrder,
   isDuplicateKeyError,
+  type LineToStore,
   orderRepository,
+  type StoredOrder,
 } from './order-repository.js';
 import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
 

@@ -1,5 +1,5 @@
-import { Decimal as BaseDecimal } from 'decimal.js';
 import { MONEY_MAX } from '@sales-order/contract';
+import { Decimal as BaseDecimal } from 'decimal.js';
 
 /**
  * Exact decimal arithmetic for quantities, rates and money. 40 significant digits hold any

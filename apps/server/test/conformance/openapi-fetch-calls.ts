@@ -5,6 +5,7 @@
  * `@ts-expect-error` lines prove the generated types refuse what the contract refuses.
  */
 import createClient from 'openapi-fetch';
+
 import type { paths } from './generated/schema.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';

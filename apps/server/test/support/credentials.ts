@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+
 import { createApiKeyService } from '../../src/auth/api-keys.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 

@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+
 import { applyMigrations } from '../../src/db/migrate.js';
 import { adminQuery, databaseUrl } from './postgres-server.js';
 

@@ -1,19 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+
 import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, inject } from 'vitest';
+
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
-import { startIdempotencyPurge } from '../../src/idempotency/idempotency-purge.js';
 import { createHttpServer } from '../../src/http-server.js';
+import { startIdempotencyPurge } from '../../src/idempotency/idempotency-purge.js';
 import { createLogger } from '../../src/logger.js';
-import { type RedisClient, closeRedis, connectRedis } from '../../src/redis.js';
-import { type Fixtures, createFixtures } from './fixtures.js';
+import { closeRedis, connectRedis,type RedisClient } from '../../src/redis.js';
+import { createFixtures,type Fixtures } from './fixtures.js';
 import { adminQuery, databaseUrl } from './postgres-server.js';
-import { TEST_JWT_SECRET, signJwt } from './tokens.js';
+import { signJwt,TEST_JWT_SECRET } from './tokens.js';
 
 export interface TestServer {
   /** Origin of the running server, e.g. http://127.0.0.1:54321 */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { addDays, daysBetween, formatCalendarDate, formatDateTime, parseCalendarDate, todayIn } from '../../src/shared/calendar.js';
 
 describe('calendar dates', () => {

@@ -1,5 +1,6 @@
 import { LicenceWarningCode } from '@sales-order/contract';
 import { describe, expect, it } from 'vitest';
+
 import type { Licence } from '../../src/licences/licence-repository.js';
 import { lastLicenceOfCover, licenceWarnings, licenceWithMostLeft } from '../../src/licences/licence-rules.js';
 import { parseCalendarDate } from '../../src/shared/calendar.js';
@@ -15,7 +16,7 @@ const licence = (validFrom: string, validTo: string, licensedQuantity: string | 
     validFrom: day(validFrom),
     validTo: day(validTo),
     licensedQuantity: licensedQuantity === null ? null : toDecimal(licensedQuantity),
-  }) as Licence;
+  });
 
 const product = { id: 1, name: 'Cypermethrin\n10 EC', requiresLicence: true };
 const codes = (licences: Licence[], quantity: string, date: string, consumed = new Map<number, Decimal>()) =>

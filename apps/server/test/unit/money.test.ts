@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { isMoneyInRange, lineAmount, roundMoney, sum, toDecimal, toJsonNumber, withinOneCent } from '../../src/shared/money.js';
 
 describe('money', () => {

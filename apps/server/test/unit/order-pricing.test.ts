@@ -1,5 +1,6 @@
 import { type ErrorDetail, ValidationCode } from '@sales-order/contract';
 import { describe, expect, it } from 'vitest';
+
 import { DomainError } from '../../src/errors/domain-error.js';
 import { calculateTotals, grandTotal, priceLines, totalCharges } from '../../src/orders/order-pricing.js';
 import { toDecimal } from '../../src/shared/money.js';

@@ -1,5 +1,6 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
 import { createApiKeyService } from '../../auth/api-keys.js';
 import type { PrismaClient } from '../../generated/prisma/client.js';
 

@@ -2,12 +2,12 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
 import { createSalesOrderService } from '../../orders/sales-order-service.js';
 import { formatCalendarDate } from '../../shared/calendar.js';
 import {
-  LOCATIONS,
-  PORTS,
   customers,
   fieldOfficers,
   financialYears,
   licences,
+  LOCATIONS,
+  PORTS,
   products,
 } from './demo-data.js';
 
