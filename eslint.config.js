@@ -24,7 +24,10 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: { ...globals.node },
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'packages/*/scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'packages/*/scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     plugins: { 'simple-import-sort': simpleImportSort },
     rules: {
@@ -37,10 +40,16 @@ export default tseslint.config(
       'simple-import-sort/exports': 'error',
       // Messages quote numbers, booleans and optional values as they are; objects still may not
       // slip into a template as "[object Object]".
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true, allowNullish: true },
+      ],
       // `declare global { namespace Express { ... } }` is how Express's Request is augmented.
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {

@@ -78,7 +78,15 @@ const loadListOrders = async (url: string, orders: number) => {
 const startProcess = (script: string, env: Record<string, string>) => {
   const child = spawn(process.execPath, [script], {
     cwd: serverRoot,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000', JWT_SECRET: secret, ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      JWT_SECRET: secret,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const origin = new Promise<string>((resolve, reject) => {
@@ -95,7 +103,10 @@ const startProcess = (script: string, env: Record<string, string>) => {
 const startService = (env: Record<string, string>) => startProcess('dist/main.js', env);
 
 /** Peak resident memory of a process while `work` runs, in MB (Linux /proc). */
-const peakRss = async <T>(pid: number | undefined, work: () => Promise<T>): Promise<{ result: T; rssMb: number | null }> => {
+const peakRss = async <T>(
+  pid: number | undefined,
+  work: () => Promise<T>,
+): Promise<{ result: T; rssMb: number | null }> => {
   let peak = 0;
   const sample = async () => {
     if (pid === undefined) return;
@@ -158,8 +169,26 @@ const pgbenchAnchor = async (serverUrl: string): Promise<{ tps: number; latencyM
     await adminQuery(url.toString(), await readFile(path.join(serverRoot, 'scripts/pgbench/bench-schema.sql'), 'utf8'));
     const { stdout } = await promisify(execFile)(
       pgbench,
-      ['-n', '-M', 'prepared', '-f', path.join(serverRoot, 'scripts/pgbench/create-order.sql'), '-c', String(connections), '-j', '2', '-T', String(seconds),
-        '-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'), database],
+      [
+        '-n',
+        '-M',
+        'prepared',
+        '-f',
+        path.join(serverRoot, 'scripts/pgbench/create-order.sql'),
+        '-c',
+        String(connections),
+        '-j',
+        '2',
+        '-T',
+        String(seconds),
+        '-h',
+        url.hostname,
+        '-p',
+        url.port || '5432',
+        '-U',
+        decodeURIComponent(url.username || 'postgres'),
+        database,
+      ],
       { env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) } },
     );
     const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1]);
@@ -178,7 +207,13 @@ const fiveLines = [
   { product_id: 5, quantity: 7, rate: 1.25 },
   { product_id: 6, quantity: 0.5, rate: 1260 },
 ];
-const createBody = { customer_id: 12, sales_order_date: today, location_id: 1, details: fiveLines, other_charges: [{ description: 'Freight', amount: 0 }] };
+const createBody = {
+  customer_id: 12,
+  sales_order_date: today,
+  location_id: 1,
+  details: fiveLines,
+  other_charges: [{ description: 'Freight', amount: 0 }],
+};
 
 interface Row {
   scenario: string;
@@ -199,8 +234,15 @@ const main = async () => {
   const baseline = startProcess('scripts/bench-baseline.mjs', {});
   try {
     const origin = await baseline.origin;
-    const measured = await peakRss(baseline.child.pid, () => load({ url: `${origin}/hello`, method: 'POST', body: { details: fiveLines } }));
-    rows.push({ scenario: 'baseline: Express hello world, JSON in and out', ...measured.result, rssMb: measured.rssMb, against: null });
+    const measured = await peakRss(baseline.child.pid, () =>
+      load({ url: `${origin}/hello`, method: 'POST', body: { details: fiveLines } }),
+    );
+    rows.push({
+      scenario: 'baseline: Express hello world, JSON in and out',
+      ...measured.result,
+      rssMb: measured.rssMb,
+      against: null,
+    });
   } finally {
     baseline.child.kill('SIGTERM');
     await new Promise((resolve) => baseline.child.once('exit', resolve));
@@ -232,15 +274,47 @@ const main = async () => {
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(secret));
     const headers = { authorization: `Bearer ${token}` };
-    const created = await fetch(`${origin}/api/sales-orders`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(createBody) });
+    const created = await fetch(`${origin}/api/sales-orders`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(createBody),
+    });
     const orderId = ((await created.json()) as { data: { sales_order_id: number } }).data.sales_order_id;
 
     const scenarios: (Load & { name: string; against: Row['against'] })[] = [
-      { name: 'POST calculate-totals', against: 'hello', method: 'POST', url: `${origin}/api/sales-orders/calculate-totals`, body: { details: fiveLines, other_charges: [{ amount: 150 }] } },
+      {
+        name: 'POST calculate-totals',
+        against: 'hello',
+        method: 'POST',
+        url: `${origin}/api/sales-orders/calculate-totals`,
+        body: { details: fiveLines, other_charges: [{ amount: 150 }] },
+      },
       { name: 'GET order (5 lines)', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders/${orderId}` },
-      { name: 'POST validate-licence (3 products)', against: 'hello', method: 'POST', url: `${origin}/api/sales-orders/validate-licence`, body: { sales_order_details: [{ product_id: 1, quantity: 5 }, { product_id: 2, quantity: 1 }, { product_id: 6, quantity: 3 }] } },
-      { name: 'GET max-number', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders/max-number?year_id=3&location_id=1` },
-      { name: 'GET list, page of 50 (newest first)', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders?limit=50` },
+      {
+        name: 'POST validate-licence (3 products)',
+        against: 'hello',
+        method: 'POST',
+        url: `${origin}/api/sales-orders/validate-licence`,
+        body: {
+          sales_order_details: [
+            { product_id: 1, quantity: 5 },
+            { product_id: 2, quantity: 1 },
+            { product_id: 6, quantity: 3 },
+          ],
+        },
+      },
+      {
+        name: 'GET max-number',
+        against: 'hello',
+        method: 'GET',
+        url: `${origin}/api/sales-orders/max-number?year_id=3&location_id=1`,
+      },
+      {
+        name: 'GET list, page of 50 (newest first)',
+        against: 'hello',
+        method: 'GET',
+        url: `${origin}/api/sales-orders?limit=50`,
+      },
       {
         name: 'GET list, a later page',
         against: 'hello',
@@ -248,7 +322,12 @@ const main = async () => {
         // The cursor after (2025-06-01, id 100000) in the default sort.
         url: `${origin}/api/sales-orders?limit=50&cursor=${Buffer.from(JSON.stringify({ s: '-sales_order_date', k: '2025-06-01', i: 100_000 })).toString('base64url')}`,
       },
-      { name: 'GET list, customer by grand total', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders?limit=50&customer_id=12&sort=-grand_total` },
+      {
+        name: 'GET list, customer by grand total',
+        against: 'hello',
+        method: 'GET',
+        url: `${origin}/api/sales-orders?limit=50&customer_id=12&sort=-grand_total`,
+      },
       { name: 'GET list, q=a1b2', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders?limit=50&q=a1b2` },
       {
         name: 'GET list, sync feed',
@@ -256,7 +335,13 @@ const main = async () => {
         method: 'GET',
         url: `${origin}/api/sales-orders?limit=50&updated_since=2026-01-20T00:00:00Z&include_deleted=true&sort=updated_at`,
       },
-      { name: 'POST order (5 lines, server numbering, one series)', against: 'pgbench', method: 'POST', url: `${origin}/api/sales-orders`, body: createBody },
+      {
+        name: 'POST order (5 lines, server numbering, one series)',
+        against: 'pgbench',
+        method: 'POST',
+        url: `${origin}/api/sales-orders`,
+        body: createBody,
+      },
     ];
     for (const { name, against, ...scenario } of scenarios) {
       const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }));
@@ -289,9 +374,23 @@ const main = async () => {
     'RSS MB': row.rssMb ?? '-',
     failed: row.failed,
   }));
-  if (anchor) table.splice(1, 0, { scenario: 'baseline: pgbench create-order, one series', 'req/s': anchor.tps, 'p50 ms': anchor.latencyMs, 'p99 ms': '-', ratio: 'baseline', 'RSS MB': '-', failed: 0 });
+  if (anchor)
+    table.splice(1, 0, {
+      scenario: 'baseline: pgbench create-order, one series',
+      'req/s': anchor.tps,
+      'p50 ms': anchor.latencyMs,
+      'p99 ms': '-',
+      ratio: 'baseline',
+      'RSS MB': '-',
+      failed: 0,
+    });
   console.table(table);
-  if (!anchor) console.log(serverUrl ? 'pgbench not found: no database anchor for creates.' : 'Embedded database: no pgbench anchor (set BENCH_DATABASE_URL).');
+  if (!anchor)
+    console.log(
+      serverUrl
+        ? 'pgbench not found: no database anchor for creates.'
+        : 'Embedded database: no pgbench anchor (set BENCH_DATABASE_URL).',
+    );
   if (anchor) console.log('pgbench reports an average latency (shown as p50), not percentiles.');
 };
 

@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { lastPanicMessage,MIGRATIONS_DIR } from '../src/db/schema-engine.js';
+import { lastPanicMessage, MIGRATIONS_DIR } from '../src/db/schema-engine.js';
 import { diffMigrationsToSchema } from './schema-diff.js';
 
 const name = process.argv[2];

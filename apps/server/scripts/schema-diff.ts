@@ -10,7 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { ColumnTypeEnum, type SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 
-import { openSchemaEngine, readMigrationList,SCHEMA_PATH } from '../src/db/schema-engine.js';
+import { openSchemaEngine, readMigrationList, SCHEMA_PATH } from '../src/db/schema-engine.js';
 
 const PG_CHAR_OID = 18;
 const PG_TEXT_OID = 25;

@@ -106,14 +106,23 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
   const api = express.Router();
   api.use(authenticate(authenticator, config.auth.sessionCookieName));
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
-  createExpressEndpoints(salesOrdersContract, createSalesOrdersRouter(createServices(database.prisma, config), config), api, {
-    logInitialization: false,
-    // Per matched route: its permission first, then the body, so a caller without the
-    // permission gets 403 whatever the body holds.
-    globalMiddleware: [requirePermission, requireJsonBody, express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 })],
-    // Validation failures go to errorHandler like every other error.
-    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
-  });
+  createExpressEndpoints(
+    salesOrdersContract,
+    createSalesOrdersRouter(createServices(database.prisma, config), config),
+    api,
+    {
+      logInitialization: false,
+      // Per matched route: its permission first, then the body, so a caller without the
+      // permission gets 403 whatever the body holds.
+      globalMiddleware: [
+        requirePermission,
+        requireJsonBody,
+        express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
+      ],
+      // Validation failures go to errorHandler like every other error.
+      requestValidationErrorHandler: (error, _req, _res, next) => next(error),
+    },
+  );
   app.use(config.basePath || '/', api);
 
   app.use(notFoundHandler);

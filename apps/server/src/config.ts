@@ -125,7 +125,10 @@ const jwtSecret = optionalString.transform((value, ctx) => {
   if (value === undefined) return undefined;
   const bytes = new TextEncoder().encode(value);
   if (bytes.length < 32) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be at least 32 bytes (e.g. `openssl rand -base64 48`)' });
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: 'must be at least 32 bytes (e.g. `openssl rand -base64 48`)',
+    });
     return z.NEVER;
   }
   return bytes;
@@ -145,7 +148,7 @@ const jwtPublicKey = optionalString.transform((value, ctx) => {
 // RFC 6265 cookie-name characters (an HTTP token).
 const cookieName = optionalString.refine(
   (value) => value === undefined || /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value),
-  'must be a cookie name (letters, digits and !#$%&\'*+-.^_`|~)',
+  "must be a cookie name (letters, digits and !#$%&'*+-.^_`|~)",
 );
 
 /**
@@ -155,7 +158,10 @@ const cookieName = optionalString.refine(
  */
 const allowedOrigins = optionalString.transform((value, ctx) => {
   const origins: string[] = [];
-  for (const item of (value ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const item of (value ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     let origin: string | undefined;
     try {
       const url = new URL(item);
@@ -189,59 +195,64 @@ const timeZone = exactString.transform((value, ctx) => {
 /** A host name or IP address to listen on. */
 const listenHost = optionalString.transform((value, ctx) => {
   if (value === undefined) return '127.0.0.1';
-  if (isIP(value) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)) {
+  if (
+    isIP(value) === 0 &&
+    !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)
+  ) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an IP address or a host name' });
     return z.NEVER;
   }
   return value;
 });
 
-const EnvironmentSchema = z.object({
-  PORT: integer('PORT', 3000, 0, 65535),
-  HOST: listenHost,
-  BASE_PATH: basePath,
-  DATABASE_URL: url(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL'),
-  DATABASE_POOL_MAX: integer('DATABASE_POOL_MAX', 10, 1, 1000),
-  DATABASE_CONNECT_TIMEOUT_MS: integer('DATABASE_CONNECT_TIMEOUT_MS', 1_000, 100, 60_000),
-  DATABASE_STATEMENT_TIMEOUT_MS: integer('DATABASE_STATEMENT_TIMEOUT_MS', 1_500, 100, 3_600_000),
-  DATABASE_LOCK_TIMEOUT_MS: integer('DATABASE_LOCK_TIMEOUT_MS', 1_000, 100, 3_600_000),
-  DATA_DIR: optionalString.transform((value) => value ?? './data'),
-  REDIS_URL: url(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL'),
-  REDIS_KEY_PREFIX: optionalString.transform((value) => value ?? 'sales-order:'),
-  REDIS_TIMEOUT_MS: integer('REDIS_TIMEOUT_MS', 50, 1, 10_000),
-  JWT_SECRET: jwtSecret,
-  JWT_PUBLIC_KEY: jwtPublicKey,
-  JWT_ISSUER: optionalString,
-  JWT_AUDIENCE: optionalString,
-  SESSION_COOKIE_NAME: cookieName.transform((value) => value ?? 'erp_session'),
-  ALLOWED_ORIGINS: allowedOrigins,
-  RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000),
-  TRUST_PROXY: trustProxy,
-  BODY_LIMIT: bodyLimit.transform((value) => value ?? '1mb'),
-  LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
-  ORDER_NUMBER_MAX_AHEAD: integer('ORDER_NUMBER_MAX_AHEAD', Number(DEFAULT_ORDER_NUMBER_MAX_AHEAD), 0, 1_000_000_000),
-  SEED_DEMO_DATA: oneOf(['auto', 'always', 'never'], 'auto'),
-  BUSINESS_TIME_ZONE: timeZone,
-  // DESIGN.md promises callers at least a day to retry with the same key.
-  IDEMPOTENCY_TTL_HOURS: integer('IDEMPOTENCY_TTL_HOURS', 24, 24, 24 * 366),
-  IDEMPOTENCY_WAIT_SECONDS: integer('IDEMPOTENCY_WAIT_SECONDS', 10, 1, 60),
-  IDEMPOTENCY_PURGE_INTERVAL_SECONDS: integer('IDEMPOTENCY_PURGE_INTERVAL_SECONDS', 300, 1, 86_400),
-  REQUIRE_IF_MATCH: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
-  HTTP_HEADERS_TIMEOUT_MS: integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
-  HTTP_REQUEST_TIMEOUT_MS: integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
-  SHUTDOWN_DRAIN_DELAY_MS: integer('SHUTDOWN_DRAIN_DELAY_MS', 5_000, 0, 600_000),
-  SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1_000, 600_000),
-}).superRefine((value, ctx) => {
-  // Node refuses a server whose headers may take longer than the whole request.
-  if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
-    ctx.addIssue({
-      code: z.ZodIssueCode.custom,
-      path: ['HTTP_HEADERS_TIMEOUT_MS'],
-      message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
-    });
-  }
-});
+const EnvironmentSchema = z
+  .object({
+    PORT: integer('PORT', 3000, 0, 65535),
+    HOST: listenHost,
+    BASE_PATH: basePath,
+    DATABASE_URL: url(['postgres:', 'postgresql:'], 'must be a postgres:// or postgresql:// URL'),
+    DATABASE_POOL_MAX: integer('DATABASE_POOL_MAX', 10, 1, 1000),
+    DATABASE_CONNECT_TIMEOUT_MS: integer('DATABASE_CONNECT_TIMEOUT_MS', 1_000, 100, 60_000),
+    DATABASE_STATEMENT_TIMEOUT_MS: integer('DATABASE_STATEMENT_TIMEOUT_MS', 1_500, 100, 3_600_000),
+    DATABASE_LOCK_TIMEOUT_MS: integer('DATABASE_LOCK_TIMEOUT_MS', 1_000, 100, 3_600_000),
+    DATA_DIR: optionalString.transform((value) => value ?? './data'),
+    REDIS_URL: url(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL'),
+    REDIS_KEY_PREFIX: optionalString.transform((value) => value ?? 'sales-order:'),
+    REDIS_TIMEOUT_MS: integer('REDIS_TIMEOUT_MS', 50, 1, 10_000),
+    JWT_SECRET: jwtSecret,
+    JWT_PUBLIC_KEY: jwtPublicKey,
+    JWT_ISSUER: optionalString,
+    JWT_AUDIENCE: optionalString,
+    SESSION_COOKIE_NAME: cookieName.transform((value) => value ?? 'erp_session'),
+    ALLOWED_ORIGINS: allowedOrigins,
+    RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000),
+    TRUST_PROXY: trustProxy,
+    BODY_LIMIT: bodyLimit.transform((value) => value ?? '1mb'),
+    LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+    ORDER_NUMBER_MAX_AHEAD: integer('ORDER_NUMBER_MAX_AHEAD', Number(DEFAULT_ORDER_NUMBER_MAX_AHEAD), 0, 1_000_000_000),
+    SEED_DEMO_DATA: oneOf(['auto', 'always', 'never'], 'auto'),
+    BUSINESS_TIME_ZONE: timeZone,
+    // DESIGN.md promises callers at least a day to retry with the same key.
+    IDEMPOTENCY_TTL_HOURS: integer('IDEMPOTENCY_TTL_HOURS', 24, 24, 24 * 366),
+    IDEMPOTENCY_WAIT_SECONDS: integer('IDEMPOTENCY_WAIT_SECONDS', 10, 1, 60),
+    IDEMPOTENCY_PURGE_INTERVAL_SECONDS: integer('IDEMPOTENCY_PURGE_INTERVAL_SECONDS', 300, 1, 86_400),
+    REQUIRE_IF_MATCH: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
+    HTTP_HEADERS_TIMEOUT_MS: integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
+    HTTP_REQUEST_TIMEOUT_MS: integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+    SHUTDOWN_DRAIN_DELAY_MS: integer('SHUTDOWN_DRAIN_DELAY_MS', 5_000, 0, 600_000),
+    SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1_000, 600_000),
+  })
+  .superRefine((value, ctx) => {
+    // Node refuses a server whose headers may take longer than the whole request.
+    if (value.HTTP_HEADERS_TIMEOUT_MS > value.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['HTTP_HEADERS_TIMEOUT_MS'],
+        message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+      });
+    }
+  });
 
 const ConfigSchema = EnvironmentSchema.transform((value) => ({
   port: value.PORT,

@@ -18,7 +18,11 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
  * whole request. What Node's parser refuses (a trickled body past the request timeout among
  * them: 408) is answered in the envelope.
  */
-export const createHttpServer = (app: Express, { http: timeouts }: Pick<AppConfig, 'http'>, logger: Logger): http.Server => {
+export const createHttpServer = (
+  app: Express,
+  { http: timeouts }: Pick<AppConfig, 'http'>,
+  logger: Logger,
+): http.Server => {
   const server = http.createServer(
     {
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,

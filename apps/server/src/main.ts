@@ -24,9 +24,7 @@ const main = async () => {
   }
   const database = await openDatabase(config, { log: (message) => logger.info(message), logger });
   logger.info(
-    database.embedded
-      ? { dataDir: config.database.dataDir }
-      : { database: 'server' },
+    database.embedded ? { dataDir: config.database.dataDir } : { database: 'server' },
     database.embedded ? 'using the embedded database' : 'using the PostgreSQL server from DATABASE_URL',
   );
 
@@ -36,12 +34,16 @@ const main = async () => {
     if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
   }
   // The demo key exists only on the embedded database: never on a server from DATABASE_URL.
-  const demoKey = database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
+  const demoKey =
+    database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   let draining = false;
   const app = createApp({ config, logger, database, redis, isDraining: () => draining });
-  const idempotencyPurge = startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger });
+  const idempotencyPurge = startIdempotencyPurge(database.prisma, {
+    intervalSeconds: config.idempotency.purgeIntervalSeconds,
+    logger,
+  });
   const server = createHttpServer(app, config, logger).listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
@@ -56,7 +58,9 @@ const main = async () => {
           `    Authorization: ApiKey ${demoKey.key}`,
           `  try: curl -H "Authorization: ApiKey ${demoKey.key}" ${base}/sales-orders/1`,
         ]
-      : [`  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'`];
+      : [
+          `  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'`,
+        ];
     console.log(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
   }
 
@@ -72,7 +76,10 @@ const main = async () => {
     preShutdown: async (signal) => {
       draining = true;
       if (signal !== 'SIGTERM' || config.shutdown.drainDelayMs === 0) return;
-      logger.info({ signal, drainDelayMs: config.shutdown.drainDelayMs }, 'draining: /readyz answers 503, requests are still served');
+      logger.info(
+        { signal, drainDelayMs: config.shutdown.drainDelayMs },
+        'draining: /readyz answers 503, requests are still served',
+      );
       await sleep(config.shutdown.drainDelayMs);
     },
     onShutdown: async (signal) => {

@@ -12,7 +12,11 @@ import { todayIn } from './shared/calendar.js';
 /** Every use case, wired to one database; "today" is where the business is. */
 export const createServices = (
   prisma: PrismaClient,
-  { businessTimeZone, orderNumberMaxAhead, idempotency }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency'>,
+  {
+    businessTimeZone,
+    orderNumberMaxAhead,
+    idempotency,
+  }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency'>,
 ) => ({
   orders: createSalesOrderService(prisma, { orderNumberMaxAhead: BigInt(orderNumberMaxAhead) }),
   orderList: createOrderListService(prisma),

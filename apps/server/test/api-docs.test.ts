@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 describe('API documentation', () => {
   let server: TestServer;
@@ -15,7 +15,9 @@ describe('API documentation', () => {
     const response = await request(server.api).get('/openapi.json').expect(200);
     const document = response.body;
     expect(document.openapi).toBe('3.0.3');
-    expect(document.servers).toEqual([{ url: '/erp/sales', description: expect.stringContaining('BASE_PATH'), 'x-internal': true }]);
+    expect(document.servers).toEqual([
+      { url: '/erp/sales', description: expect.stringContaining('BASE_PATH'), 'x-internal': true },
+    ]);
     // The body limit in force, not the default.
     expect(document.paths['/sales-orders'].post.requestBody.description).toContain('at most 256kb');
     expect(Object.keys(document.paths).sort()).toEqual(
@@ -29,14 +31,28 @@ describe('API documentation', () => {
         '/sales-orders/{id}/history',
       ].sort(),
     );
-    const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>));
+    const operations = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { operationId: string }>),
+    );
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(
       [
-        'calculateTotals', 'createSalesOrder', 'deleteSalesOrder', 'getDropdownOptions', 'getMaxNumber', 'getSalesOrder',
-        'getSalesOrderHistory', 'listSalesOrders', 'updateSalesOrder', 'validateLicence',
+        'calculateTotals',
+        'createSalesOrder',
+        'deleteSalesOrder',
+        'getDropdownOptions',
+        'getMaxNumber',
+        'getSalesOrder',
+        'getSalesOrderHistory',
+        'listSalesOrders',
+        'updateSalesOrder',
+        'validateLicence',
       ].sort(),
     );
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKeyAuth', 'bearerAuth', 'sessionCookie']);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
+      'apiKeyAuth',
+      'bearerAuth',
+      'sessionCookie',
+    ]);
     expect(document.paths['/sales-orders/{id}'].get.responses['404'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/ErrorEnvelope',
     });

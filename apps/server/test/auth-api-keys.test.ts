@@ -7,10 +7,10 @@ import { Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createApiKeyService,LAST_USED_RESOLUTION_MS } from '../src/auth/api-keys.js';
+import { createApiKeyService, LAST_USED_RESOLUTION_MS } from '../src/auth/api-keys.js';
 import { runApiKeyCommand } from '../src/cli/api-key-command.js';
 import { createApiKey } from './support/credentials.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const PATH = '/sales-orders/calculate-totals';
 const BODY = { details: [{ quantity: 1, rate: 7 }] };
@@ -34,7 +34,10 @@ const expectInvalidKey = async (server: TestServer, key: string) => {
 const runCli = async (server: TestServer, ...argv: string[]) => {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runApiKeyCommand(argv, server.database.prisma, { out: (line) => out.push(line), err: (line) => err.push(line) });
+  const code = await runApiKeyCommand(argv, server.database.prisma, {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
   return { code, out: out.join('\n'), err: err.join('\n') };
 };
 
@@ -61,7 +64,9 @@ describe('API keys', () => {
     expect(row.keyHash).toBe(createHash('sha256').update(key).digest('hex'));
     // Nothing stored holds the secret part of the key.
     const secret = key.slice(13);
-    expect(JSON.stringify(row, (_name, value) => (typeof value === 'bigint' ? String(value) : value))).not.toContain(secret);
+    expect(JSON.stringify(row, (_name, value) => (typeof value === 'bigint' ? String(value) : value))).not.toContain(
+      secret,
+    );
     expect(row.name).toBe('erp sync');
     expect(row.permissions).toEqual([Permission.read]);
   });
@@ -88,14 +93,18 @@ describe('API keys', () => {
       expiresAt: new Date(Date.now() + 60_000),
     });
     expect((await callWith(server, key)).status).toBe(200);
-    await server.database.prisma.apiKey.update({ where: { prefix: summary.prefix }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await server.database.prisma.apiKey.update({
+      where: { prefix: summary.prefix },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     await expectInvalidKey(server, key);
   });
 
   it('records when a key was last used, at most once a minute', async () => {
     const { prisma } = server.database;
     const { key, summary } = await createApiKey(prisma, [Permission.read]);
-    const lastUsed = async () => (await prisma.apiKey.findUniqueOrThrow({ where: { prefix: summary.prefix } })).lastUsedAt;
+    const lastUsed = async () =>
+      (await prisma.apiKey.findUniqueOrThrow({ where: { prefix: summary.prefix } })).lastUsedAt;
     expect(await lastUsed()).toBeNull();
 
     const before = Date.now();
@@ -115,7 +124,16 @@ describe('API keys', () => {
   });
 
   it('CLI: creates a key that works, prints it once, lists it without the key, and revokes it', async () => {
-    const created = await runCli(server, 'create', '--name', 'warehouse robot', '--permissions', 'sales_orders.read,sales_orders.create', '--expires-in-days', '30');
+    const created = await runCli(
+      server,
+      'create',
+      '--name',
+      'warehouse robot',
+      '--permissions',
+      'sales_orders.read,sales_orders.create',
+      '--expires-in-days',
+      '30',
+    );
     expect(created.code).toBe(0);
     const key = printedKey(created.out);
     expect(key).toMatch(KEY_SHAPE);
@@ -141,10 +159,19 @@ describe('API keys', () => {
 
   it('CLI: refuses unknown permissions, a bad expiry, unknown prefixes and bad usage', async () => {
     const before = await server.database.prisma.apiKey.count();
-    const unknown = await runCli(server, 'create', '--name', 'x', '--permissions', 'sales_orders.read,orders.everything');
+    const unknown = await runCli(
+      server,
+      'create',
+      '--name',
+      'x',
+      '--permissions',
+      'sales_orders.read,orders.everything',
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain('unknown permission "orders.everything"');
-    expect((await runCli(server, 'create', '--name', 'x', '--permissions', '*', '--expires-in-days', '0')).code).toBe(2);
+    expect((await runCli(server, 'create', '--name', 'x', '--permissions', '*', '--expires-in-days', '0')).code).toBe(
+      2,
+    );
     expect((await runCli(server, 'create', '--name', 'x')).code).toBe(2);
     expect((await runCli(server, 'create', '--name', 'x', '--permissions', '*', '--bogus')).code).toBe(2);
     expect(await server.database.prisma.apiKey.count()).toBe(before);
@@ -167,7 +194,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('API key CLI process (skipped wi
   afterAll(() => server?.close());
 
   const cli = async (...argv: string[]) => {
-    const databaseUrl = (await server.database.prisma.$queryRaw<{ db: string }[]>`SELECT current_database() AS db`)[0]!.db;
+    const databaseUrl = (await server.database.prisma.$queryRaw<{ db: string }[]>`SELECT current_database() AS db`)[0]!
+      .db;
     const url = new URL(process.env.TEST_DATABASE_URL!);
     url.pathname = `/${databaseUrl}`;
     return promisify(execFile)(path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/cli/api-key.ts', ...argv], {

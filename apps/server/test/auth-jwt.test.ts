@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { orderBody } from './support/fixtures.js';
 import { startTestServer, type TestServer, useServerWithFixtures } from './support/test-server.js';
-import { secretKey, signJwt,TEST_JWT_SECRET } from './support/tokens.js';
+import { secretKey, signJwt, TEST_JWT_SECRET } from './support/tokens.js';
 
 const READ = { permissions: [Permission.read] };
 const PATH = '/sales-orders/calculate-totals';
@@ -54,7 +54,8 @@ describe('JWT bearer tokens with HS256 (JWT_SECRET), issuer and audience', () =>
   });
   afterAll(() => server?.close());
 
-  const sign = (options: Parameters<typeof signJwt>[0] = {}) => signJwt({ payload: READ, issuer, audience, ...options });
+  const sign = (options: Parameters<typeof signJwt>[0] = {}) =>
+    signJwt({ payload: READ, issuer, audience, ...options });
 
   it('accepts a good token', async () => {
     await expectAccepted(server, await sign());
@@ -76,7 +77,9 @@ describe('JWT bearer tokens with HS256 (JWT_SECRET), issuer and audience', () =>
 
   it('refuses a token whose payload was changed after signing', async () => {
     const [header, , signature] = (await sign()).split('.');
-    const forged = Buffer.from(JSON.stringify({ sub: 'admin', permissions: ['*'], iss: issuer, aud: audience, exp: now() + 600 })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ sub: 'admin', permissions: ['*'], iss: issuer, aud: audience, exp: now() + 600 }),
+    ).toString('base64url');
     await expectRefused(server, `${header}.${forged}.${signature}`);
   });
 
@@ -201,10 +204,16 @@ describe('JWT configuration', () => {
     expect(problemsOf({ JWT_PUBLIC_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() })).toMatch(
       /^JWT_PUBLIC_KEY: holds a private key/,
     );
-    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
     expect(problemsOf({ JWT_PUBLIC_KEY: small })).toMatch(/RSA key of 1024 bits/);
-    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    expect(problemsOf({ JWT_PUBLIC_KEY: p384 })).toMatch(/must be an RSA public key \(RS256\) or an EC P-256 public key \(ES256\)/);
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
+    expect(problemsOf({ JWT_PUBLIC_KEY: p384 })).toMatch(
+      /must be an RSA public key \(RS256\) or an EC P-256 public key \(ES256\)/,
+    );
     expect(problemsOf({ JWT_PUBLIC_KEY: 'not a key' })).toMatch(/is not a PEM public key/);
   });
 
@@ -222,13 +231,19 @@ describe('JWT claims that cannot be trusted as sent', () => {
   const suite = useServerWithFixtures();
 
   const createOrderWith = (token: string) =>
-    request(suite.server.api).post('/sales-orders').set('Authorization', `Bearer ${token}`).send(orderBody(suite.fixtures));
+    request(suite.server.api)
+      .post('/sales-orders')
+      .set('Authorization', `Bearer ${token}`)
+      .send(orderBody(suite.fixtures));
   const orderCount = () => suite.server.database.prisma.salesOrder.count();
 
   it('refuses a token issued in the future, allowing 30 seconds of clock skew', async () => {
     await expectAccepted(suite.server, await signJwt({ payload: READ, issuedAt: now() + 10 }));
     await expectRefused(suite.server, await signJwt({ payload: READ, issuedAt: now() + 120 }));
-    await expectRefused(suite.server, await signJwt({ payload: READ, issuedAt: now() + 3600, expiresIn: now() + 7200 }));
+    await expectRefused(
+      suite.server,
+      await signJwt({ payload: READ, issuedAt: now() + 3600, expiresIn: now() + 7200 }),
+    );
   });
 
   it('splits scope on ASCII spaces only: a non-breaking space grants nothing', async () => {
@@ -256,7 +271,10 @@ describe('JWT claims that cannot be trusted as sent', () => {
     // A subject outside the BMP (a surrogate pair) is well-formed text and is recorded as sent.
     const created = await createOrderWith(await signJwt({ payload: { permissions: ['*'] }, subject: 'erp-user-😀' }));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const stored = await suite.server.database.prisma.salesOrder.findFirstOrThrow({ where: { createdBy: { not: null } }, orderBy: { id: 'desc' } });
+    const stored = await suite.server.database.prisma.salesOrder.findFirstOrThrow({
+      where: { createdBy: { not: null } },
+      orderBy: { id: 'desc' },
+    });
     expect(stored.createdBy).toBe('erp-user-😀');
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApiKey, createSession } from './support/credentials.js';
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 const ALLOWED_ORIGIN = 'https://erp.example.com';
@@ -41,7 +41,8 @@ describe('authentication and permissions on every route', () => {
   let routes: Record<keyof typeof salesOrdersContract, RouteCase>;
   let methods: Method[];
 
-  const newOrderId = async () => (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id as number;
+  const newOrderId = async () =>
+    (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id as number;
 
   beforeAll(async () => {
     server = await startTestServer({ ALLOWED_ORIGINS: ALLOWED_ORIGIN });
@@ -51,7 +52,10 @@ describe('authentication and permissions on every route', () => {
       getMaxNumber: {
         permission: Permission.read,
         status: 200,
-        call: async () => ({ method: 'get', path: `/sales-orders/max-number?year_id=${fixtures.years.currentYear.id}&location_id=${dhaka.id}` }),
+        call: async () => ({
+          method: 'get',
+          path: `/sales-orders/max-number?year_id=${fixtures.years.currentYear.id}&location_id=${dhaka.id}`,
+        }),
       },
       validateLicence: {
         permission: Permission.read,
@@ -65,7 +69,11 @@ describe('authentication and permissions on every route', () => {
       calculateTotals: {
         permission: Permission.read,
         status: 200,
-        call: async () => ({ method: 'post', path: '/sales-orders/calculate-totals', body: { details: [{ quantity: 2, rate: 3 }] } }),
+        call: async () => ({
+          method: 'post',
+          path: '/sales-orders/calculate-totals',
+          body: { details: [{ quantity: 2, rate: 3 }] },
+        }),
       },
       getDropdownOptions: {
         permission: Permission.read,
@@ -75,7 +83,10 @@ describe('authentication and permissions on every route', () => {
       listSalesOrders: {
         permission: Permission.read,
         status: 200,
-        call: async () => ({ method: 'get', path: `/sales-orders?customer_id=${fixtures.customers.customer.id}&limit=5` }),
+        call: async () => ({
+          method: 'get',
+          path: `/sales-orders?customer_id=${fixtures.customers.customer.id}&limit=5`,
+        }),
       },
       createSalesOrder: {
         permission: Permission.create,
@@ -95,7 +106,11 @@ describe('authentication and permissions on every route', () => {
       updateSalesOrder: {
         permission: Permission.update,
         status: 200,
-        call: async () => ({ method: 'put', path: `/sales-orders/${await newOrderId()}`, body: { remarks: 'changed' } }),
+        call: async () => ({
+          method: 'put',
+          path: `/sales-orders/${await newOrderId()}`,
+          body: { remarks: 'changed' },
+        }),
       },
       deleteSalesOrder: {
         permission: Permission.delete,
@@ -107,7 +122,9 @@ describe('authentication and permissions on every route', () => {
     methods = [
       {
         name: 'JWT',
-        headers: async (permissions, subject) => ({ Authorization: `Bearer ${await signJwt({ subject, payload: { permissions } })}` }),
+        headers: async (permissions, subject) => ({
+          Authorization: `Bearer ${await signJwt({ subject, payload: { permissions } })}`,
+        }),
       },
       {
         name: 'API key',
@@ -162,7 +179,9 @@ describe('authentication and permissions on every route', () => {
   it('answers 403 on every route to each method holding every other permission but the one needed', async () => {
     for (const method of methods) {
       for (const [name, route] of Object.entries(routes)) {
-        const others = Object.values(Permission).filter((permission) => permission !== route.permission && permission !== Permission.all);
+        const others = Object.values(Permission).filter(
+          (permission) => permission !== route.permission && permission !== Permission.all,
+        );
         const response = await send(server, await route.call(), await method.headers(others, 'subject-b'));
         expect(response.status, `${method.name} ${name}`).toBe(403);
         expect(response.body.error).toEqual({
@@ -196,15 +215,18 @@ describe('authentication and permissions on every route', () => {
       .set('Content-Type', 'application/json')
       .send('{"customer_id": ');
     expect(broken.status).toBe(403);
-    const invalid = await request(server.api).post('/sales-orders').set('Authorization', `Bearer ${token}`).send({ customer_id: 'x' });
+    const invalid = await request(server.api)
+      .post('/sales-orders')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ customer_id: 'x' });
     expect(invalid.status).toBe(403);
   });
 
   it('tells an anonymous caller nothing about orders or routes: the same 401 for all', async () => {
     const existing = await newOrderId();
     const answers = await Promise.all(
-      [`/sales-orders/${existing}`, '/sales-orders/987654', '/sales-orders/not-a-number', '/no-such-route'].map((path) =>
-        request(server.api).get(path),
+      [`/sales-orders/${existing}`, '/sales-orders/987654', '/sales-orders/not-a-number', '/no-such-route'].map(
+        (path) => request(server.api).get(path),
       ),
     );
     const malformed = await request(server.api).post('/sales-orders').set('Content-Type', 'application/json').send('{');
@@ -221,7 +243,9 @@ describe('authentication and permissions on every route', () => {
   it('hides whether an order exists from a caller without the permission: 403 before 404', async () => {
     const reader = { Authorization: `Bearer ${await signJwt({ payload: { permissions: [Permission.read] } })}` };
     const missing = await request(server.api).delete('/sales-orders/987654').set(reader);
-    const existing = await request(server.api).delete(`/sales-orders/${await newOrderId()}`).set(reader);
+    const existing = await request(server.api)
+      .delete(`/sales-orders/${await newOrderId()}`)
+      .set(reader);
     expect(missing.status).toBe(403);
     expect(existing.status).toBe(403);
     expect(missing.body).toEqual(existing.body);
@@ -229,7 +253,9 @@ describe('authentication and permissions on every route', () => {
 
   it('answers 401 to an unknown Authorization scheme and to a malformed header', async () => {
     for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer a b', '', 'ApiKey']) {
-      const response = await request(server.api).get('/sales-orders/dropdown-options/ports').set('Authorization', authorization);
+      const response = await request(server.api)
+        .get('/sales-orders/dropdown-options/ports')
+        .set('Authorization', authorization);
       expect(response.status, JSON.stringify(authorization)).toBe(401);
       expect(response.headers['www-authenticate']).toBeDefined();
       expect(response.body.success).toBe(false);
@@ -256,16 +282,22 @@ describe('authentication and permissions on every route', () => {
       expect(created.status).toBe(201);
       const id = created.body.data.sales_order_id as number;
       const read = await send(server, { method: 'get', path: `/sales-orders/${id}` }, headers);
-      expect(read.body.data.created_by).toEqual(method.name === 'API key' ? expect.stringMatching(/^api_key:sok_[a-z2-7]{8}$/) : subject);
+      expect(read.body.data.created_by).toEqual(
+        method.name === 'API key' ? expect.stringMatching(/^api_key:sok_[a-z2-7]{8}$/) : subject,
+      );
       subjects[method.name] = read.body.data.created_by;
 
       // Another caller changes and deletes it: each column names who did what.
       const other = await method.headers([Permission.all], `${subject}-2`);
-      expect((await send(server, { method: 'put', path: `/sales-orders/${id}`, body: { remarks: 'x' } }, other)).status).toBe(200);
+      expect(
+        (await send(server, { method: 'put', path: `/sales-orders/${id}`, body: { remarks: 'x' } }, other)).status,
+      ).toBe(200);
       const afterUpdate = await prisma.salesOrder.findUniqueOrThrow({ where: { id } });
       expect(afterUpdate.createdBy).toBe(subjects[method.name]);
       expect(afterUpdate.updatedBy).not.toBe(afterUpdate.createdBy);
-      expect(afterUpdate.updatedBy).toEqual(method.name === 'API key' ? expect.stringMatching(/^api_key:/) : `${subject}-2`);
+      expect(afterUpdate.updatedBy).toEqual(
+        method.name === 'API key' ? expect.stringMatching(/^api_key:/) : `${subject}-2`,
+      );
       expect((await send(server, { method: 'delete', path: `/sales-orders/${id}` }, other)).status).toBe(200);
       const afterDelete = await prisma.salesOrder.findUniqueOrThrow({ where: { id } });
       expect(afterDelete.deletedBy).toBe(afterUpdate.updatedBy);

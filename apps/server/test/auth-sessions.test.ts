@@ -14,12 +14,20 @@ const ALSO_ALLOWED = 'http://localhost:8080';
 const COOKIE_NAME = 'host_sid';
 
 describe('host session cookie', () => {
-  const suite = useServerWithFixtures({ ALLOWED_ORIGINS: `${ALLOWED}, ${ALSO_ALLOWED}`, SESSION_COOKIE_NAME: COOKIE_NAME });
+  const suite = useServerWithFixtures({
+    ALLOWED_ORIGINS: `${ALLOWED}, ${ALSO_ALLOWED}`,
+    SESSION_COOKIE_NAME: COOKIE_NAME,
+  });
 
   const session = (options: Parameters<typeof createSession>[1] = {}) =>
     createSession(suite.server.database.prisma, { cookieName: COOKIE_NAME, ...options });
 
-  const readWith = (cookie: string) => request(suite.server.api).post('/sales-orders/calculate-totals').set('Cookie', cookie).set('Origin', ALLOWED).send({ details: [] });
+  const readWith = (cookie: string) =>
+    request(suite.server.api)
+      .post('/sales-orders/calculate-totals')
+      .set('Cookie', cookie)
+      .set('Origin', ALLOWED)
+      .send({ details: [] });
 
   const createWith = (cookie: string, origin?: string) => {
     const pending = request(suite.server.api).post('/sales-orders').set('Cookie', cookie);
@@ -29,7 +37,9 @@ describe('host session cookie', () => {
   const expectInvalidSession = (response: request.Response) => {
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toBeDefined();
-    expect(response.body.error.details).toEqual([{ path: '', message: 'The session is not valid', code: 'invalid_session' }]);
+    expect(response.body.error.details).toEqual([
+      { path: '', message: 'The session is not valid', code: 'invalid_session' },
+    ]);
   };
 
   it('authenticates a live session under the configured cookie name, among other cookies', async () => {
@@ -38,7 +48,10 @@ describe('host session cookie', () => {
     expect(response.status).toBe(200);
     expect(response.body.data.grand_total).toBe(0);
     // The default name is not the configured one.
-    const unnamed = await request(suite.server.api).post('/sales-orders/calculate-totals').set('Cookie', `erp_session=${token}`).send({ details: [] });
+    const unnamed = await request(suite.server.api)
+      .post('/sales-orders/calculate-totals')
+      .set('Cookie', `erp_session=${token}`)
+      .send({ details: [] });
     expect(unnamed.status).toBe(401);
   });
 
@@ -64,23 +77,42 @@ describe('host session cookie', () => {
       const response = await createWith(cookie, origin);
       expect(response.status, origin).toBe(201);
     }
-    const [order] = await suite.server.database.prisma.salesOrder.findMany({ where: { createdBy: 'clerk-1' }, take: 1 });
+    const [order] = await suite.server.database.prisma.salesOrder.findMany({
+      where: { createdBy: 'clerk-1' },
+      take: 1,
+    });
     expect(order).toBeDefined();
   });
 
   it('refuses a cookie-authenticated write from another origin, a null origin and without Origin (CSRF)', async () => {
     const { cookie } = await session();
     const before = await suite.server.database.prisma.salesOrder.count();
-    for (const origin of ['https://evil.example.com', 'https://erp.example.com.evil.net', 'http://erp.example.com', 'null', undefined]) {
+    for (const origin of [
+      'https://evil.example.com',
+      'https://erp.example.com.evil.net',
+      'http://erp.example.com',
+      'null',
+      undefined,
+    ]) {
       const response = await createWith(cookie, origin);
       expect(response.status, String(origin)).toBe(403);
       expect(response.body.error).toEqual({
         message: 'Cookie-authenticated changes are accepted only from allowed origins',
         code: 403,
-        details: [{ path: '', message: 'Cookie-authenticated changes are accepted only from allowed origins', code: 'origin_not_allowed' }],
+        details: [
+          {
+            path: '',
+            message: 'Cookie-authenticated changes are accepted only from allowed origins',
+            code: 'origin_not_allowed',
+          },
+        ],
       });
     }
-    const update = await request(suite.server.api).put('/sales-orders/1').set('Cookie', cookie).set('Origin', 'https://evil.example.com').send({ remarks: 'x' });
+    const update = await request(suite.server.api)
+      .put('/sales-orders/1')
+      .set('Cookie', cookie)
+      .set('Origin', 'https://evil.example.com')
+      .send({ remarks: 'x' });
     expect(update.status).toBe(403);
     const remove = await request(suite.server.api).delete('/sales-orders/1').set('Cookie', cookie);
     expect(remove.status).toBe(403);
@@ -89,7 +121,10 @@ describe('host session cookie', () => {
 
   it('lets cookie-authenticated reads through from any origin (CORS decides who may read the answer)', async () => {
     const { cookie } = await session();
-    const response = await request(suite.server.api).get('/sales-orders/987654').set('Cookie', cookie).set('Origin', 'https://evil.example.com');
+    const response = await request(suite.server.api)
+      .get('/sales-orders/987654')
+      .set('Cookie', cookie)
+      .set('Origin', 'https://evil.example.com');
     expect(response.status).toBe(404);
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -127,7 +162,10 @@ describe('host session cookie', () => {
     expect(preflight.headers['access-control-allow-headers']).toContain('Content-Type');
     expect(preflight.headers.vary).toContain('Origin');
 
-    const foreign = await request(suite.server.api).options('/sales-orders').set('Origin', 'https://evil.example.com').set('Access-Control-Request-Method', 'POST');
+    const foreign = await request(suite.server.api)
+      .options('/sales-orders')
+      .set('Origin', 'https://evil.example.com')
+      .set('Access-Control-Request-Method', 'POST');
     // Without Access-Control-Allow-Origin the browser shows the foreign page nothing, and no
     // other CORS header tells it what the API would allow.
     expect(Object.keys(foreign.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);

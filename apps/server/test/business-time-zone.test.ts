@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { formatCalendarDate, todayIn } from '../src/shared/calendar.js';
 import { createLicensedProduct } from './support/licences.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -16,7 +16,8 @@ const ZONES = [
 ];
 
 /** Today's date at a fixed offset from UTC, worked out without Intl. */
-const todayAtOffset = (offsetHours: number, now = Date.now()) => new Date(now + offsetHours * HOUR_MS).toISOString().slice(0, 10);
+const todayAtOffset = (offsetHours: number, now = Date.now()) =>
+  new Date(now + offsetHours * HOUR_MS).toISOString().slice(0, 10);
 
 describe('todayIn', () => {
   it("gives the zone's calendar date, whatever the process's own zone", () => {
@@ -44,8 +45,12 @@ describe('validate-licence without sales_order_date', () => {
       for (let attempt = 1; ; attempt += 1) {
         const today = todayAtOffset(offsetHours);
         // Valid on that zone's today only: any other date would find no valid licence.
-        const product = await createLicensedProduct(server.database.prisma, { licences: [{ validFrom: today, validTo: today, quantity: null }] });
-        const response = await server.http.post('/sales-orders/validate-licence').send({ sales_order_details: [{ product_id: product.id, quantity: 1 }] });
+        const product = await createLicensedProduct(server.database.prisma, {
+          licences: [{ validFrom: today, validTo: today, quantity: null }],
+        });
+        const response = await server.http
+          .post('/sales-orders/validate-licence')
+          .send({ sales_order_details: [{ product_id: product.id, quantity: 1 }] });
         if (todayAtOffset(offsetHours) !== today && attempt === 1) continue;
         expect(response.status, zone).toBe(200);
         expect(response.body.data.warnings, zone).toEqual([

@@ -49,7 +49,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each(ZONES)('on a PostgreSQL dat
   let host: pg.Client;
 
   beforeAll(async () => {
-    const [database] = await suite.server.database.prisma.$queryRaw<{ name: string }[]>`SELECT current_database() AS name`;
+    const [database] = await suite.server.database.prisma.$queryRaw<
+      { name: string }[]
+    >`SELECT current_database() AS name`;
     host = new pg.Client({ connectionString: databaseUrl(process.env.TEST_DATABASE_URL!, database!.name) });
     await host.connect();
   });
@@ -58,18 +60,30 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each(ZONES)('on a PostgreSQL dat
   /** A call with a session the host wrote: expiry (and revocation) relative to the database's clock. */
   const hostSession = async (expiresIn: string, revoked = false) => {
     const token = await insertHostSession(host, expiresIn, revoked);
-    return request(suite.server.api).post('/sales-orders/calculate-totals').set('Cookie', `erp_session=${token}`).set('Origin', suite.server.origin).send({ details: [] });
+    return request(suite.server.api)
+      .post('/sales-orders/calculate-totals')
+      .set('Cookie', `erp_session=${token}`)
+      .set('Origin', suite.server.origin)
+      .send({ details: [] });
   };
 
   const withKeyExpiring = async (expiresIn: string) => {
     const { key, summary } = await createApiKey(suite.server.database.prisma, [Permission.read]);
-    await host.query(`UPDATE api_keys SET expires_at = now() + $1::interval WHERE prefix = $2`, [expiresIn, summary.prefix]);
-    return request(suite.server.api).post('/sales-orders/calculate-totals').set('Authorization', `ApiKey ${key}`).send({ details: [] });
+    await host.query(`UPDATE api_keys SET expires_at = now() + $1::interval WHERE prefix = $2`, [
+      expiresIn,
+      summary.prefix,
+    ]);
+    return request(suite.server.api)
+      .post('/sales-orders/calculate-totals')
+      .set('Authorization', `ApiKey ${key}`)
+      .send({ details: [] });
   };
 
   it('the host connection runs in the zone; the service connections run in UTC', async () => {
     expect((await host.query('SHOW TimeZone')).rows[0].TimeZone).toBe(zone);
-    const [service] = await suite.server.database.prisma.$queryRaw<{ zone: string }[]>`SELECT current_setting('TimeZone') AS zone`;
+    const [service] = await suite.server.database.prisma.$queryRaw<
+      { zone: string }[]
+    >`SELECT current_setting('TimeZone') AS zone`;
     expect(service!.zone).toBe('UTC');
   });
 
@@ -95,7 +109,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each(ZONES)('on a PostgreSQL dat
     const created = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
     expect(created.status).toBe(201);
     const id = created.body.data.sales_order_id;
-    const updated = await suite.server.http.put(`/sales-orders/${id}`).send(orderBody(suite.fixtures, { remarks: 'Changed' }));
+    const updated = await suite.server.http
+      .put(`/sales-orders/${id}`)
+      .send(orderBody(suite.fixtures, { remarks: 'Changed' }));
     expect(updated.status).toBe(200);
     const after = Date.now();
 
@@ -172,11 +188,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each([
     const business = [
       { zone: 'Pacific/Kiritimati', offsetHours: 14 },
       { zone: 'Pacific/Pago_Pago', offsetHours: -11 },
-    ].map((zone) => ({ ...zone, today: new Date(Date.now() + zone.offsetHours * 3_600_000).toISOString().slice(0, 10) }))
+    ]
+      .map((zone) => ({
+        ...zone,
+        today: new Date(Date.now() + zone.offsetHours * 3_600_000).toISOString().slice(0, 10),
+      }))
       .find((zone) => zone.today !== utcToday)!;
 
     const started = Date.now();
-    running = await startServerProcess({ TZ: processZone, DATABASE_URL: databaseUrl(serverUrl, name), SEED_DEMO_DATA: 'always', BUSINESS_TIME_ZONE: business.zone });
+    running = await startServerProcess({
+      TZ: processZone,
+      DATABASE_URL: databaseUrl(serverUrl, name),
+      SEED_DEMO_DATA: 'always',
+      BUSINESS_TIME_ZONE: business.zone,
+    });
     host = new pg.Client({ connectionString: databaseUrl(serverUrl, name) });
     await host.connect();
 
@@ -187,7 +212,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL).each([
 
     const expired = await insertHostSession(host, '-1 minute');
     const valid = await insertHostSession(host, '1 minute');
-    expect((await request(running.api).get('/sales-orders/1').set('Cookie', `erp_session=${expired}`)).status).toBe(401);
+    expect((await request(running.api).get('/sales-orders/1').set('Cookie', `erp_session=${expired}`)).status).toBe(
+      401,
+    );
     const order = await request(running.api).get('/sales-orders/1').set('Cookie', `erp_session=${valid}`);
     expect(order.status).toBe(200);
     const createdAt = utcDateTime(order.body.data.created_at);

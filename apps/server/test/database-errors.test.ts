@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { PrismaClient } from '../src/db/database.js';
 import { isDatabaseUnavailable } from '../src/db/database-errors.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 /** The error a piece of real database work rejects with. */
 const failureOf = async (work: () => Promise<unknown>): Promise<unknown> => {
@@ -14,51 +14,54 @@ const failureOf = async (work: () => Promise<unknown>): Promise<unknown> => {
   throw new Error('expected the work to fail');
 };
 
-describe.skipIf(!process.env.TEST_DATABASE_URL)('which real database errors mean "unavailable" (503) and which are faults (500)', () => {
-  let server: TestServer;
-  let prisma: PrismaClient;
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'which real database errors mean "unavailable" (503) and which are faults (500)',
+  () => {
+    let server: TestServer;
+    let prisma: PrismaClient;
 
-  beforeAll(async () => {
-    server = await startTestServer({ REDIS_URL: '' });
-    prisma = server.database.prisma;
-  });
-  afterAll(() => server?.close());
+    beforeAll(async () => {
+      server = await startTestServer({ REDIS_URL: '' });
+      prisma = server.database.prisma;
+    });
+    afterAll(() => server?.close());
 
-  it('counts a statement cancelled by statement_timeout or lock_timeout as unavailable', async () => {
-    const statementTimeout = await failureOf(() =>
-      prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SET LOCAL statement_timeout = 100`;
-        await tx.$queryRaw`SELECT pg_sleep(2)`;
-      }),
-    );
-    expect(isDatabaseUnavailable(statementTimeout)).toBe(true);
+    it('counts a statement cancelled by statement_timeout or lock_timeout as unavailable', async () => {
+      const statementTimeout = await failureOf(() =>
+        prisma.$transaction(async (tx) => {
+          await tx.$executeRaw`SET LOCAL statement_timeout = 100`;
+          await tx.$queryRaw`SELECT pg_sleep(2)`;
+        }),
+      );
+      expect(isDatabaseUnavailable(statementTimeout)).toBe(true);
 
-    // A model query (P2039) waiting on a lock another transaction holds.
-    const lockTimeout = await failureOf(() =>
-      prisma.$transaction(async (holder) => {
-        await holder.$executeRaw`LOCK TABLE customers IN ACCESS EXCLUSIVE MODE`;
-        await prisma.$transaction(async (tx) => {
-          await tx.$executeRaw`SET LOCAL lock_timeout = 100`;
-          await tx.customer.count();
-        });
-      }),
-    );
-    expect(lockTimeout).toMatchObject({ code: 'P2039' });
-    expect(isDatabaseUnavailable(lockTimeout)).toBe(true);
-  });
+      // A model query (P2039) waiting on a lock another transaction holds.
+      const lockTimeout = await failureOf(() =>
+        prisma.$transaction(async (holder) => {
+          await holder.$executeRaw`LOCK TABLE customers IN ACCESS EXCLUSIVE MODE`;
+          await prisma.$transaction(async (tx) => {
+            await tx.$executeRaw`SET LOCAL lock_timeout = 100`;
+            await tx.customer.count();
+          });
+        }),
+      );
+      expect(lockTimeout).toMatchObject({ code: 'P2039' });
+      expect(isDatabaseUnavailable(lockTimeout)).toBe(true);
+    });
 
-  it('leaves genuine faults to the 500 path: bad SQL, failed arithmetic, a broken constraint, a misused client', async () => {
-    const faults = [
-      await failureOf(() => prisma.$queryRawUnsafe('SELEC 1')),
-      await failureOf(() => prisma.$queryRaw`SELECT 1 / 0`),
-      await failureOf(async () => {
-        await prisma.customer.create({ data: { code: 'DUP', name: 'First' } });
-        await prisma.customer.create({ data: { code: 'DUP', name: 'Second' } });
-      }),
-      // Prisma's own argument validation.
-      await failureOf(() => prisma.customer.findUnique({ where: {} as never })),
-      new TypeError("Cannot read properties of undefined (reading 'id')"),
-    ];
-    for (const fault of faults) expect(isDatabaseUnavailable(fault), String(fault)).toBe(false);
-  });
-});
+    it('leaves genuine faults to the 500 path: bad SQL, failed arithmetic, a broken constraint, a misused client', async () => {
+      const faults = [
+        await failureOf(() => prisma.$queryRawUnsafe('SELEC 1')),
+        await failureOf(() => prisma.$queryRaw`SELECT 1 / 0`),
+        await failureOf(async () => {
+          await prisma.customer.create({ data: { code: 'DUP', name: 'First' } });
+          await prisma.customer.create({ data: { code: 'DUP', name: 'Second' } });
+        }),
+        // Prisma's own argument validation.
+        await failureOf(() => prisma.customer.findUnique({ where: {} as never })),
+        new TypeError("Cannot read properties of undefined (reading 'id')"),
+      ];
+      for (const fault of faults) expect(isDatabaseUnavailable(fault), String(fault)).toBe(false);
+    });
+  },
+);

@@ -3,10 +3,10 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
-import { captureLog,WARN_LEVEL } from './support/log-capture.js';
+import { captureLog, WARN_LEVEL } from './support/log-capture.js';
 import { databaseUrl } from './support/postgres-server.js';
-import { startTcpProxy,type TcpProxy } from './support/tcp-proxy.js';
-import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, startTestServer,type TestServer } from './support/test-server.js';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, startTestServer, type TestServer } from './support/test-server.js';
 
 /**
  * The service promises an answer within 2 s while its database is unreachable, hung or
@@ -25,7 +25,11 @@ const expectUnavailable = (response: request.Response, label: string) => {
   expect(response.headers['retry-after'], label).toBe('5');
   expect(response.body, label).toEqual({
     success: false,
-    error: { message: expect.stringMatching(/database/), code: 503, details: [expect.objectContaining({ code: 'database_unavailable' })] },
+    error: {
+      message: expect.stringMatching(/database/),
+      code: 503,
+      details: [expect.objectContaining({ code: 'database_unavailable' })],
+    },
   });
 };
 
@@ -38,84 +42,107 @@ const timed = async (call: () => PromiseLike<request.Response>) => {
 const isDatabaseEpisode = (message: string | undefined) => /database unavailable/.test(message ?? '');
 const isRecovery = (message: string | undefined) => message === 'database answers again';
 
-describe.skipIf(!serverUrl)('database outages, through a TCP proxy in front of PostgreSQL (needs TEST_DATABASE_URL)', () => {
-  const log = captureLog();
-  let proxy: TcpProxy;
-  let server: TestServer;
-  let fixtures: Fixtures;
-  let orderId: number;
+describe.skipIf(!serverUrl)(
+  'database outages, through a TCP proxy in front of PostgreSQL (needs TEST_DATABASE_URL)',
+  () => {
+    const log = captureLog();
+    let proxy: TcpProxy;
+    let server: TestServer;
+    let fixtures: Fixtures;
+    let orderId: number;
 
-  beforeAll(async () => {
-    const target = new URL(serverUrl!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    server = await startTestServer({ ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, LOG_LEVEL: 'info', REDIS_URL: '' }, { databasePort: proxy.port, logStream: log.stream });
-    fixtures = await createFixtures(server.database.prisma);
-    orderId = (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await proxy?.close();
-  });
-
-  /** One read, one create and one max-number: each touches the database differently. */
-  const calls = () => [
-    { label: 'read', call: () => server.http.get(`/sales-orders/${orderId}`) },
-    { label: 'create', call: () => server.http.post('/sales-orders').send(orderBody(fixtures)) },
-    {
-      label: 'max-number',
-      call: () =>
-        server.http.get('/sales-orders/max-number').query({ year_id: fixtures.years.currentYear.id, location_id: fixtures.locations.dhaka.id }),
-    },
-  ];
-
-  const expectFullService = async () => {
-    expect((await server.http.get(`/sales-orders/${orderId}`)).status).toBe(200);
-    expect((await server.http.post('/sales-orders').send(orderBody(fixtures))).status).toBe(201);
-    expect((await request(server.origin).get('/readyz').ok(() => true)).status).toBe(200);
-  };
-
-  for (const outage of ['cut', 'hang'] as const) {
-    it(`${outage}: every request gets 503 with Retry-After in time, /readyz 503 within a second, one log line for the outage, and full service after restore`, async () => {
-      await expectFullService();
-      const mark = log.entries.length;
-      proxy[outage]();
-      try {
-        // Three rounds of concurrent calls: the first meets the pooled connections, the later
-        // ones new connections that the proxy refuses or leaves silent.
-        for (let round = 1; round <= 3; round += 1) {
-          const results = await Promise.all(calls().map(async ({ label, call }) => ({ label, ...(await timed(call)) })));
-          for (const { label, response, elapsed } of results) {
-            expectUnavailable(response, `round ${round}, ${label}`);
-            expect(elapsed, `round ${round}, ${label}`).toBeLessThan(REQUEST_BOUND_MS);
-          }
-        }
-        const readiness = await timed(() => request(server.origin).get('/readyz').ok(() => true));
-        expect(readiness.response.status).toBe(503);
-        expect(readiness.response.headers['retry-after']).toBe('5');
-        expect(readiness.response.body.error.code).toBe(503);
-        expect(readiness.elapsed).toBeLessThan(READINESS_BOUND_MS);
-
-        // Ten refused requests and a failed probe: one line an operator is alerted by, not one per request.
-        const alerts = log.since(mark).filter((entry) => entry.level >= WARN_LEVEL);
-        expect(alerts.map((entry) => entry.msg)).toHaveLength(1);
-        expect(isDatabaseEpisode(alerts[0]!.msg)).toBe(true);
-      } finally {
-        proxy.restore();
-      }
-
-      // Back without a restart: the pool drops the dead connections and opens new ones.
-      await vi.waitFor(async () => expect((await server.http.get(`/sales-orders/${orderId}`)).status).toBe(200), {
-        timeout: 10_000,
-        interval: 200,
-      });
-      await expectFullService();
-      await vi.waitFor(() => expect(log.since(mark).some((entry) => isRecovery(entry.msg))).toBe(true), { timeout: 5_000 });
-      const episode = log.since(mark);
-      expect(episode.filter((entry) => isRecovery(entry.msg))).toHaveLength(1);
-      expect(episode.filter((entry) => entry.level >= WARN_LEVEL)).toHaveLength(1);
+    beforeAll(async () => {
+      const target = new URL(serverUrl!);
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      server = await startTestServer(
+        { ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, LOG_LEVEL: 'info', REDIS_URL: '' },
+        { databasePort: proxy.port, logStream: log.stream },
+      );
+      fixtures = await createFixtures(server.database.prisma);
+      orderId = (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data
+        .sales_order_id;
     });
-  }
-});
+    afterAll(async () => {
+      await server?.close();
+      await proxy?.close();
+    });
+
+    /** One read, one create and one max-number: each touches the database differently. */
+    const calls = () => [
+      { label: 'read', call: () => server.http.get(`/sales-orders/${orderId}`) },
+      { label: 'create', call: () => server.http.post('/sales-orders').send(orderBody(fixtures)) },
+      {
+        label: 'max-number',
+        call: () =>
+          server.http
+            .get('/sales-orders/max-number')
+            .query({ year_id: fixtures.years.currentYear.id, location_id: fixtures.locations.dhaka.id }),
+      },
+    ];
+
+    const expectFullService = async () => {
+      expect((await server.http.get(`/sales-orders/${orderId}`)).status).toBe(200);
+      expect((await server.http.post('/sales-orders').send(orderBody(fixtures))).status).toBe(201);
+      expect(
+        (
+          await request(server.origin)
+            .get('/readyz')
+            .ok(() => true)
+        ).status,
+      ).toBe(200);
+    };
+
+    for (const outage of ['cut', 'hang'] as const) {
+      it(`${outage}: every request gets 503 with Retry-After in time, /readyz 503 within a second, one log line for the outage, and full service after restore`, async () => {
+        await expectFullService();
+        const mark = log.entries.length;
+        proxy[outage]();
+        try {
+          // Three rounds of concurrent calls: the first meets the pooled connections, the later
+          // ones new connections that the proxy refuses or leaves silent.
+          for (let round = 1; round <= 3; round += 1) {
+            const results = await Promise.all(
+              calls().map(async ({ label, call }) => ({ label, ...(await timed(call)) })),
+            );
+            for (const { label, response, elapsed } of results) {
+              expectUnavailable(response, `round ${round}, ${label}`);
+              expect(elapsed, `round ${round}, ${label}`).toBeLessThan(REQUEST_BOUND_MS);
+            }
+          }
+          const readiness = await timed(() =>
+            request(server.origin)
+              .get('/readyz')
+              .ok(() => true),
+          );
+          expect(readiness.response.status).toBe(503);
+          expect(readiness.response.headers['retry-after']).toBe('5');
+          expect(readiness.response.body.error.code).toBe(503);
+          expect(readiness.elapsed).toBeLessThan(READINESS_BOUND_MS);
+
+          // Ten refused requests and a failed probe: one line an operator is alerted by, not one per request.
+          const alerts = log.since(mark).filter((entry) => entry.level >= WARN_LEVEL);
+          expect(alerts.map((entry) => entry.msg)).toHaveLength(1);
+          expect(isDatabaseEpisode(alerts[0]!.msg)).toBe(true);
+        } finally {
+          proxy.restore();
+        }
+
+        // Back without a restart: the pool drops the dead connections and opens new ones.
+        await vi.waitFor(async () => expect((await server.http.get(`/sales-orders/${orderId}`)).status).toBe(200), {
+          timeout: 10_000,
+          interval: 200,
+        });
+        await expectFullService();
+        await vi.waitFor(() => expect(log.since(mark).some((entry) => isRecovery(entry.msg))).toBe(true), {
+          timeout: 5_000,
+        });
+        const episode = log.since(mark);
+        expect(episode.filter((entry) => isRecovery(entry.msg))).toHaveLength(1);
+        expect(episode.filter((entry) => entry.level >= WARN_LEVEL)).toHaveLength(1);
+      });
+    }
+  },
+);
 
 describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () => {
   const log = captureLog();
@@ -124,7 +151,10 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
   let holder: pg.Client;
 
   beforeAll(async () => {
-    server = await startTestServer({ ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, LOG_LEVEL: 'info', REDIS_URL: '', DATABASE_POOL_MAX: '2' }, { logStream: log.stream });
+    server = await startTestServer(
+      { ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, LOG_LEVEL: 'info', REDIS_URL: '', DATABASE_POOL_MAX: '2' },
+      { logStream: log.stream },
+    );
     fixtures = await createFixtures(server.database.prisma);
     const [row] = await server.database.prisma.$queryRaw<{ name: string }[]>`SELECT current_database() AS name`;
     holder = new pg.Client({ connectionString: databaseUrl(serverUrl!, row!.name) });
@@ -139,10 +169,10 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
     await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201);
     // Another session holds the series' counter row, as a long transaction elsewhere would.
     await holder.query('BEGIN');
-    await holder.query('SELECT * FROM sales_order_counters WHERE location_id = $1 AND financial_year_id = $2 FOR UPDATE', [
-      fixtures.locations.dhaka.id,
-      fixtures.years.currentYear.id,
-    ]);
+    await holder.query(
+      'SELECT * FROM sales_order_counters WHERE location_id = $1 AND financial_year_id = $2 FOR UPDATE',
+      [fixtures.locations.dhaka.id, fixtures.years.currentYear.id],
+    );
     const mark = log.entries.length;
     // Without lock and pool bounds the creates would wait for ever: let go after a while regardless.
     const release = setTimeout(() => void holder.query('ROLLBACK'), 10_000);
@@ -153,10 +183,17 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
       await new Promise((resolve) => setTimeout(resolve, 300));
       // Ready or not while every connection is taken, it says so without waiting for one (the
       // bound is looser here: this process is also busy with the creates, and the test client).
-      const readiness = await timed(() => request(server.origin).get('/readyz').ok(() => true));
+      const readiness = await timed(() =>
+        request(server.origin)
+          .get('/readyz')
+          .ok(() => true),
+      );
       const results = await creates;
       const statuses = results.map(({ response }) => response.status);
-      expect(statuses.filter((status) => status !== 503), JSON.stringify(statuses)).toEqual([]);
+      expect(
+        statuses.filter((status) => status !== 503),
+        JSON.stringify(statuses),
+      ).toEqual([]);
       for (const [index, { response, elapsed }] of results.entries()) {
         expectUnavailable(response, `create ${index}`);
         expect(elapsed, `create ${index}`).toBeLessThan(2 * REQUEST_BOUND_MS);

@@ -37,10 +37,16 @@ describe('the demo API key printed at start-up', () => {
       await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${inject('templateDatabase')}"`);
       running = await startServerProcess({ DATABASE_URL: databaseUrl(serverUrl, name), SEED_DEMO_DATA: 'always' });
       expect(running.output.join('\n')).not.toMatch(/ApiKey|sok_/);
-      const [{ count }] = (await adminQuery(databaseUrl(serverUrl, name), 'SELECT count(*)::text AS count FROM api_keys')) as [{ count: string }];
+      const [{ count }] = (await adminQuery(
+        databaseUrl(serverUrl, name),
+        'SELECT count(*)::text AS count FROM api_keys',
+      )) as [{ count: string }];
       expect(count).toBe('0');
       // The demo data itself was loaded: the absence of a key is not a failed seed.
-      const [{ orders }] = (await adminQuery(databaseUrl(serverUrl, name), 'SELECT count(*)::text AS orders FROM sales_orders')) as [{ orders: string }];
+      const [{ orders }] = (await adminQuery(
+        databaseUrl(serverUrl, name),
+        'SELECT count(*)::text AS orders FROM sales_orders',
+      )) as [{ orders: string }];
       expect(Number(orders)).toBeGreaterThan(0);
     },
   );

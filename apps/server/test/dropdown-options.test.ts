@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import { parseOptions } from './support/option-html.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 interface MasterRow {
   code: string;
@@ -13,7 +13,11 @@ interface MasterRow {
 }
 
 /** Writes rows into the master table behind a dropdown type, as the host ERP would. */
-const insertRows = async (prisma: PrismaClient, type: DropdownType, rows: MasterRow[]): Promise<{ id: number; name: string }[]> => {
+const insertRows = async (
+  prisma: PrismaClient,
+  type: DropdownType,
+  rows: MasterRow[],
+): Promise<{ id: number; name: string }[]> => {
   const select = { id: true, name: true } as const;
   switch (type) {
     case 'field-officers':
@@ -55,7 +59,10 @@ describe('GET /sales-orders/dropdown-options/{type}', () => {
     const response = await server.http.get(`/sales-orders/dropdown-options/${type}`);
 
     expect(response.status).toBe(200);
-    const sorted = ['Alpha', 'Mike', 'Tango'].map((word) => ({ id: idOf(type, `${word} ${type}`), name: `${word} ${type}` }));
+    const sorted = ['Alpha', 'Mike', 'Tango'].map((word) => ({
+      id: idOf(type, `${word} ${type}`),
+      name: `${word} ${type}`,
+    }));
     expect(response.body).toEqual({
       success: true,
       data: {
@@ -101,7 +108,9 @@ describe('GET /sales-orders/dropdown-options/{type}', () => {
   it('escapes names: a hostile customer name comes back as text, not markup', async () => {
     const [hostile] = await insertRows(server.database.prisma, 'customers', [{ code: 'HOSTILE', name: HOSTILE_NAME }]);
 
-    const response = await server.http.get('/sales-orders/dropdown-options/customers').query({ selected_id: hostile!.id });
+    const response = await server.http
+      .get('/sales-orders/dropdown-options/customers')
+      .query({ selected_id: hostile!.id });
 
     expect(response.status).toBe(200);
     const html: string = response.body.data.html;
@@ -147,7 +156,8 @@ describe('GET /sales-orders/dropdown-options/{type}', () => {
           {
             path: 'type',
             code: 'invalid_enum_value',
-            message: "Invalid enum value. Expected 'field-officers' | 'products' | 'locations' | 'customers' | 'ports', received 'warehouses'",
+            message:
+              "Invalid enum value. Expected 'field-officers' | 'products' | 'locations' | 'customers' | 'ports', received 'warehouses'",
           },
         ],
       },

@@ -29,7 +29,9 @@ describe('the embedded database', () => {
     const second = await openDatabase(config());
     try {
       expect(second.appliedMigrations).toEqual([]);
-      expect(await second.prisma.customer.findUnique({ where: { code: 'KEEP' } })).toMatchObject({ name: 'Kept across restarts' });
+      expect(await second.prisma.customer.findUnique({ where: { code: 'KEEP' } })).toMatchObject({
+        name: 'Kept across restarts',
+      });
     } finally {
       await second.close();
     }

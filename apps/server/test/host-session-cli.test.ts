@@ -13,7 +13,12 @@ describe('host-session CLI (the README session-cookie example on the embedded da
   const run = async (argv: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runHostSessionCommand(argv, suite.server.database.prisma, { out: (line) => out.push(line), err: (line) => err.push(line) }, COOKIE_NAME);
+    const code = await runHostSessionCommand(
+      argv,
+      suite.server.database.prisma,
+      { out: (line) => out.push(line), err: (line) => err.push(line) },
+      COOKIE_NAME,
+    );
     return { code, out, err };
   };
 
@@ -24,7 +29,11 @@ describe('host-session CLI (the README session-cookie example on the embedded da
     expect(cookie).toMatch(new RegExp(`^${COOKIE_NAME}=[A-Za-z0-9_-]{43}$`));
     const token = cookie!.slice(COOKIE_NAME.length + 1);
 
-    const read = await request(suite.server.api).get(`/sales-orders/max-number?year_id=${suite.fixtures.years.currentYear.id}&location_id=${suite.fixtures.locations.dhaka.id}`).set('Cookie', cookie!);
+    const read = await request(suite.server.api)
+      .get(
+        `/sales-orders/max-number?year_id=${suite.fixtures.years.currentYear.id}&location_id=${suite.fixtures.locations.dhaka.id}`,
+      )
+      .set('Cookie', cookie!);
     expect(read.status).toBe(200);
     // Read permission only: a write is refused for the permission, not the session.
     const write = await request(suite.server.api).delete('/sales-orders/1').set('Cookie', cookie!);
@@ -51,7 +60,9 @@ describe('host-session CLI (the README session-cookie example on the embedded da
       expect(code, argv.join(' ')).toBe(2);
       expect(err.join('\n')).toContain('usage:');
     }
-    const rows = await suite.server.database.prisma.$queryRaw<{ count: bigint }[]>`SELECT count(*) FROM sessions WHERE user_id = 'u' OR length(user_id) > 200`;
+    const rows = await suite.server.database.prisma.$queryRaw<
+      { count: bigint }[]
+    >`SELECT count(*) FROM sessions WHERE user_id = 'u' OR length(user_id) > 200`;
     expect(rows).toEqual([{ count: 0n }]);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 /**
@@ -31,7 +31,10 @@ const parseResponses = (bytes: Buffer): RawResponse[] => {
     if (end < 0) throw new Error(`incomplete response: ${rest.toString('latin1')}`);
     const [statusLine = '', ...headerLines] = rest.subarray(0, end).toString('latin1').split('\r\n');
     const headers = Object.fromEntries(
-      headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      headerLines.map((line) => [
+        line.slice(0, line.indexOf(':')).toLowerCase(),
+        line.slice(line.indexOf(':') + 1).trim(),
+      ]),
     );
     const length = Number(headers['content-length'] ?? 0);
     responses.push({
@@ -78,7 +81,11 @@ interface Envelope {
 }
 
 /** Asserts the error envelope with `status` and one detail of `code`, as any client reads it. */
-const expectEnvelope = (response: { status: number; headers: Record<string, string>; body: string }, status: number, code: string) => {
+const expectEnvelope = (
+  response: { status: number; headers: Record<string, string>; body: string },
+  status: number,
+  code: string,
+) => {
   expect(response.status, response.body).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   const envelope = JSON.parse(response.body) as Envelope;
@@ -109,7 +116,10 @@ describe('malformed and hostile requests', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'debug', BODY_LIMIT: '64kb' }, { logStream: { write: (line: string) => void lines.push(line) } });
+    server = await startTestServer(
+      { LOG_LEVEL: 'debug', BODY_LIMIT: '64kb' },
+      { logStream: { write: (line: string) => void lines.push(line) } },
+    );
     fixtures = await createFixtures(server.database.prisma);
     port = Number(new URL(server.origin).port);
     basePath = new URL(server.api).pathname.replace(/\/$/, '');
@@ -125,7 +135,8 @@ describe('malformed and hostile requests', () => {
    */
   const expectLoggedBelowError = async (from: number) => {
     const levels = () => lines.slice(from).map((line) => (JSON.parse(line) as { level: number }).level);
-    for (let attempt = 0; attempt < 50 && !levels().includes(40); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 0; attempt < 50 && !levels().includes(40); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     // Access lines of requests whose connection closed early come a moment later.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(levels()).toContain(40);
@@ -134,14 +145,25 @@ describe('malformed and hostile requests', () => {
 
   /** A request head for the API, with credentials. */
   const head = (requestLine: string, headers: string[] = []) =>
-    [requestLine.replace(' /', ` ${basePath}/`), 'Host: 127.0.0.1', `Authorization: ${authorization}`, ...headers, '', ''].join('\r\n');
+    [
+      requestLine.replace(' /', ` ${basePath}/`),
+      'Host: 127.0.0.1',
+      `Authorization: ${authorization}`,
+      ...headers,
+      '',
+      '',
+    ].join('\r\n');
 
   it('answers a malformed %-escape in a path with 400 in the envelope', async () => {
     const from = lines.length;
     for (const id of ['%E0', '%zz', '%', '%C0%AF']) {
       expectHttpEnvelope(await server.http.get(`/sales-orders/${id}`), 400, 'invalid_path_encoding');
       expectHttpEnvelope(await server.http.delete(`/sales-orders/${id}`), 400, 'invalid_path_encoding');
-      expectHttpEnvelope(await server.http.put(`/sales-orders/${id}`).send({ remarks: 'x' }), 400, 'invalid_path_encoding');
+      expectHttpEnvelope(
+        await server.http.put(`/sales-orders/${id}`).send({ remarks: 'x' }),
+        400,
+        'invalid_path_encoding',
+      );
     }
     await expectLoggedBelowError(from);
   });
@@ -153,15 +175,26 @@ describe('malformed and hostile requests', () => {
     expectHttpEnvelope(await post().set('Content-Encoding', 'br').send(body), 415, 'encoding.unsupported');
     // Declared gzip, sent plain: zlib cannot read it.
     expectHttpEnvelope(await post().set('Content-Encoding', 'gzip').send(body), 400, 'invalid_content_encoding');
-    expectHttpEnvelope(await post().set('Content-Encoding', 'deflate').send(gzipSync(body)), 400, 'invalid_content_encoding');
-    expectHttpEnvelope(await post().set('Content-Type', 'application/json; charset=latin1').send(body), 415, 'charset.unsupported');
+    expectHttpEnvelope(
+      await post().set('Content-Encoding', 'deflate').send(gzipSync(body)),
+      400,
+      'invalid_content_encoding',
+    );
+    expectHttpEnvelope(
+      await post().set('Content-Type', 'application/json; charset=latin1').send(body),
+      415,
+      'charset.unsupported',
+    );
     expect(await orderCount()).toBe(0);
     await expectLoggedBelowError(from);
   });
 
   it('answers headers over the limit with 431 in the envelope', async () => {
     const from = lines.length;
-    const [response, ...more] = await sendRaw(port, head('GET /sales-orders/1 HTTP/1.1', [`X-Filler: ${'a'.repeat(20_000)}`]));
+    const [response, ...more] = await sendRaw(
+      port,
+      head('GET /sales-orders/1 HTTP/1.1', [`X-Filler: ${'a'.repeat(20_000)}`]),
+    );
     expectEnvelope(response!, 431, 'headers_too_large');
     expect(response!.headers.connection).toBe('close');
     expect(more).toEqual([]);
@@ -171,10 +204,22 @@ describe('malformed and hostile requests', () => {
   it.each([
     ['bytes that are not HTTP', 'HELLO THERE\r\n\r\n'],
     ['a NUL in a header value', 'GET /healthz HTTP/1.1\r\nHost: x\r\nCookie: erp_session=abc\u0000def\r\n\r\n'],
-    ['a NUL in the Authorization header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey sok_\u0000\r\n\r\n'],
-    ['both Content-Length and Transfer-Encoding', 'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
-    ['two different Content-Lengths', 'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd'],
-    ['a chunk size that is not hexadecimal', 'POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n'],
+    [
+      'a NUL in the Authorization header',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey sok_\u0000\r\n\r\n',
+    ],
+    [
+      'both Content-Length and Transfer-Encoding',
+      'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
+    [
+      'two different Content-Lengths',
+      'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd',
+    ],
+    [
+      'a chunk size that is not hexadecimal',
+      'POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n',
+    ],
   ])('answers %s with 400 in the envelope', async (_name, bytes) => {
     const from = lines.length;
     const responses = await sendRaw(port, bytes);
@@ -187,7 +232,9 @@ describe('malformed and hostile requests', () => {
     const from = lines.length;
     const body = JSON.stringify(orderBody(fixtures));
     // The declared length ends inside the JSON; what follows is read as a next request, which is no HTTP.
-    const bytes = head('POST /sales-orders HTTP/1.1', ['Content-Type: application/json', `Content-Length: ${body.length - 20}`]) + body;
+    const bytes =
+      head('POST /sales-orders HTTP/1.1', ['Content-Type: application/json', `Content-Length: ${body.length - 20}`]) +
+      body;
     const responses = await sendRaw(port, bytes);
     expect(responses.length).toBeGreaterThan(0);
     for (const response of responses) expect(response.status).toBe(400);
@@ -199,7 +246,9 @@ describe('malformed and hostile requests', () => {
   it('refuses a body shorter than its Content-Length when the client stops sending, writing nothing', async () => {
     const from = lines.length;
     const body = JSON.stringify(orderBody(fixtures));
-    const bytes = head('POST /sales-orders HTTP/1.1', ['Content-Type: application/json', `Content-Length: ${body.length + 100}`]) + body;
+    const bytes =
+      head('POST /sales-orders HTTP/1.1', ['Content-Type: application/json', `Content-Length: ${body.length + 100}`]) +
+      body;
     const responses = await sendRaw(port, bytes, { endWrites: true });
     expect(responses).toHaveLength(1);
     expectEnvelope(responses[0]!, 400, 'malformed_request');
@@ -213,9 +262,20 @@ describe('malformed and hostile requests', () => {
     // A stray byte, an overlong "/", a surrogate encoded in UTF-8 (CESU-8), a truncated sequence.
     for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
       const body = Buffer.concat([Buffer.from(`${before}a`), Buffer.from(bad), Buffer.from(`b${after}`)]);
-      for (const [encoding, bytes] of [['identity', body], ['gzip', gzipSync(body)]] as const) {
-        const headers = ['Content-Type: application/json', `Content-Encoding: ${encoding}`, `Content-Length: ${bytes.length}`, 'Connection: close'];
-        const responses = await sendRaw(port, Buffer.concat([Buffer.from(head('POST /sales-orders HTTP/1.1', headers)), bytes]));
+      for (const [encoding, bytes] of [
+        ['identity', body],
+        ['gzip', gzipSync(body)],
+      ] as const) {
+        const headers = [
+          'Content-Type: application/json',
+          `Content-Encoding: ${encoding}`,
+          `Content-Length: ${bytes.length}`,
+          'Connection: close',
+        ];
+        const responses = await sendRaw(
+          port,
+          Buffer.concat([Buffer.from(head('POST /sales-orders HTTP/1.1', headers)), bytes]),
+        );
         expect(responses).toHaveLength(1);
         expectEnvelope(responses[0]!, 400, 'invalid_utf8');
       }
@@ -230,10 +290,25 @@ describe('malformed and hostile requests', () => {
     expect(created.status, created.text).toBe(201);
     const id = created.body.data.sales_order_id as number;
     // Each of these is read as `id` (or 1000) by Number().
-    const variants = [`${id}.0`, `+${id}`, `0${id}`, `%20${id}`, `${id}%20`, `0x${id.toString(16)}`, `${id}e0`, '1e3', '%00'];
+    const variants = [
+      `${id}.0`,
+      `+${id}`,
+      `0${id}`,
+      `%20${id}`,
+      `${id}%20`,
+      `0x${id.toString(16)}`,
+      `${id}e0`,
+      '1e3',
+      '%00',
+    ];
     for (const variant of variants) {
       expectHttpEnvelope(await server.http.get(`/sales-orders/${variant}`), 400, 'invalid_integer', 'id');
-      expectHttpEnvelope(await server.http.put(`/sales-orders/${variant}`).send({ remarks: 'changed' }), 400, 'invalid_integer', 'id');
+      expectHttpEnvelope(
+        await server.http.put(`/sales-orders/${variant}`).send({ remarks: 'changed' }),
+        400,
+        'invalid_integer',
+        'id',
+      );
       expectHttpEnvelope(await server.http.delete(`/sales-orders/${variant}`), 400, 'invalid_integer', 'id');
     }
     const stored = await server.http.get(`/sales-orders/${id}`);
@@ -242,15 +317,23 @@ describe('malformed and hostile requests', () => {
 
     const yearId = fixtures.years.currentYear.id;
     const locationId = fixtures.locations.dhaka.id;
-    const maxNumber = await server.http.get(`/sales-orders/max-number?year_id=${yearId}.0&location_id=%2B${locationId}`);
+    const maxNumber = await server.http.get(
+      `/sales-orders/max-number?year_id=${yearId}.0&location_id=%2B${locationId}`,
+    );
     expect(maxNumber.status).toBe(400);
-    expect(maxNumber.body.error.details.map((detail: { path: string; code: string }) => `${detail.path}:${detail.code}`).sort()).toEqual([
-      'location_id:invalid_integer',
-      'year_id:invalid_integer',
-    ]);
+    expect(
+      maxNumber.body.error.details
+        .map((detail: { path: string; code: string }) => `${detail.path}:${detail.code}`)
+        .sort(),
+    ).toEqual(['location_id:invalid_integer', 'year_id:invalid_integer']);
     const ok = await server.http.get(`/sales-orders/max-number?year_id=${yearId}&location_id=${locationId}`);
     expect(ok.status).toBe(200);
-    expectHttpEnvelope(await server.http.get(`/sales-orders/dropdown-options/customers?selected_id=0x${id.toString(16)}`), 400, 'invalid_integer', 'selected_id');
+    expectHttpEnvelope(
+      await server.http.get(`/sales-orders/dropdown-options/customers?selected_id=0x${id.toString(16)}`),
+      400,
+      'invalid_integer',
+      'selected_id',
+    );
     await expectLoggedBelowError(from);
   });
 
@@ -266,18 +349,33 @@ describe('malformed and hostile requests', () => {
       [{ other_charges: [{ description: 'Carriage \ud800', amount: 10 }] }, 'other_charges.0.description'],
     ];
     for (const [overrides, path] of cases) {
-      expectHttpEnvelope(await server.http.post('/sales-orders').send(orderBody(fixtures, overrides)), 400, 'invalid_text', path);
+      expectHttpEnvelope(
+        await server.http.post('/sales-orders').send(orderBody(fixtures, overrides)),
+        400,
+        'invalid_text',
+        path,
+      );
     }
     // Written as JSON escapes, exactly as a client's serializer sends them.
     const raw = JSON.stringify(orderBody(fixtures, { remarks: 'MARK' })).replace('MARK', 'a\\ud800b');
     expect(raw).toContain('\\ud800');
-    expectHttpEnvelope(await server.http.post('/sales-orders').set('Content-Type', 'application/json').send(raw), 400, 'invalid_text', 'remarks');
+    expectHttpEnvelope(
+      await server.http.post('/sales-orders').set('Content-Type', 'application/json').send(raw),
+      400,
+      'invalid_text',
+      'remarks',
+    );
     expect(await orderCount()).toBe(before);
 
     const created = await server.http.post('/sales-orders').send(orderBody(fixtures, { remarks: 'kept 😀' }));
     expect(created.status, created.text).toBe(201);
     const id = created.body.data.sales_order_id as number;
-    expectHttpEnvelope(await server.http.put(`/sales-orders/${id}`).send({ remarks: 'changed \ud800' }), 400, 'invalid_text', 'remarks');
+    expectHttpEnvelope(
+      await server.http.put(`/sales-orders/${id}`).send({ remarks: 'changed \ud800' }),
+      400,
+      'invalid_text',
+      'remarks',
+    );
     expect((await server.http.get(`/sales-orders/${id}`)).body.data.remarks).toBe('kept 😀');
     await expectLoggedBelowError(from);
   });
@@ -290,14 +388,21 @@ describe('the service as main.ts starts it', () => {
   it('answers what the HTTP parser refuses in the envelope, logged as a warning', async () => {
     running = await startServerProcess({});
     const port = Number(new URL(running.api).port);
-    const [oversized] = await sendRaw(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const [oversized] = await sendRaw(
+      port,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expectEnvelope(oversized!, 431, 'headers_too_large');
     const [garbage] = await sendRaw(port, 'HELLO\r\n\r\n');
     expectEnvelope(garbage!, 400, 'malformed_request');
-    const entries = () => running!.output.flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { level: number; msg: string }] : []));
+    const entries = () =>
+      running!.output.flatMap((line) =>
+        line.startsWith('{') ? [JSON.parse(line) as { level: number; msg: string }] : [],
+      );
     const refusals = () => entries().filter((entry) => entry.msg.startsWith('refused a request'));
     // The child's log lines are read from its stdout a moment after it writes them.
-    for (let attempt = 0; attempt < 100 && refusals().length < 2; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 0; attempt < 100 && refusals().length < 2; attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(refusals().map((entry) => entry.level)).toEqual([40, 40]);
     expect(entries().filter((entry) => entry.level >= 50)).toEqual([]);
   });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
-import { signJwt,TEST_SUBJECT } from './support/tokens.js';
+import { signJwt, TEST_SUBJECT } from './support/tokens.js';
 
 const onPostgresServer = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -89,7 +89,11 @@ describe('Idempotency-Key on POST /sales-orders', () => {
     const mine = await post(key, body);
     const token = await signJwt({ payload: { permissions: ['*'] }, subject: 'another-caller' });
 
-    const theirs = await request(suite.server.api).post('/sales-orders').set('Authorization', `Bearer ${token}`).set('Idempotency-Key', key).send(body);
+    const theirs = await request(suite.server.api)
+      .post('/sales-orders')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Idempotency-Key', key)
+      .send(body);
 
     expect(theirs.status).toBe(201);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
@@ -115,7 +119,11 @@ describe('Idempotency-Key on POST /sales-orders', () => {
 
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual([
-      { path: 'idempotency-key', code: 'invalid_idempotency_key', message: 'must be 1 to 255 printable ASCII characters' },
+      {
+        path: 'idempotency-key',
+        code: 'invalid_idempotency_key',
+        message: 'must be 1 to 255 printable ASCII characters',
+      },
     ]);
     expect(await ordersWithRemarks(remarks)).toBe(0);
   });
@@ -129,7 +137,9 @@ describe('Idempotency-Key on POST /sales-orders', () => {
     const key = randomUUID();
     const body = orderBody(suite.fixtures, { remarks: `expiry ${key}` });
     const first = await post(key, body);
-    const stored = await prisma().idempotencyKey.findUniqueOrThrow({ where: { subject_key: { subject: TEST_SUBJECT, key } } });
+    const stored = await prisma().idempotencyKey.findUniqueOrThrow({
+      where: { subject_key: { subject: TEST_SUBJECT, key } },
+    });
     // Kept IDEMPOTENCY_TTL_HOURS (24 by default).
     expect(stored.expiresAt.getTime() - stored.createdAt.getTime()).toBe(24 * 3600 * 1000);
     await prisma().$executeRaw`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = ${key}`;
@@ -144,93 +154,114 @@ describe('Idempotency-Key on POST /sales-orders', () => {
     // The taken-over key is live again; expire two others and let the purge timer (1 s here) run.
     const expired = [randomUUID(), randomUUID()];
     for (const other of expired) await post(other, orderBody(suite.fixtures, { remarks: `purge ${other}` }));
-    await prisma().$executeRaw`UPDATE idempotency_keys SET expires_at = now() - interval '1 hour' WHERE key = ANY(${expired})`;
-    await expect.poll(() => prisma().idempotencyKey.count({ where: { key: { in: expired } } }), { timeout: 10_000 }).toBe(0);
+    await prisma()
+      .$executeRaw`UPDATE idempotency_keys SET expires_at = now() - interval '1 hour' WHERE key = ANY(${expired})`;
+    await expect
+      .poll(() => prisma().idempotencyKey.count({ where: { key: { in: expired } } }), { timeout: 10_000 })
+      .toBe(0);
     expect(await prisma().idempotencyKey.count({ where: { key } })).toBe(1);
     // Purging keys deletes no order.
     expect(await prisma().salesOrder.count({ where: { remarks: { startsWith: 'purge ' } } })).toBe(2);
   });
 });
 
-describe.skipIf(!onPostgresServer)('a retry while the first request still runs (skipped without TEST_DATABASE_URL)', () => {
-  const suite = useServerWithFixtures({ IDEMPOTENCY_WAIT_SECONDS: '1' });
+describe.skipIf(!onPostgresServer)(
+  'a retry while the first request still runs (skipped without TEST_DATABASE_URL)',
+  () => {
+    const suite = useServerWithFixtures({ IDEMPOTENCY_WAIT_SECONDS: '1' });
 
-  /** Runs `statement` in a transaction left open until released, then rolled back. */
-  const holdInTransaction = (statement: (tx: Parameters<Parameters<typeof suite.server.database.prisma.$transaction>[0]>[0]) => Promise<unknown>) => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let held!: () => void;
-    const isHeld = new Promise<void>((resolve) => (held = resolve));
-    const holder = suite.server.database.prisma
-      .$transaction(
-        async (tx) => {
-          await statement(tx);
-          held();
-          await released;
-          throw new Error('roll back');
-        },
-        { timeout: 30_000 },
-      )
-      .catch(() => undefined);
-    return { isHeld, release: async () => (release(), holder) };
-  };
+    /** Runs `statement` in a transaction left open until released, then rolled back. */
+    const holdInTransaction = (
+      statement: (
+        tx: Parameters<Parameters<typeof suite.server.database.prisma.$transaction>[0]>[0],
+      ) => Promise<unknown>,
+    ) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held!: () => void;
+      const isHeld = new Promise<void>((resolve) => (held = resolve));
+      const holder = suite.server.database.prisma
+        .$transaction(
+          async (tx) => {
+            await statement(tx);
+            held();
+            await released;
+            throw new Error('roll back');
+          },
+          { timeout: 30_000 },
+        )
+        .catch(() => undefined);
+      return { isHeld, release: async () => (release(), holder) };
+    };
 
-  /** Holds (TEST_SUBJECT, key) the way a first request in flight does: an uncommitted claim. */
-  const holdKey = (key: string) =>
-    holdInTransaction((tx) => tx.$executeRaw`INSERT INTO idempotency_keys (subject, key, fingerprint, expires_at)
-      VALUES (${TEST_SUBJECT}, ${key}, ${'0'.repeat(64)}, now() + interval '1 day')`);
-
-  it('past IDEMPOTENCY_WAIT_SECONDS: 409 idempotency_request_in_progress with Retry-After; after the first failed, the key is free', async () => {
-    const key = randomUUID();
-    const body = orderBody(suite.fixtures, { remarks: `in progress ${key}` });
-    const holder = holdKey(key);
-    await holder.isHeld;
-
-    const started = Date.now();
-    const waiting = await suite.server.http.post('/sales-orders').set('Idempotency-Key', key).send(body);
-    const waited = Date.now() - started;
-
-    expect(waiting.status).toBe(409);
-    expect(waiting.headers['retry-after']).toBe('1');
-    expect(waiting.body.error).toEqual({
-      message: 'A request with this Idempotency-Key is still in progress',
-      code: 409,
-      details: [{ path: 'idempotency-key', code: 'idempotency_request_in_progress', message: expect.any(String) }],
-    });
-    expect(waited).toBeGreaterThanOrEqual(900);
-    await holder.release();
-
-    const retry = await suite.server.http.post('/sales-orders').set('Idempotency-Key', key).send(body);
-    expect(retry.status).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
-    expect(await suite.server.database.prisma.salesOrder.count({ where: { remarks: `in progress ${key}` } })).toBe(1);
-  });
-
-  it('a retry that arrives while the first request runs waits for it, then replays its response', async () => {
-    const key = randomUUID();
-    const body = orderBody(suite.fixtures, { remarks: `waits ${key}` });
-    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
-    // Slows the first request down after it has claimed its key: it queues on the series counter.
-    const counterLock = holdInTransaction(
-      (tx) => tx.$queryRaw`SELECT 1 FROM sales_order_counters WHERE location_id = ${suite.fixtures.locations.dhaka.id} FOR UPDATE`,
-    );
-    await counterLock.isHeld;
-    const waitingForLocks = () =>
-      suite.server.database.prisma.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.then(
-        (rows) => rows[0]!.n,
+    /** Holds (TEST_SUBJECT, key) the way a first request in flight does: an uncommitted claim. */
+    const holdKey = (key: string) =>
+      holdInTransaction(
+        (tx) => tx.$executeRaw`INSERT INTO idempotency_keys (subject, key, fingerprint, expires_at)
+      VALUES (${TEST_SUBJECT}, ${key}, ${'0'.repeat(64)}, now() + interval '1 day')`,
       );
-    const first = suite.server.http.post('/sales-orders').set('Idempotency-Key', key).send(body).then((response) => response);
-    await expect.poll(waitingForLocks).toBe(1);
-    const retry = suite.server.http.post('/sales-orders').set('Idempotency-Key', key).send(body).then((response) => response);
-    await expect.poll(waitingForLocks).toBe(2);
-    setTimeout(() => void counterLock.release(), 400);
 
-    const [firstResponse, retryResponse] = await Promise.all([first, retry]);
-    expect(firstResponse.status).toBe(201);
-    expect(retryResponse.status).toBe(201);
-    expect(retryResponse.headers['idempotent-replayed']).toBe('true');
-    expect(retryResponse.body).toEqual(firstResponse.body);
-    expect(await suite.server.database.prisma.salesOrder.count({ where: { remarks: `waits ${key}` } })).toBe(1);
-  });
-});
+    it('past IDEMPOTENCY_WAIT_SECONDS: 409 idempotency_request_in_progress with Retry-After; after the first failed, the key is free', async () => {
+      const key = randomUUID();
+      const body = orderBody(suite.fixtures, { remarks: `in progress ${key}` });
+      const holder = holdKey(key);
+      await holder.isHeld;
+
+      const started = Date.now();
+      const waiting = await suite.server.http.post('/sales-orders').set('Idempotency-Key', key).send(body);
+      const waited = Date.now() - started;
+
+      expect(waiting.status).toBe(409);
+      expect(waiting.headers['retry-after']).toBe('1');
+      expect(waiting.body.error).toEqual({
+        message: 'A request with this Idempotency-Key is still in progress',
+        code: 409,
+        details: [{ path: 'idempotency-key', code: 'idempotency_request_in_progress', message: expect.any(String) }],
+      });
+      expect(waited).toBeGreaterThanOrEqual(900);
+      await holder.release();
+
+      const retry = await suite.server.http.post('/sales-orders').set('Idempotency-Key', key).send(body);
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(await suite.server.database.prisma.salesOrder.count({ where: { remarks: `in progress ${key}` } })).toBe(1);
+    });
+
+    it('a retry that arrives while the first request runs waits for it, then replays its response', async () => {
+      const key = randomUUID();
+      const body = orderBody(suite.fixtures, { remarks: `waits ${key}` });
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
+      // Slows the first request down after it has claimed its key: it queues on the series counter.
+      const counterLock = holdInTransaction(
+        (tx) =>
+          tx.$queryRaw`SELECT 1 FROM sales_order_counters WHERE location_id = ${suite.fixtures.locations.dhaka.id} FOR UPDATE`,
+      );
+      await counterLock.isHeld;
+      const waitingForLocks = () =>
+        suite.server.database.prisma.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.then(
+          (rows) => rows[0]!.n,
+        );
+      const first = suite.server.http
+        .post('/sales-orders')
+        .set('Idempotency-Key', key)
+        .send(body)
+        .then((response) => response);
+      await expect.poll(waitingForLocks).toBe(1);
+      const retry = suite.server.http
+        .post('/sales-orders')
+        .set('Idempotency-Key', key)
+        .send(body)
+        .then((response) => response);
+      await expect.poll(waitingForLocks).toBe(2);
+      setTimeout(() => void counterLock.release(), 400);
+
+      const [firstResponse, retryResponse] = await Promise.all([first, retry]);
+      expect(firstResponse.status).toBe(201);
+      expect(retryResponse.status).toBe(201);
+      expect(retryResponse.headers['idempotent-replayed']).toBe('true');
+      expect(retryResponse.body).toEqual(firstResponse.body);
+      expect(await suite.server.database.prisma.salesOrder.count({ where: { remarks: `waits ${key}` } })).toBe(1);
+    });
+  },
+);

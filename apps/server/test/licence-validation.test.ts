@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { addDays, formatCalendarDate, parseCalendarDate } from '../src/shared/calendar.js';
-import { createFixtures, ORDER_DATE, orderBody,PREVIOUS_YEAR_DATE } from './support/fixtures.js';
-import { createLicensedProduct,type LicenceInput } from './support/licences.js';
+import { createFixtures, ORDER_DATE, orderBody, PREVIOUS_YEAR_DATE } from './support/fixtures.js';
+import { createLicensedProduct, type LicenceInput } from './support/licences.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
@@ -24,7 +24,14 @@ const expiring = (product: Product, licenceNo: string, validTo: string, days: nu
   code: 'licence_expiring',
   message: `${label(product)}: licence ${licenceNo} expires on ${validTo}, ${days} day${days === 1 ? '' : 's'} after the order date (${ORDER_DATE}).`,
 });
-const overQuota = (product: Product, licenceNo: string, quantity: string, left: string, licensed: string, used: string) => ({
+const overQuota = (
+  product: Product,
+  licenceNo: string,
+  quantity: string,
+  left: string,
+  licensed: string,
+  used: string,
+) => ({
   product_id: product.id,
   code: 'quantity_exceeds_licence',
   message: `${label(product)}: quantity ${quantity} exceeds the ${left} left on licence ${licenceNo} (${licensed} licensed, ${used} on orders).`,
@@ -33,10 +40,13 @@ const overQuota = (product: Product, licenceNo: string, quantity: string, left: 
 describe('POST /sales-orders/validate-licence', () => {
   const suite = useServerWithFixtures();
 
-  const product = (options?: Parameters<typeof createLicensedProduct>[1]) => createLicensedProduct(suite.server.database.prisma, options);
+  const product = (options?: Parameters<typeof createLicensedProduct>[1]) =>
+    createLicensedProduct(suite.server.database.prisma, options);
 
   const validate = (lines: { product_id: number; quantity: number }[], extra: Record<string, unknown> = {}) =>
-    suite.server.http.post('/sales-orders/validate-licence').send({ sales_order_details: lines, sales_order_date: ORDER_DATE, ...extra });
+    suite.server.http
+      .post('/sales-orders/validate-licence')
+      .send({ sales_order_details: lines, sales_order_date: ORDER_DATE, ...extra });
 
   /** The warnings of a 200 answer, after checking the rest of the body agrees with them. */
   const warningsOf = async (request: ReturnType<typeof validate>) => {
@@ -72,7 +82,10 @@ describe('POST /sales-orders/validate-licence', () => {
     ]);
 
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, data: { validation_message: '', has_warnings: false, warnings: [] } });
+    expect(response.body).toEqual({
+      success: true,
+      data: { validation_message: '', has_warnings: false, warnings: [] },
+    });
   });
 
   it('no_valid_licence: none issued, expired the day before, starting the day after, or inactive', async () => {
@@ -92,7 +105,10 @@ describe('POST /sales-orders/validate-licence', () => {
   });
 
   it('a product that needs no licence never warns, whatever its licences say', async () => {
-    const free = await product({ requiresLicence: false, licences: [{ validFrom: '2020-01-01', validTo: '2020-12-31', quantity: '1' }] });
+    const free = await product({
+      requiresLicence: false,
+      licences: [{ validFrom: '2020-01-01', validTo: '2020-12-31', quantity: '1' }],
+    });
 
     expect(await warningsOf(validate([{ product_id: free.id, quantity: 999 }]))).toEqual([]);
   });
@@ -103,7 +119,9 @@ describe('POST /sales-orders/validate-licence', () => {
     const in30 = await product({ licences: [{ validFrom: '2026-01-01', validTo: daysAfter(30), quantity: null }] });
     const in31 = await product({ licences: [{ validFrom: '2026-01-01', validTo: daysAfter(31), quantity: null }] });
 
-    const warnings = await warningsOf(validate([lastDay, tomorrow, in30, in31].map((p) => ({ product_id: p.id, quantity: 1 }))));
+    const warnings = await warningsOf(
+      validate([lastDay, tomorrow, in30, in31].map((p) => ({ product_id: p.id, quantity: 1 }))),
+    );
 
     expect(warnings).toEqual([
       expiring(lastDay, `LIC-${lastDay.code}-1`, ORDER_DATE, 0),
@@ -159,7 +177,12 @@ describe('POST /sales-orders/validate-licence', () => {
     const unlicensed = await product();
 
     expect(
-      await warningsOf(validate([{ product_id: quota.id, quantity: 30 }, { product_id: quota.id, quantity: 20 }])),
+      await warningsOf(
+        validate([
+          { product_id: quota.id, quantity: 30 },
+          { product_id: quota.id, quantity: 20 },
+        ]),
+      ),
     ).toEqual([]);
     expect(
       await warningsOf(
@@ -183,19 +206,24 @@ describe('POST /sales-orders/validate-licence', () => {
     expect(await warningsOf(validate([{ product_id: quota.id, quantity: 100 }]))).toEqual([]);
   });
 
-  it('sales_order_id leaves out only the edited order\'s own stored lines', async () => {
+  it("sales_order_id leaves out only the edited order's own stored lines", async () => {
     const quota = await product({ licences: [wide('150')] });
-    const edited = await placeOrder([{ product_id: quota.id, quantity: 100 }, { product_id: quota.id, quantity: 5 }]);
+    const edited = await placeOrder([
+      { product_id: quota.id, quantity: 100 },
+      { product_id: quota.id, quantity: 5 },
+    ]);
     await placeOrder([{ product_id: quota.id, quantity: 40 }]);
 
     // Without it, the edited order's 105 count too: 150 - 145 = 5 left.
     expect(await warningsOf(validate([{ product_id: quota.id, quantity: 110 }]))).toEqual([
       overQuota(quota, `LIC-${quota.code}-1`, '110', '5', '150', '145'),
     ]);
-    expect(await warningsOf(validate([{ product_id: quota.id, quantity: 110 }], { sales_order_id: edited }))).toEqual([]);
-    expect(await warningsOf(validate([{ product_id: quota.id, quantity: 110.5 }], { sales_order_id: edited }))).toEqual([
-      overQuota(quota, `LIC-${quota.code}-1`, '110.5', '110', '150', '40'),
-    ]);
+    expect(await warningsOf(validate([{ product_id: quota.id, quantity: 110 }], { sales_order_id: edited }))).toEqual(
+      [],
+    );
+    expect(await warningsOf(validate([{ product_id: quota.id, quantity: 110.5 }], { sales_order_id: edited }))).toEqual(
+      [overQuota(quota, `LIC-${quota.code}-1`, '110.5', '110', '150', '40')],
+    );
   });
 
   it('an unlimited licence never warns on quantity, even beside a small limited one', async () => {
@@ -271,7 +299,12 @@ describe('POST /sales-orders/validate-licence', () => {
     const quota = await product({ licences: [wide('0.3')] });
 
     expect(
-      await warningsOf(validate([{ product_id: quota.id, quantity: 0.1 }, { product_id: quota.id, quantity: 0.2 }])),
+      await warningsOf(
+        validate([
+          { product_id: quota.id, quantity: 0.1 },
+          { product_id: quota.id, quantity: 0.2 },
+        ]),
+      ),
     ).toEqual([]);
     expect(
       await warningsOf(
@@ -305,8 +338,12 @@ describe('POST /sales-orders/validate-licence', () => {
   it('without sales_order_date, checks on today (UTC)', async () => {
     const before = formatCalendarDate(new Date());
     const shiftToday = (days: number) => formatCalendarDate(addDays(parseCalendarDate(before), days));
-    const soon = await product({ licences: [{ validFrom: shiftToday(-100), validTo: shiftToday(10), quantity: null }] });
-    const ended = await product({ licences: [{ validFrom: shiftToday(-100), validTo: shiftToday(-5), quantity: null }] });
+    const soon = await product({
+      licences: [{ validFrom: shiftToday(-100), validTo: shiftToday(10), quantity: null }],
+    });
+    const ended = await product({
+      licences: [{ validFrom: shiftToday(-100), validTo: shiftToday(-5), quantity: null }],
+    });
 
     const response = await suite.server.http.post('/sales-orders/validate-licence').send({
       sales_order_details: [
@@ -340,7 +377,11 @@ describe('POST /sales-orders/validate-licence', () => {
         message: 'Validation failed',
         code: 422,
         details: [
-          { path: 'sales_order_details.1.product_id', message: 'product 999999 does not exist', code: 'unknown_product' },
+          {
+            path: 'sales_order_details.1.product_id',
+            message: 'product 999999 does not exist',
+            code: 'unknown_product',
+          },
           {
             path: 'sales_order_details.2.product_id',
             message: `product ${suite.fixtures.products.inactiveProduct.id} is inactive`,
@@ -384,7 +425,10 @@ describe('validate-licence query count', () => {
       products.push(await createLicensedProduct(prisma, { licences: [wide(String(100 + index))] }));
     }
     const created = await server.http.post('/sales-orders').send(
-      orderBody(fixtures, { details: products.map((p) => ({ product_id: p.id, quantity: 1, rate: 1 })), other_charges: [] }),
+      orderBody(fixtures, {
+        details: products.map((p) => ({ product_id: p.id, quantity: 1, rate: 1 })),
+        other_charges: [],
+      }),
     );
     expect(created.status).toBe(201);
 
@@ -400,7 +444,10 @@ describe('validate-licence query count', () => {
         .post('/sales-orders/validate-licence')
         .send({
           sales_order_date: ORDER_DATE,
-          sales_order_details: Array.from({ length: 100 }, (_, index) => ({ product_id: products[index % 25]!.id, quantity: 26 })),
+          sales_order_details: Array.from({ length: 100 }, (_, index) => ({
+            product_id: products[index % 25]!.id,
+            quantity: 26,
+          })),
         })
         .expect(200);
     });

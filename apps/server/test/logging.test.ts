@@ -3,7 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApiKey, createSession } from './support/credentials.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 describe('request logs', () => {
@@ -11,7 +11,10 @@ describe('request logs', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'debug' }, { logStream: { write: (line: string) => void lines.push(line) } });
+    server = await startTestServer(
+      { LOG_LEVEL: 'debug' },
+      { logStream: { write: (line: string) => void lines.push(line) } },
+    );
   });
   afterAll(() => server?.close());
 
@@ -50,7 +53,8 @@ describe('request logs', () => {
       const access = JSON.parse(logged.split('\n').find((line) => line.includes('"res":'))!) as {
         req: { headers: Record<string, string> };
       };
-      for (const header of Object.keys(headers)) expect(access.req.headers[header.toLowerCase()], `${name} ${header}`).toBe('[Redacted]');
+      for (const header of Object.keys(headers))
+        expect(access.req.headers[header.toLowerCase()], `${name} ${header}`).toBe('[Redacted]');
     }
     // The reason for a refusal is logged, without the credential.
     expect(await logsOf('log-test-jwt-bad')).toContain('"reason":"invalid_token"');
@@ -72,7 +76,10 @@ describe('request logs at info', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'info' }, { logStream: { write: (line: string) => void lines.push(line) } });
+    server = await startTestServer(
+      { LOG_LEVEL: 'info' },
+      { logStream: { write: (line: string) => void lines.push(line) } },
+    );
   });
   afterAll(() => server?.close());
 

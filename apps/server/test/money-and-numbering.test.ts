@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { orderBody,PREVIOUS_YEAR_DATE } from './support/fixtures.js';
+import { orderBody, PREVIOUS_YEAR_DATE } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 describe('exact decimal arithmetic', () => {
@@ -10,14 +10,27 @@ describe('exact decimal arithmetic', () => {
     // 3 x 33.333 = 99.999 -> 100.00, where floats give 99.99900000000001
     { name: '3 x 33.333', details: [{ quantity: 3, rate: 33.333 }], charges: [], subtotal: 100, grand: 100 },
     // 0.1 + 0.2 is 0.30000000000000004 in floats
-    { name: '0.1 + 0.2', details: [{ quantity: 1, rate: 0.1 }, { quantity: 1, rate: 0.2 }], charges: [], subtotal: 0.3, grand: 0.3 },
+    {
+      name: '0.1 + 0.2',
+      details: [
+        { quantity: 1, rate: 0.1 },
+        { quantity: 1, rate: 0.2 },
+      ],
+      charges: [],
+      subtotal: 0.3,
+      grand: 0.3,
+    },
     // half-up, where 2.675 is 2.67499999... as a double and banker's rounding gives 2.67
     { name: 'half-up 2.675', details: [{ quantity: 1, rate: 2.675 }], charges: [], subtotal: 2.68, grand: 2.68 },
     { name: 'half-up 0.005', details: [{ quantity: 0.5, rate: 0.01 }], charges: [], subtotal: 0.01, grand: 0.01 },
     // each line rounds before summing: 3 x (0.333 x 1 = 0.33) = 0.99, not round(0.999) = 1.00
     {
       name: 'per-line rounding',
-      details: [{ quantity: 1, rate: 0.333 }, { quantity: 1, rate: 0.333 }, { quantity: 1, rate: 0.333 }],
+      details: [
+        { quantity: 1, rate: 0.333 },
+        { quantity: 1, rate: 0.333 },
+        { quantity: 1, rate: 0.333 },
+      ],
       charges: [],
       subtotal: 0.99,
       grand: 0.99,
@@ -39,7 +52,9 @@ describe('exact decimal arithmetic', () => {
   ];
 
   it.each(cases)('calculate-totals: $name', async ({ details, charges, subtotal, grand }) => {
-    const response = await suite.server.http.post('/sales-orders/calculate-totals').send({ details, other_charges: charges });
+    const response = await suite.server.http
+      .post('/sales-orders/calculate-totals')
+      .send({ details, other_charges: charges });
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({
       subtotal,
@@ -69,7 +84,10 @@ describe('exact decimal arithmetic', () => {
 
   it('keeps quantity and rate scales exactly as sent', async () => {
     const created = await suite.server.http.post('/sales-orders').send(
-      orderBody(suite.fixtures, { details: [{ product_id: suite.fixtures.products.otherProduct.id, quantity: 0.001, rate: 0.0001 }], other_charges: [] }),
+      orderBody(suite.fixtures, {
+        details: [{ product_id: suite.fixtures.products.otherProduct.id, quantity: 0.001, rate: 0.0001 }],
+        other_charges: [],
+      }),
     );
     const order = (await suite.server.http.get(`/sales-orders/${created.body.data.sales_order_id}`)).body.data;
     expect(order.details[0]).toMatchObject({ quantity: 0.001, rate: 0.0001, amount: 0 });
@@ -80,7 +98,8 @@ describe('order numbering', () => {
   const suite = useServerWithFixtures();
 
   const maxNumber = async (locationId: number, yearId: number) =>
-    (await suite.server.http.get(`/sales-orders/max-number?year_id=${yearId}&location_id=${locationId}`).expect(200)).body.data;
+    (await suite.server.http.get(`/sales-orders/max-number?year_id=${yearId}&location_id=${locationId}`).expect(200))
+      .body.data;
 
   it('gives 50 parallel creates in one series 50 distinct consecutive numbers', async () => {
     const responses = await Promise.all(
@@ -96,7 +115,10 @@ describe('order numbering', () => {
   });
 
   it('orders max-number numerically: ...-00010 above ...-00009', async () => {
-    const body = orderBody(suite.fixtures, { location_id: suite.fixtures.locations.chattogram.id, sales_order_date: PREVIOUS_YEAR_DATE });
+    const body = orderBody(suite.fixtures, {
+      location_id: suite.fixtures.locations.chattogram.id,
+      sales_order_date: PREVIOUS_YEAR_DATE,
+    });
     for (let index = 0; index < 10; index += 1) await suite.server.http.post('/sales-orders').send(body).expect(201);
     const max = await maxNumber(suite.fixtures.locations.chattogram.id, suite.fixtures.years.previousYear.id);
     expect(max.max_sales_order_number).toBe('CTG-2025-00010');
@@ -104,7 +126,11 @@ describe('order numbering', () => {
 
   it('orders supplied numbers of the series numerically: ...-10 above ...-9, and moves the counter past them', async () => {
     const body = (number: string) =>
-      orderBody(suite.fixtures, { location_id: suite.fixtures.locations.dhaka.id, sales_order_date: PREVIOUS_YEAR_DATE, sales_order_no: number });
+      orderBody(suite.fixtures, {
+        location_id: suite.fixtures.locations.dhaka.id,
+        sales_order_date: PREVIOUS_YEAR_DATE,
+        sales_order_no: number,
+      });
     await suite.server.http.post('/sales-orders').send(body('DHK-2025-9')).expect(201);
     await suite.server.http.post('/sales-orders').send(body('DHK-2025-10')).expect(201);
     await suite.server.http.post('/sales-orders').send(body('DHK-2025-2')).expect(201);
@@ -115,7 +141,12 @@ describe('order numbering', () => {
 
     const next = await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(suite.fixtures, { location_id: suite.fixtures.locations.dhaka.id, sales_order_date: PREVIOUS_YEAR_DATE }))
+      .send(
+        orderBody(suite.fixtures, {
+          location_id: suite.fixtures.locations.dhaka.id,
+          sales_order_date: PREVIOUS_YEAR_DATE,
+        }),
+      )
       .expect(201);
     expect(next.body.data.order_number).toBe('DHK-2025-00011');
   });
@@ -156,7 +187,9 @@ describe('transactions', () => {
       orders: await prisma.salesOrder.count(),
       lines: await prisma.salesOrderDetail.count(),
       charges: await prisma.salesOrderCharge.count(),
-      counters: await prisma.salesOrderCounter.findMany({ orderBy: [{ locationId: 'asc' }, { financialYearId: 'asc' }] }),
+      counters: await prisma.salesOrderCounter.findMany({
+        orderBy: [{ locationId: 'asc' }, { financialYearId: 'asc' }],
+      }),
     };
   };
 
@@ -205,10 +238,19 @@ describe('transactions', () => {
     ])('leaves the counter, orders, lines and charges exactly as before: $case', async ({ salesOrderNo }) => {
       const { locations, products } = suite.fixtures;
       const prisma = suite.server.database.prisma;
-      const marker = await prisma.product.upsert({ where: { code: 'MARKER' }, create: { code: 'MARKER', name: 'Refused by a trigger' }, update: {} });
-      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { location_id: locations.chattogram.id })).expect(201);
+      const marker = await prisma.product.upsert({
+        where: { code: 'MARKER' },
+        create: { code: 'MARKER', name: 'Refused by a trigger' },
+        update: {},
+      });
+      await suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { location_id: locations.chattogram.id }))
+        .expect(201);
       const before = await snapshot();
-      const counterBefore = before.counters.find((counter) => counter.locationId === locations.chattogram.id)!.lastSequence;
+      const counterBefore = before.counters.find(
+        (counter) => counter.locationId === locations.chattogram.id,
+      )!.lastSequence;
       await refuseMarkerLinesAfterCounterPassed(marker.id, counterBefore);
       try {
         const failed = await suite.server.http.post('/sales-orders').send(
@@ -222,25 +264,37 @@ describe('transactions', () => {
           }),
         );
         expect(failed.status).toBe(500);
-        expect(failed.body).toEqual({ success: false, error: { message: 'Internal server error', code: 500, details: [] } });
+        expect(failed.body).toEqual({
+          success: false,
+          error: { message: 'Internal server error', code: 500, details: [] },
+        });
         expect(await snapshot()).toEqual(before);
       } finally {
         await prisma.$executeRawUnsafe('DROP TRIGGER test_refuse_marker_line ON sales_order_details');
       }
-      const next = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { location_id: locations.chattogram.id })).expect(201);
+      const next = await suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { location_id: locations.chattogram.id }))
+        .expect(201);
       expect(next.body.data.order_number).toBe(`CTG-2026-${String(counterBefore + 1n).padStart(5, '0')}`);
     });
   });
 
   it('rolls back the counter a failed insert had already moved', async () => {
-    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'DHK-2026-00500' })).expect(201);
+    await suite.server.http
+      .post('/sales-orders')
+      .send(orderBody(suite.fixtures, { sales_order_no: 'DHK-2026-00500' }))
+      .expect(201);
     // The stored number now reads 00900 while the counter stays at 500: a create supplying
     // 00900 moves the counter to 900 inside its transaction, then fails on the duplicate.
-    await suite.server.database.prisma.$executeRaw`UPDATE sales_orders SET sales_order_no = 'DHK-2026-00900' WHERE sales_order_no = 'DHK-2026-00500'`;
+    await suite.server.database.prisma
+      .$executeRaw`UPDATE sales_orders SET sales_order_no = 'DHK-2026-00900' WHERE sales_order_no = 'DHK-2026-00500'`;
     const before = await snapshot();
     expect(before.counters.map((counter) => counter.lastSequence)).toContain(500n);
 
-    const failed = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'DHK-2026-00900' }));
+    const failed = await suite.server.http
+      .post('/sales-orders')
+      .send(orderBody(suite.fixtures, { sales_order_no: 'DHK-2026-00900' }));
     expect(failed.status).toBe(422);
     expect(failed.body.error.details[0].code).toBe('duplicate_order_number');
     expect(await snapshot()).toEqual(before);
@@ -249,7 +303,8 @@ describe('transactions', () => {
   });
 
   it('rolls back an update whose checks fail after the row was locked', async () => {
-    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id;
+    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+      .sales_order_id;
     const before = await snapshot();
     const order = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
     await suite.server.http

@@ -29,7 +29,8 @@ const closeObjects = (node: Json): Json => {
 };
 
 // A CommonJS module with `exports.default`: NodeNext types see the module, vitest gives the class.
-const Ajv = ((AjvDraft04 as unknown as { default?: typeof AjvDraft04 }).default ?? AjvDraft04) as unknown as typeof AjvDraft04.default;
+const Ajv = ((AjvDraft04 as unknown as { default?: typeof AjvDraft04 }).default ??
+  AjvDraft04) as unknown as typeof AjvDraft04.default;
 
 interface Exchange {
   label: string;
@@ -54,11 +55,18 @@ describe('conformance with a client generated from the live OpenAPI document', (
 
     // 1. Types generated from the live document, then the calls type-checked against them.
     await mkdir(path.join(conformanceDir, 'generated'), { recursive: true });
-    await writeFile(path.join(conformanceDir, 'generated', 'schema.d.ts'), astToString(await openapiTS(document as never)));
+    await writeFile(
+      path.join(conformanceDir, 'generated', 'schema.d.ts'),
+      astToString(await openapiTS(document as never)),
+    );
     const tsc = path.join(serverRoot, 'node_modules', '.bin', 'tsc');
-    await promisify(execFile)(tsc, ['-p', path.join(conformanceDir, 'tsconfig.json')]).catch((error: Error & { stdout?: string }) => {
-      throw new Error(`the openapi-fetch calls do not type-check against the generated types:\n${error.stdout ?? error.message}`);
-    });
+    await promisify(execFile)(tsc, ['-p', path.join(conformanceDir, 'tsconfig.json')]).catch(
+      (error: Error & { stdout?: string }) => {
+        throw new Error(
+          `the openapi-fetch calls do not type-check against the generated types:\n${error.stdout ?? error.message}`,
+        );
+      },
+    );
 
     // 2. The calls, made over HTTP by openapi-fetch. (A computed specifier: the server's own
     //    typecheck must not follow it into types that exist only once generated above.)
@@ -113,13 +121,27 @@ describe('conformance with a client generated from the live OpenAPI document', (
     const ajv = new Ajv({ strict: false, allErrors: true });
     ajv.addSchema(closeObjects(document) as object, 'openapi.json');
     for (const exchange of exchanges) {
-      const pointer = ['paths', exchange.path, exchange.method, 'responses', String(exchange.status), 'content', 'application/json', 'schema']
+      const pointer = [
+        'paths',
+        exchange.path,
+        exchange.method,
+        'responses',
+        String(exchange.status),
+        'content',
+        'application/json',
+        'schema',
+      ]
         .map(pointerSegment)
         .join('/');
       const validate = ajv.getSchema(`openapi.json#/${pointer}`);
-      expect(validate, `${exchange.label}: status ${exchange.status} is not documented for ${exchange.method} ${exchange.path}`).toBeDefined();
+      expect(
+        validate,
+        `${exchange.label}: status ${exchange.status} is not documented for ${exchange.method} ${exchange.path}`,
+      ).toBeDefined();
       const valid = validate!(exchange.body);
-      expect(valid, `${exchange.label}: ${JSON.stringify(validate!.errors)} in ${JSON.stringify(exchange.body)}`).toBe(true);
+      expect(valid, `${exchange.label}: ${JSON.stringify(validate!.errors)} in ${JSON.stringify(exchange.body)}`).toBe(
+        true,
+      );
     }
   });
 
@@ -128,12 +150,14 @@ describe('conformance with a client generated from the live OpenAPI document', (
     const ajv = new Ajv({ strict: false, allErrors: true });
     ajv.addSchema(closeObjects(document) as object, 'openapi.json');
     const validate = ajv.getSchema('openapi.json#/components/schemas/SalesOrder')!;
-    const order = (await suite.server.http.post('/sales-orders').send({
-      customer_id: suite.fixtures.customers.customer.id,
-      sales_order_date: '2026-11-15',
-      location_id: suite.fixtures.locations.dhaka.id,
-      details: [{ product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 }],
-    })).body.data.sales_order_id as number;
+    const order = (
+      await suite.server.http.post('/sales-orders').send({
+        customer_id: suite.fixtures.customers.customer.id,
+        sales_order_date: '2026-11-15',
+        location_id: suite.fixtures.locations.dhaka.id,
+        details: [{ product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 }],
+      })
+    ).body.data.sales_order_id as number;
     const read = (await suite.server.http.get(`/sales-orders/${order}`).expect(200)).body.data;
     expect(validate(read)).toBe(true);
     expect(validate({ ...read, grand_total: '1.00' })).toBe(false);

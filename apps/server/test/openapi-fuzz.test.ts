@@ -132,7 +132,15 @@ describe('requests generated from the served OpenAPI document', () => {
           let call = suite.server.http[method as 'get' | 'post' | 'put' | 'delete'](path).query(query);
           if (body !== undefined) call = call.send(body as object);
           const response = await call;
-          sent.push({ operation: operation.operationId, method, path, query, body, status: response.status, response: response.body });
+          sent.push({
+            operation: operation.operationId,
+            method,
+            path,
+            query,
+            body,
+            status: response.status,
+            response: response.body,
+          });
         }
       }
     }
@@ -154,23 +162,41 @@ describe('requests generated from the served OpenAPI document', () => {
     });
 
     // Optional fields were exercised too, not only the required ones.
-    const createFields = new Set(sent.filter(({ operation }) => operation === 'createSalesOrder').flatMap(({ body }) => Object.keys(body as object)));
-    const documentedFields = Object.keys((document.components.schemas.CreateSalesOrderBody as { properties: JsonObject }).properties);
+    const createFields = new Set(
+      sent
+        .filter(({ operation }) => operation === 'createSalesOrder')
+        .flatMap(({ body }) => Object.keys(body as object)),
+    );
+    const documentedFields = Object.keys(
+      (document.components.schemas.CreateSalesOrderBody as { properties: JsonObject }).properties,
+    );
     expect([...createFields].sort()).toEqual(documentedFields.sort());
 
     const refused = sent.filter(({ status }) => status === 400);
     expect(
-      refused.map(({ operation, path, query, body, response }) => ({ operation, path, query, body, details: (response as { error?: { details?: Json } }).error?.details })),
+      refused.map(({ operation, path, query, body, response }) => ({
+        operation,
+        path,
+        query,
+        body,
+        details: (response as { error?: { details?: Json } }).error?.details,
+      })),
       `${refused.length} of ${sent.length} requests valid by the document were refused as malformed`,
     ).toEqual([]);
     // Nothing else went wrong either: only answers the document lists for data rules.
-    expect(sent.filter(({ status }) => ![200, 201, 404, 422].includes(status)).map(({ operation, status }) => `${operation} ${status}`)).toEqual([]);
+    expect(
+      sent
+        .filter(({ status }) => ![200, 201, 404, 422].includes(status))
+        .map(({ operation, status }) => `${operation} ${status}`),
+    ).toEqual([]);
     // The generator is no rubber stamp: some requests got through to the use case.
     expect(sent.some(({ status }) => status === 200)).toBe(true);
   }, 240_000);
 
   it('error answers stay within the lengths and counts the document states, however long the request', async () => {
-    const document = (await request(suite.server.api).get('/openapi.json').expect(200)).body as { components: { schemas: JsonObject } };
+    const document = (await request(suite.server.api).get('/openapi.json').expect(200)).body as {
+      components: { schemas: JsonObject };
+    };
     const envelope = document.components.schemas.ErrorEnvelope as {
       properties: { error: { properties: { message: { maxLength: number }; details: { maxItems: number } } } };
     };

@@ -6,7 +6,8 @@ import { useServerWithFixtures } from './support/test-server.js';
 describe('ETag, If-None-Match and If-Match on one order', () => {
   const suite = useServerWithFixtures();
   const http = () => suite.server.http;
-  const createOrder = async () => (await http().post('/sales-orders').send(orderBody(suite.fixtures))).body.data.sales_order_id as number;
+  const createOrder = async () =>
+    (await http().post('/sales-orders').send(orderBody(suite.fixtures))).body.data.sales_order_id as number;
   const read = async (id: number) => (await http().get(`/sales-orders/${id}`)).body.data;
 
   it('GET answers ETag "<version>"; the PUT response carries the new ETag and version', async () => {
@@ -42,7 +43,10 @@ describe('ETag, If-None-Match and If-Match on one order', () => {
     await http().put(`/sales-orders/${id}`).send({ remarks: 'edit by someone else' });
     const before = await read(id);
 
-    const response = await http().put(`/sales-orders/${id}`).set('If-Match', '"1"').send({ remarks: 'lost update', other_charges: [] });
+    const response = await http()
+      .put(`/sales-orders/${id}`)
+      .set('If-Match', '"1"')
+      .send({ remarks: 'lost update', other_charges: [] });
 
     expect(response.status).toBe(412);
     expect(response.body).toEqual({
@@ -50,7 +54,14 @@ describe('ETag, If-None-Match and If-Match on one order', () => {
       error: {
         message: 'The sales order has changed since it was read',
         code: 412,
-        details: [{ path: 'if-match', code: 'version_mismatch', current_version: 2, message: `sales order ${id} is at version 2, not 1` }],
+        details: [
+          {
+            path: 'if-match',
+            code: 'version_mismatch',
+            current_version: 2,
+            message: `sales order ${id} is at version 2, not 1`,
+          },
+        ],
       },
     });
     expect(await read(id)).toEqual(before);
@@ -101,16 +112,20 @@ describe('ETag, If-None-Match and If-Match on one order', () => {
     for (const value of ['1', '"1', 'W/1', '"1",,']) {
       const response = await http().put(`/sales-orders/${id}`).set('If-Match', value).send({ remarks: 'nope' });
       expect(response.status, value).toBe(400);
-      expect(response.body.error.details).toEqual([{ path: 'if-match', code: 'invalid_entity_tag', message: expect.any(String) }]);
+      expect(response.body.error.details).toEqual([
+        { path: 'if-match', code: 'invalid_entity_tag', message: expect.any(String) },
+      ]);
     }
     expect((await read(id)).version).toBe(1);
   });
 
-  it('two concurrent PUTs with the same If-Match: one 200, one 412, and the order is the winner\'s', async () => {
+  it("two concurrent PUTs with the same If-Match: one 200, one 412, and the order is the winner's", async () => {
     const id = await createOrder();
 
     const responses = await Promise.all(
-      ['writer A', 'writer B'].map((remarks) => http().put(`/sales-orders/${id}`).set('If-Match', '"1"').send({ remarks })),
+      ['writer A', 'writer B'].map((remarks) =>
+        http().put(`/sales-orders/${id}`).set('If-Match', '"1"').send({ remarks }),
+      ),
     );
 
     expect(responses.map((response) => response.status).sort()).toEqual([200, 412]);
@@ -144,7 +159,10 @@ describe('REQUIRE_IF_MATCH=true', () => {
     const order = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
     expect(order).toMatchObject({ version: 1, remarks: 'Deliver before Friday' });
 
-    expect((await suite.server.http.put(`/sales-orders/${id}`).set('If-Match', '"1"').send({ remarks: 'checked write' })).status).toBe(200);
+    expect(
+      (await suite.server.http.put(`/sales-orders/${id}`).set('If-Match', '"1"').send({ remarks: 'checked write' }))
+        .status,
+    ).toBe(200);
     expect((await suite.server.http.delete(`/sales-orders/${id}`).set('If-Match', '*')).status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
-import { signJwt,TEST_SUBJECT } from './support/tokens.js';
+import { signJwt, TEST_SUBJECT } from './support/tokens.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -13,7 +13,8 @@ describe('GET /sales-orders/{id}/history', () => {
   it('records a full lifecycle: create, two updates with line changes, delete; readable after the delete', async () => {
     const { customers, products, packsizes } = suite.fixtures;
     const http = suite.server.http;
-    const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id as number;
+    const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+      .sales_order_id as number;
 
     // Update 1, by another subject: line 1 quantity changes, line 3 is added, remarks change.
     const editor = `Bearer ${await signJwt({ subject: 'clerk-7', payload: { permissions: ['*'] } })}`;
@@ -23,7 +24,13 @@ describe('GET /sales-orders/{id}/history', () => {
       .send({
         remarks: 'Call before delivery',
         details: [
-          { product_id: products.product.id, packsize_id: packsizes.packsize.id, quantity: 12, rate: 455.5, remarks: 'Cold chain' },
+          {
+            product_id: products.product.id,
+            packsize_id: packsizes.packsize.id,
+            quantity: 12,
+            rate: 455.5,
+            remarks: 'Cold chain',
+          },
           { product_id: products.otherProduct.id, quantity: 2.5, rate: 1200 },
           { product_id: products.otherProduct.id, quantity: 1, rate: 0.125 },
         ],
@@ -34,8 +41,19 @@ describe('GET /sales-orders/{id}/history', () => {
       .put(`/sales-orders/${id}`)
       .send({
         customer_id: customers.otherCustomer.id,
-        details: [{ product_id: products.product.id, packsize_id: packsizes.packsize.id, quantity: 12, rate: 455.5, remarks: 'Cold chain' }],
-        other_charges: [{ description: 'Carriage', amount: 400 }, { description: 'Discount', amount: -100 }],
+        details: [
+          {
+            product_id: products.product.id,
+            packsize_id: packsizes.packsize.id,
+            quantity: 12,
+            rate: 455.5,
+            remarks: 'Cold chain',
+          },
+        ],
+        other_charges: [
+          { description: 'Carriage', amount: 400 },
+          { description: 'Discount', amount: -100 },
+        ],
       })
       .expect(200);
     // A refused update leaves no trace.
@@ -47,7 +65,9 @@ describe('GET /sales-orders/{id}/history', () => {
     expect(response.status).toBe(200);
     const { sales_order_id, entries } = response.body.data;
     expect(sales_order_id).toBe(id);
-    expect(entries.map((entry: { version: number; action: string; by: string }) => [entry.version, entry.action, entry.by])).toEqual([
+    expect(
+      entries.map((entry: { version: number; action: string; by: string }) => [entry.version, entry.action, entry.by]),
+    ).toEqual([
       [1, 'create', TEST_SUBJECT],
       [2, 'update', 'clerk-7'],
       [3, 'update', TEST_SUBJECT],
@@ -67,8 +87,24 @@ describe('GET /sales-orders/{id}/history', () => {
       ],
       lines: {
         added: [
-          { line_no: 1, product_id: products.product.id, packsize_id: packsizes.packsize.id, quantity: 10, rate: 455.5, amount: 4555, remarks: 'Cold chain' },
-          { line_no: 2, product_id: products.otherProduct.id, packsize_id: null, quantity: 2.5, rate: 1200, amount: 3000, remarks: null },
+          {
+            line_no: 1,
+            product_id: products.product.id,
+            packsize_id: packsizes.packsize.id,
+            quantity: 10,
+            rate: 455.5,
+            amount: 4555,
+            remarks: 'Cold chain',
+          },
+          {
+            line_no: 2,
+            product_id: products.otherProduct.id,
+            packsize_id: null,
+            quantity: 2.5,
+            rate: 1200,
+            amount: 3000,
+            remarks: null,
+          },
         ],
         removed: [],
         changed: [],
@@ -80,7 +116,17 @@ describe('GET /sales-orders/{id}/history', () => {
     expect(first.changes).toEqual({
       fields: [{ field: 'remarks', from: 'Deliver before Friday', to: 'Call before delivery' }],
       lines: {
-        added: [{ line_no: 3, product_id: products.otherProduct.id, packsize_id: null, quantity: 1, rate: 0.125, amount: 0.13, remarks: null }],
+        added: [
+          {
+            line_no: 3,
+            product_id: products.otherProduct.id,
+            packsize_id: null,
+            quantity: 1,
+            rate: 0.125,
+            amount: 0.13,
+            remarks: null,
+          },
+        ],
         removed: [],
         changed: [
           {
@@ -101,8 +147,24 @@ describe('GET /sales-orders/{id}/history', () => {
       lines: {
         added: [],
         removed: [
-          { line_no: 2, product_id: products.otherProduct.id, packsize_id: null, quantity: 2.5, rate: 1200, amount: 3000, remarks: null },
-          { line_no: 3, product_id: products.otherProduct.id, packsize_id: null, quantity: 1, rate: 0.125, amount: 0.13, remarks: null },
+          {
+            line_no: 2,
+            product_id: products.otherProduct.id,
+            packsize_id: null,
+            quantity: 2.5,
+            rate: 1200,
+            amount: 3000,
+            remarks: null,
+          },
+          {
+            line_no: 3,
+            product_id: products.otherProduct.id,
+            packsize_id: null,
+            quantity: 1,
+            rate: 0.125,
+            amount: 0.13,
+            remarks: null,
+          },
         ],
         changed: [],
       },
@@ -123,7 +185,9 @@ describe('GET /sales-orders/{id}/history', () => {
     });
 
     // Each entry's version and time are the order's own after that change.
-    const listed = (await http.get('/sales-orders').query({ include_deleted: true, customer_id: customers.otherCustomer.id })).body.data.items;
+    const listed = (
+      await http.get('/sales-orders').query({ include_deleted: true, customer_id: customers.otherCustomer.id })
+    ).body.data.items;
     const row = listed.find((item: { sales_order_id: number }) => item.sales_order_id === id);
     expect(row.version).toBe(4);
     expect(deleted.at).toBe(row.deleted_at);
@@ -138,7 +202,8 @@ describe('GET /sales-orders/{id}/history', () => {
 
   it('writes the entry in the transaction of the change: a write whose entry cannot be stored is rolled back', async () => {
     const { prisma } = suite.server.database;
-    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id as number;
+    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+      .sales_order_id as number;
     // Version 2 already taken in the history: the update's entry collides, so the update must not stick.
     await prisma.$executeRaw`INSERT INTO sales_order_history (sales_order_id, version, action, at, changes) VALUES (${id}, 2, 'update', now(), '{}')`;
     const response = await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'should not stay' });

@@ -35,8 +35,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
     const { locations } = suite.fixtures;
     await prisma.$executeRaw`INSERT INTO customers (code, name) SELECT 'BC' || g, 'Bulk Customer ' || md5(g::text) FROM generate_series(1, ${CUSTOMERS}::int) g`;
     await prisma.$executeRaw`INSERT INTO products (code, name) SELECT 'BP' || g, 'Bulk Product ' || g FROM generate_series(1, ${PRODUCTS}::int) g`;
-    const customers = await prisma.customer.findMany({ where: { code: { startsWith: 'BC' } }, orderBy: { id: 'asc' }, select: { id: true } });
-    const products = await prisma.product.findMany({ where: { code: { startsWith: 'BP' } }, orderBy: { id: 'asc' }, select: { id: true } });
+    const customers = await prisma.customer.findMany({
+      where: { code: { startsWith: 'BC' } },
+      orderBy: { id: 'asc' },
+      select: { id: true },
+    });
+    const products = await prisma.product.findMany({
+      where: { code: { startsWith: 'BP' } },
+      orderBy: { id: 'asc' },
+      select: { id: true },
+    });
     firstCustomer = customers[0]!.id;
     firstProduct = products[0]!.id;
     await loadBulkOrders((sql, params) => prisma.$executeRawUnsafe(sql, ...params), {
@@ -58,7 +66,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
   };
 
   const seqScans = (plan: PlanNode) =>
-    nodesOf(plan).filter((node) => node['Node Type'] === 'Seq Scan' && ['sales_orders', 'sales_order_details'].includes(node['Relation Name'] ?? ''));
+    nodesOf(plan).filter(
+      (node) =>
+        node['Node Type'] === 'Seq Scan' &&
+        ['sales_orders', 'sales_order_details'].includes(node['Relation Name'] ?? ''),
+    );
 
   const live: OrderListFilter = { includeDeleted: false };
   const cursors: Record<ListSort, ListCursor> = {
@@ -78,7 +90,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
           const plan = await planOf(pageQuery(filter, sort, cursor, 51));
           const label = `${sort} ${cursor ? 'with' : 'without'} cursor, include_deleted=${filter.includeDeleted}`;
           expect(seqScans(plan), label).toEqual([]);
-          expect(nodesOf(plan).filter((node) => node['Node Type'].includes('Sort')), label).toEqual([]);
+          expect(
+            nodesOf(plan).filter((node) => node['Node Type'].includes('Sort')),
+            label,
+          ).toEqual([]);
         }
       }
     }
@@ -124,7 +139,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
     expect(response.body.data.items).toHaveLength(50);
     expect(response.body.data.total).toBe(LIST_TOTAL_CAP);
     expect(response.body.data.total_capped).toBe(true);
-    const few = await suite.server.http.get('/sales-orders').query({ include_total: true, customer_id: firstCustomer + 7 });
+    const few = await suite.server.http
+      .get('/sales-orders')
+      .query({ include_total: true, customer_id: firstCustomer + 7 });
     // Customer 7 of the batch has every 500th order from the 7th: none of them deleted (every 20th is).
     expect(few.body.data.total).toBe(ORDERS / CUSTOMERS);
     expect(few.body.data.total_capped).toBe(false);

@@ -55,14 +55,59 @@ describe('GET /sales-orders', () => {
     const { customers, locations, products } = suite.fixtures;
     const line = (productId: number, quantity: number, rate: number) => ({ product_id: productId, quantity, rate });
     const specs: Record<string, unknown>[] = [
-      { sales_order_date: '2026-07-01', remarks: 'Urgent: 100% prepaid', details: [line(products.product.id, 1, 100)], other_charges: [] },
-      { sales_order_date: '2026-07-01', remarks: 'net_30 terms', details: [line(products.otherProduct.id, 2, 50)], other_charges: [] },
-      { sales_order_date: '2026-08-15', remarks: 'path C:\\depot', customer_id: customers.otherCustomer.id, details: [line(products.otherProduct.id, 1, 250.5)], other_charges: [] },
-      { sales_order_date: '2026-09-30', remarks: null, location_id: locations.chattogram.id, details: [line(products.product.id, 3, 100), line(products.otherProduct.id, 1, 1)], other_charges: [] },
-      { sales_order_date: '2026-11-15', remarks: 'deliver to gate 4', customer_id: customers.otherCustomer.id, location_id: locations.chattogram.id, details: [line(products.product.id, 1, 100)], other_charges: [] },
-      { sales_order_date: PREVIOUS_YEAR_DATE, remarks: 'old year', details: [line(products.otherProduct.id, 10, 10)], other_charges: [{ description: 'Freight', amount: 0.5 }] },
-      { sales_order_date: '2026-12-31', sales_order_no: 'HOST_REF-7', remarks: 'host numbered', details: [line(products.product.id, 1, 0.01)], other_charges: [] },
-      { sales_order_date: '2026-10-10', remarks: 'to be deleted', details: [line(products.product.id, 1, 100)], other_charges: [] },
+      {
+        sales_order_date: '2026-07-01',
+        remarks: 'Urgent: 100% prepaid',
+        details: [line(products.product.id, 1, 100)],
+        other_charges: [],
+      },
+      {
+        sales_order_date: '2026-07-01',
+        remarks: 'net_30 terms',
+        details: [line(products.otherProduct.id, 2, 50)],
+        other_charges: [],
+      },
+      {
+        sales_order_date: '2026-08-15',
+        remarks: 'path C:\\depot',
+        customer_id: customers.otherCustomer.id,
+        details: [line(products.otherProduct.id, 1, 250.5)],
+        other_charges: [],
+      },
+      {
+        sales_order_date: '2026-09-30',
+        remarks: null,
+        location_id: locations.chattogram.id,
+        details: [line(products.product.id, 3, 100), line(products.otherProduct.id, 1, 1)],
+        other_charges: [],
+      },
+      {
+        sales_order_date: '2026-11-15',
+        remarks: 'deliver to gate 4',
+        customer_id: customers.otherCustomer.id,
+        location_id: locations.chattogram.id,
+        details: [line(products.product.id, 1, 100)],
+        other_charges: [],
+      },
+      {
+        sales_order_date: PREVIOUS_YEAR_DATE,
+        remarks: 'old year',
+        details: [line(products.otherProduct.id, 10, 10)],
+        other_charges: [{ description: 'Freight', amount: 0.5 }],
+      },
+      {
+        sales_order_date: '2026-12-31',
+        sales_order_no: 'HOST_REF-7',
+        remarks: 'host numbered',
+        details: [line(products.product.id, 1, 0.01)],
+        other_charges: [],
+      },
+      {
+        sales_order_date: '2026-10-10',
+        remarks: 'to be deleted',
+        details: [line(products.product.id, 1, 100)],
+        other_charges: [],
+      },
     ];
     const created: number[] = [];
     for (const spec of specs) created.push(await create(spec));
@@ -104,9 +149,13 @@ describe('GET /sales-orders', () => {
 
   it('filters by each parameter alone', async () => {
     const { customers, locations, products, years } = suite.fixtures;
-    const byOrder = (predicate: (order: Item, index: number) => boolean) => sortedIds(orders.filter((order, index) => order.deleted_at === null && predicate(order, index)));
+    const byOrder = (predicate: (order: Item, index: number) => boolean) =>
+      sortedIds(orders.filter((order, index) => order.deleted_at === null && predicate(order, index)));
     const cases: [Record<string, string | number>, number[]][] = [
-      [{ customer_id: customers.otherCustomer.id }, byOrder((order) => order.customer_id === customers.otherCustomer.id)],
+      [
+        { customer_id: customers.otherCustomer.id },
+        byOrder((order) => order.customer_id === customers.otherCustomer.id),
+      ],
       [{ location_id: locations.chattogram.id }, byOrder((_, index) => index === 3 || index === 4)],
       [{ year_id: years.previousYear.id }, byOrder((order) => order.sales_order_date === PREVIOUS_YEAR_DATE)],
       [{ date_from: '2026-08-15' }, byOrder((order) => order.sales_order_date >= '2026-08-15')],
@@ -121,7 +170,10 @@ describe('GET /sales-orders', () => {
       [{ product_id: products.otherProduct.id }, byOrder((_, index) => [1, 2, 3, 5].includes(index))],
       [{ min_total: 100 }, byOrder((order) => order.grand_total >= 100)],
       [{ max_total: 100 }, byOrder((order) => order.grand_total <= 100)],
-      [{ min_total: 100.5, max_total: 250.5 }, byOrder((order) => order.grand_total >= 100.5 && order.grand_total <= 250.5)],
+      [
+        { min_total: 100.5, max_total: 250.5 },
+        byOrder((order) => order.grand_total >= 100.5 && order.grand_total <= 250.5),
+      ],
     ];
     for (const [query, expected] of cases) {
       expect(expected.length, JSON.stringify(query)).toBeGreaterThan(0);
@@ -146,10 +198,12 @@ describe('GET /sales-orders', () => {
 
   it('combines filters with AND', async () => {
     const { customers, locations, products } = suite.fixtures;
-    expect(ids((await list({ customer_id: customers.otherCustomer.id, location_id: locations.chattogram.id })).items)).toEqual([orders[4]!.sales_order_id]);
-    expect(sortedIds((await list({ product_id: products.product.id, date_from: '2026-09-01', max_total: 200 })).items)).toEqual(
-      sortedIds([orders[4]!, orders[6]!]),
-    );
+    expect(
+      ids((await list({ customer_id: customers.otherCustomer.id, location_id: locations.chattogram.id })).items),
+    ).toEqual([orders[4]!.sales_order_id]);
+    expect(
+      sortedIds((await list({ product_id: products.product.id, date_from: '2026-09-01', max_total: 200 })).items),
+    ).toEqual(sortedIds([orders[4]!, orders[6]!]));
     expect(ids((await list({ q: 'terms', customer_id: customers.otherCustomer.id })).items)).toEqual([]);
     expect(sortedIds((await list({ number_prefix: 'DHK', min_total: 100, sort: 'grand_total' })).items)).toEqual(
       sortedIds(live().filter((order) => order.sales_order_no.startsWith('DHK') && order.grand_total >= 100)),
@@ -161,10 +215,19 @@ describe('GET /sales-orders', () => {
       sales_order_date: (a: Item, b: Item) => a.sales_order_date.localeCompare(b.sales_order_date),
       updated_at: (a: Item, b: Item) => a.updated_at.localeCompare(b.updated_at),
       grand_total: (a: Item, b: Item) => a.grand_total - b.grand_total,
-      sales_order_no: (a: Item, b: Item) => (a.sales_order_no < b.sales_order_no ? -1 : a.sales_order_no > b.sales_order_no ? 1 : 0),
+      sales_order_no: (a: Item, b: Item) =>
+        a.sales_order_no < b.sales_order_no ? -1 : a.sales_order_no > b.sales_order_no ? 1 : 0,
     };
     // Two orders share a date and three a grand total of 100: the id decides between them.
-    for (const sort of ['-sales_order_date', 'sales_order_date', '-updated_at', 'updated_at', '-grand_total', 'grand_total', 'sales_order_no'] as const) {
+    for (const sort of [
+      '-sales_order_date',
+      'sales_order_date',
+      '-updated_at',
+      'updated_at',
+      '-grand_total',
+      'grand_total',
+      'sales_order_no',
+    ] as const) {
       const key = sort.replace('-', '') as keyof typeof compare;
       const sign = sort.startsWith('-') ? -1 : 1;
       const expected = [...live()].sort((a, b) => sign * (compare[key](a, b) || a.sales_order_id - b.sales_order_id));
@@ -236,8 +299,16 @@ describe('GET /sales-orders', () => {
   it('keeps pages exact while others insert, update and delete between them (no row twice, none missing)', async () => {
     const { products } = suite.fixtures;
     // A batch of its own, all on one customer so other tests' rows do not interfere.
-    const customer = await suite.server.database.prisma.customer.create({ data: { code: 'C-CURSOR', name: 'Cursor Stability Ltd' } });
-    const own = async (date: string) => create({ customer_id: customer.id, sales_order_date: date, details: [{ product_id: products.product.id, quantity: 1, rate: 5 }], other_charges: [] });
+    const customer = await suite.server.database.prisma.customer.create({
+      data: { code: 'C-CURSOR', name: 'Cursor Stability Ltd' },
+    });
+    const own = async (date: string) =>
+      create({
+        customer_id: customer.id,
+        sales_order_date: date,
+        details: [{ product_id: products.product.id, quantity: 1, rate: 5 }],
+        other_charges: [],
+      });
     const initial: number[] = [];
     for (let day = 1; day <= 20; day += 1) initial.push(await own(`2026-08-${String(day).padStart(2, '0')}`));
 
@@ -257,7 +328,10 @@ describe('GET /sales-orders', () => {
       if (cursor && lastDate) {
         inserted.push(await own('2026-08-31'), await own('2026-08-01'));
         const unread = initial.filter((id) => !seen.includes(id) && !deleted.has(id));
-        await suite.server.http.put(`/sales-orders/${unread[0]}`).send({ remarks: `touched on page ${pageNo}` }).expect(200);
+        await suite.server.http
+          .put(`/sales-orders/${unread[0]}`)
+          .send({ remarks: `touched on page ${pageNo}` })
+          .expect(200);
         const victim = unread.at(-1)!;
         await suite.server.http.delete(`/sales-orders/${victim}`).expect(200);
         deleted.add(victim);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdir,readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import pg from 'pg';
@@ -23,9 +23,11 @@ describe.skipIf(!serverUrl)(`migration ${MIGRATION} on existing orders (needs TE
 
   const orderNumbers = async () =>
     Object.fromEntries(
-      (await client.query<{ id: number; sales_order_no: string; sequence: string | null }>('SELECT id, sales_order_no, sequence FROM sales_orders ORDER BY id')).rows.map(
-        (row) => [row.id, [row.sales_order_no, row.sequence === null ? null : Number(row.sequence)]],
-      ),
+      (
+        await client.query<{ id: number; sales_order_no: string; sequence: string | null }>(
+          'SELECT id, sales_order_no, sequence FROM sales_orders ORDER BY id',
+        )
+      ).rows.map((row) => [row.id, [row.sales_order_no, row.sequence === null ? null : Number(row.sequence)]]),
     );
 
   beforeAll(async () => {

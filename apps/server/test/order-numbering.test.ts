@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../src/config.js';
 import { orderNumberKey } from '../src/orders/numbering.js';
-import { ORDER_DATE, orderBody,PREVIOUS_YEAR_DATE } from './support/fixtures.js';
+import { ORDER_DATE, orderBody, PREVIOUS_YEAR_DATE } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 /**
@@ -22,11 +22,16 @@ describe('order numbers', () => {
   const create = (locationId: number, salesOrderNo?: string, date = ORDER_DATE) =>
     http()
       .post('/sales-orders')
-      .send(orderBody(suite.fixtures, { location_id: locationId, sales_order_date: date, sales_order_no: salesOrderNo }));
+      .send(
+        orderBody(suite.fixtures, { location_id: locationId, sales_order_date: date, sales_order_no: salesOrderNo }),
+      );
 
   const counterOf = async (locationId: number, yearId = suite.fixtures.years.currentYear.id) =>
-    (await prisma().salesOrderCounter.findUnique({ where: { locationId_financialYearId: { locationId, financialYearId: yearId } } }))
-      ?.lastSequence ?? 0n;
+    (
+      await prisma().salesOrderCounter.findUnique({
+        where: { locationId_financialYearId: { locationId, financialYearId: yearId } },
+      })
+    )?.lastSequence ?? 0n;
 
   const maxNumber = async (locationId: number, yearId = suite.fixtures.years.currentYear.id) =>
     (await http().get(`/sales-orders/max-number?year_id=${yearId}&location_id=${locationId}`).expect(200)).body.data;
@@ -48,7 +53,10 @@ describe('order numbers', () => {
     expect(await prisma().salesOrder.count({ where: { locationId: khulna } })).toBe(0);
     expect(await counterOf(khulna)).toBe(0n);
 
-    const numbers = [(await create(sylhet).expect(201)).body.data.order_number, (await create(sylhet).expect(201)).body.data.order_number];
+    const numbers = [
+      (await create(sylhet).expect(201)).body.data.order_number,
+      (await create(sylhet).expect(201)).body.data.order_number,
+    ];
     expect(numbers).toEqual(['SYL-2026-00001', 'SYL-2026-00002']);
   });
 
@@ -83,7 +91,9 @@ describe('order numbers', () => {
     const narayanganj = await newLocation('NRJ');
     await create(narayanganj, 'NRJ-2026-9999').expect(201);
     expect((await create(narayanganj, 'nrj-2026-0000123456')).status).toBe(422); // too far ahead of 9999
-    expect((await create(narayanganj, 'nrj-2026-0000012345').expect(201)).body.data.order_number).toBe('NRJ-2026-12345');
+    expect((await create(narayanganj, 'nrj-2026-0000012345').expect(201)).body.data.order_number).toBe(
+      'NRJ-2026-12345',
+    );
     expect((await create(narayanganj).expect(201)).body.data.order_number).toBe('NRJ-2026-12346');
   });
 
@@ -94,7 +104,10 @@ describe('order numbers', () => {
     }
     expect(await counterOf(bogura)).toBe(0n);
     expect((await create(bogura).expect(201)).body.data.order_number).toBe('BOG-2026-00001');
-    expect(await maxNumber(bogura)).toMatchObject({ max_sales_order_number: 'BOG-2026-00001', next_sales_order_number: 'BOG-2026-00002' });
+    expect(await maxNumber(bogura)).toMatchObject({
+      max_sales_order_number: 'BOG-2026-00001',
+      next_sales_order_number: 'BOG-2026-00002',
+    });
 
     // Unique across every order: another case, another location, another year.
     const chattogram = suite.fixtures.locations.chattogram.id;
@@ -139,17 +152,21 @@ describe('order numbers', () => {
       max_sales_order_number: 'CML-2025-00010',
       next_sales_order_number: 'CML-2025-00011',
     });
-    expect((await create(comilla, 'cml-2025-10', PREVIOUS_YEAR_DATE)).body.error.details[0].code).toBe('duplicate_order_number');
+    expect((await create(comilla, 'cml-2025-10', PREVIOUS_YEAR_DATE)).body.error.details[0].code).toBe(
+      'duplicate_order_number',
+    );
   });
 
   it('gives concurrent creates of one number, in any spelling, exactly one success', async () => {
     const mymensingh = await newLocation('MYM');
     const spellings = ['MYM-2026-00005', 'mym-2026-5', 'Mym-2026-0005', 'MYM-2026-000005'];
-    const responses = await Promise.all(Array.from({ length: 12 }, (_, index) => create(mymensingh, spellings[index % spellings.length])));
-    expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
-    expect(responses.filter((response) => response.status === 422).map((response) => response.body.error.details[0].code)).toEqual(
-      Array(11).fill('duplicate_order_number'),
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => create(mymensingh, spellings[index % spellings.length])),
     );
+    expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
+    expect(
+      responses.filter((response) => response.status === 422).map((response) => response.body.error.details[0].code),
+    ).toEqual(Array(11).fill('duplicate_order_number'));
     expect(await counterOf(mymensingh)).toBe(5n);
   });
 
@@ -165,8 +182,14 @@ describe('order numbers', () => {
     expect(new Set(sequences).size).toBe(25);
     expect(sequences.slice(20)).toEqual(supplied);
     // Server-numbered orders continue from wherever the supplied ones left the counter.
-    const stored = await prisma().salesOrder.findMany({ where: { locationId: barishal }, select: { sequence: true }, orderBy: { id: 'asc' } });
-    expect(stored.map((row) => Number(row.sequence)).sort((a, b) => a - b)).toEqual([...sequences].sort((a, b) => a - b));
+    const stored = await prisma().salesOrder.findMany({
+      where: { locationId: barishal },
+      select: { sequence: true },
+      orderBy: { id: 'asc' },
+    });
+    expect(stored.map((row) => Number(row.sequence)).sort((a, b) => a - b)).toEqual(
+      [...sequences].sort((a, b) => a - b),
+    );
     expect(await counterOf(barishal)).toBe(BigInt(Math.max(...sequences)));
   });
 
@@ -190,8 +213,19 @@ describe('order numbers', () => {
 
     it('computes the same key in SQL as in numbering.ts', async () => {
       const samples = [
-        'DHK-2026-00042', 'dhk-2026-42', 'Dhk-2026-0000000042', 'DHK-2026-123456', 'DHK-2026-0', 'DHK-2026-00000',
-        'A-B-2026-7', 'A-12345-6', 'X-10', 'po-20261115', 'ctg-manual-7', 'INV/2026/7', 'x.y_z-2026-99999',
+        'DHK-2026-00042',
+        'dhk-2026-42',
+        'Dhk-2026-0000000042',
+        'DHK-2026-123456',
+        'DHK-2026-0',
+        'DHK-2026-00000',
+        'A-B-2026-7',
+        'A-12345-6',
+        'X-10',
+        'po-20261115',
+        'ctg-manual-7',
+        'INV/2026/7',
+        'x.y_z-2026-99999',
       ];
       const rows = await prisma().$queryRaw<{ number: string; key: string }[]>`
         SELECT number, sales_order_number_key(number) AS key FROM unnest(${samples}::text[]) AS number`;
@@ -218,11 +252,15 @@ describe('ORDER_NUMBER_MAX_AHEAD', () => {
     const suite = useServerWithFixtures({ ORDER_NUMBER_MAX_AHEAD: '3' });
 
     it('lets a supplied number move the counter at most 3', async () => {
-      const send = (salesOrderNo: string) => suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: salesOrderNo }));
+      const send = (salesOrderNo: string) =>
+        suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: salesOrderNo }));
       expect((await send('DHK-2026-00004')).body.error.details[0].code).toBe('order_number_too_far_ahead');
       await send('DHK-2026-00003').expect(201);
       await send('DHK-2026-00006').expect(201);
-      expect((await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.order_number).toBe('DHK-2026-00007');
+      expect(
+        (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+          .order_number,
+      ).toBe('DHK-2026-00007');
     });
   });
 });

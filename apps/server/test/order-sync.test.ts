@@ -1,4 +1,4 @@
-import { createSalesOrderClient,type SalesOrderClient, type SalesOrderListItem } from '@sales-order/client';
+import { createSalesOrderClient, type SalesOrderClient, type SalesOrderListItem } from '@sales-order/client';
 import { describe, expect, it } from 'vitest';
 
 import { orderBody } from './support/fixtures.js';
@@ -58,8 +58,12 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
     const http = suite.server.http;
     const { products } = suite.fixtures;
     const create = async (quantity: number) =>
-      (await http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [{ product_id: products.product.id, quantity, rate: 1.5 }] })).expect(201)).body
-        .data.sales_order_id as number;
+      (
+        await http
+          .post('/sales-orders')
+          .send(orderBody(suite.fixtures, { details: [{ product_id: products.product.id, quantity, rate: 1.5 }] }))
+          .expect(201)
+      ).body.data.sales_order_id as number;
 
     const live: number[] = [];
     for (let index = 1; index <= 10; index += 1) live.push(await create(index));
@@ -100,63 +104,79 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
 
     await syncOnce(client, mirror, MARGIN_SECONDS);
 
-    const stored = await prisma.salesOrder.findMany({ select: { id: true, version: true, deletedAt: true, remarks: true } });
+    const stored = await prisma.salesOrder.findMany({
+      select: { id: true, version: true, deletedAt: true, remarks: true },
+    });
     const everything = new Map<number, SalesOrderListItem>();
-    for await (const order of client.salesOrders({ include_deleted: true, limit: 200 })) everything.set(order.sales_order_id, order);
+    for await (const order of client.salesOrders({ include_deleted: true, limit: 200 }))
+      everything.set(order.sales_order_id, order);
 
     expect(stored.length).toBeGreaterThanOrEqual(25);
     expect(stored.some((order) => order.deletedAt !== null)).toBe(true);
-    expect(new Map([...mirror.rows].sort(([a], [b]) => a - b))).toEqual(new Map([...everything].sort(([a], [b]) => a - b)));
-    expect(Object.fromEntries([...mirror.rows].map(([id, order]) => [id, [order.version, order.deleted_at !== null]]))).toEqual(
-      Object.fromEntries(stored.map((order) => [order.id, [order.version, order.deletedAt !== null]])),
+    expect(new Map([...mirror.rows].sort(([a], [b]) => a - b))).toEqual(
+      new Map([...everything].sort(([a], [b]) => a - b)),
     );
+    expect(
+      Object.fromEntries([...mirror.rows].map(([id, order]) => [id, [order.version, order.deleted_at !== null]])),
+    ).toEqual(Object.fromEntries(stored.map((order) => [order.id, [order.version, order.deletedAt !== null]])));
   });
 
   // Holding a row lock takes a second connection, which the embedded database (one) lacks.
   // Here the late write lags by 1.5 s, so a 5 s margin shows the mechanism.
-  it.skipIf(!process.env.TEST_DATABASE_URL)('catches a write that commits after later ones, thanks to the margin; without it the write is lost', async () => {
-    const { prisma } = suite.server.database;
-    const client = createSalesOrderClient({
-      baseUrl: suite.server.api,
-      auth: { type: 'bearer', token: await signJwt({ subject: 'mirror', payload: { permissions: ['*'] }, expiresIn: '1h' }) },
-    });
-    const http = suite.server.http;
-    const create = async () => (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id as number;
-    const late = await create();
-    const mirror = newMirror();
-    const withoutMargin = newMirror();
-    await syncOnce(client, mirror, 5);
-    await syncOnce(client, withoutMargin, 0);
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'catches a write that commits after later ones, thanks to the margin; without it the write is lost',
+    async () => {
+      const { prisma } = suite.server.database;
+      const client = createSalesOrderClient({
+        baseUrl: suite.server.api,
+        auth: {
+          type: 'bearer',
+          token: await signJwt({ subject: 'mirror', payload: { permissions: ['*'] }, expiresIn: '1h' }),
+        },
+      });
+      const http = suite.server.http;
+      const create = async () =>
+        (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+          .sales_order_id as number;
+      const late = await create();
+      const mirror = newMirror();
+      const withoutMargin = newMirror();
+      await syncOnce(client, mirror, 5);
+      await syncOnce(client, withoutMargin, 0);
 
-    // The update takes its updated_at, then waits for a row lock held elsewhere, while a later
-    // write commits and both mirrors move past that timestamp.
-    let release = () => {};
-    let locked = () => {};
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const blocker = prisma.$transaction(
-      async (tx) => {
-        await tx.$queryRaw`SELECT id FROM sales_orders WHERE id = ${late} FOR UPDATE`;
-        locked();
-        await new Promise<void>((resolve) => (release = resolve));
-      },
-      { timeout: 30_000 },
-    );
-    await isLocked;
-    const lateUpdate = http.put(`/sales-orders/${late}`).send({ remarks: 'committed late' }).then((response) => response.status);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    await create();
-    await syncOnce(client, mirror, 5);
-    await syncOnce(client, withoutMargin, 0);
-    release();
-    await blocker;
-    expect(await lateUpdate).toBe(200);
+      // The update takes its updated_at, then waits for a row lock held elsewhere, while a later
+      // write commits and both mirrors move past that timestamp.
+      let release = () => {};
+      let locked = () => {};
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const blocker = prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT id FROM sales_orders WHERE id = ${late} FOR UPDATE`;
+          locked();
+          await new Promise<void>((resolve) => (release = resolve));
+        },
+        { timeout: 30_000 },
+      );
+      await isLocked;
+      const lateUpdate = http
+        .put(`/sales-orders/${late}`)
+        .send({ remarks: 'committed late' })
+        .then((response) => response.status);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await create();
+      await syncOnce(client, mirror, 5);
+      await syncOnce(client, withoutMargin, 0);
+      release();
+      await blocker;
+      expect(await lateUpdate).toBe(200);
 
-    await syncOnce(client, mirror, 5);
-    await syncOnce(client, withoutMargin, 0);
-    const stored = await prisma.salesOrder.findUniqueOrThrow({ where: { id: late }, select: { version: true } });
-    expect(mirror.rows.get(late)!.version).toBe(stored.version);
-    expect(mirror.rows.get(late)!.version).toBe(2);
-    // Without the margin the late commit is lost for good.
-    expect(withoutMargin.rows.get(late)!.version).toBe(1);
-  });
+      await syncOnce(client, mirror, 5);
+      await syncOnce(client, withoutMargin, 0);
+      const stored = await prisma.salesOrder.findUniqueOrThrow({ where: { id: late }, select: { version: true } });
+      expect(mirror.rows.get(late)!.version).toBe(stored.version);
+      expect(mirror.rows.get(late)!.version).toBe(2);
+      // Without the margin the late commit is lost for good.
+      expect(withoutMargin.rows.get(late)!.version).toBe(1);
+    },
+  );
 });

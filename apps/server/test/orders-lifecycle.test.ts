@@ -74,12 +74,29 @@ describe('sales order lifecycle through HTTP', () => {
         remarks: null,
       },
     ]);
-    expect(order.other_charges).toEqual([{ other_charge_id: expect.any(Number), description: 'Carriage', amount: 350 }]);
+    expect(order.other_charges).toEqual([
+      { other_charge_id: expect.any(Number), description: 'Carriage', amount: 350 },
+    ]);
     expect(Object.keys(order).sort()).toEqual(
       [
-        'sales_order_id', 'sales_order_no', 'customer_id', 'customer_name', 'sales_order_date', 'location_id',
-        'financial_year_id', 'subtotal', 'other_charges_total', 'grand_total', 'remarks', 'details',
-        'other_charges', 'version', 'created_at', 'updated_at', 'created_by', 'updated_by',
+        'sales_order_id',
+        'sales_order_no',
+        'customer_id',
+        'customer_name',
+        'sales_order_date',
+        'location_id',
+        'financial_year_id',
+        'subtotal',
+        'other_charges_total',
+        'grand_total',
+        'remarks',
+        'details',
+        'other_charges',
+        'version',
+        'created_at',
+        'updated_at',
+        'created_by',
+        'updated_by',
       ].sort(),
     );
   });
@@ -88,19 +105,24 @@ describe('sales order lifecycle through HTTP', () => {
     const created = await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures));
     const id = created.body.data.sales_order_id;
 
-    const response = await suite.server.http
-      .put(`/sales-orders/${id}`)
-      .send({
-        customer_id: suite.fixtures.customers.otherCustomer.id,
-        sales_order_date: '2026-12-01',
-        remarks: null,
-        details: [{ product_id: suite.fixtures.products.otherProduct.id, packsize_id: suite.fixtures.packsizes.otherPacksize.id, quantity: 4, rate: 99.99 }],
-        other_charges: [
-          { description: 'Loading', amount: 120.5 },
-          { description: 'Discount', amount: -20 },
-        ],
-        grand_total: 500.46,
-      });
+    const response = await suite.server.http.put(`/sales-orders/${id}`).send({
+      customer_id: suite.fixtures.customers.otherCustomer.id,
+      sales_order_date: '2026-12-01',
+      remarks: null,
+      details: [
+        {
+          product_id: suite.fixtures.products.otherProduct.id,
+          packsize_id: suite.fixtures.packsizes.otherPacksize.id,
+          quantity: 4,
+          rate: 99.99,
+        },
+      ],
+      other_charges: [
+        { description: 'Loading', amount: 120.5 },
+        { description: 'Discount', amount: -20 },
+      ],
+      grand_total: 500.46,
+    });
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -132,7 +154,12 @@ describe('sales order lifecycle through HTTP', () => {
         remarks: null,
       },
     ]);
-    expect(order.other_charges.map(({ description, amount }: { description: string; amount: number }) => ({ description, amount }))).toEqual([
+    expect(
+      order.other_charges.map(({ description, amount }: { description: string; amount: number }) => ({
+        description,
+        amount,
+      })),
+    ).toEqual([
       { description: 'Loading', amount: 120.5 },
       { description: 'Discount', amount: -20 },
     ]);
@@ -199,16 +226,27 @@ describe('sales order lifecycle through HTTP', () => {
 
   it('calculates totals without storing anything', async () => {
     const before = await suite.server.database.prisma.salesOrder.count();
-    const response = await suite.server.http
-      .post('/sales-orders/calculate-totals')
-      .send({ details: [{ quantity: 2, rate: 10.25 }, { quantity: 1, rate: 5 }], other_charges: [{ amount: 3.5 }] });
+    const response = await suite.server.http.post('/sales-orders/calculate-totals').send({
+      details: [
+        { quantity: 2, rate: 10.25 },
+        { quantity: 1, rate: 5 },
+      ],
+      other_charges: [{ amount: 3.5 }],
+    });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, data: { subtotal: 25.5, other_charges_total: 3.5, grand_total: 29 } });
+    expect(response.body).toEqual({
+      success: true,
+      data: { subtotal: 25.5, other_charges_total: 3.5, grand_total: 29 },
+    });
     expect(await suite.server.database.prisma.salesOrder.count()).toBe(before);
   });
 
   it('serves health and readiness at the root', async () => {
-    await request(suite.server.origin).get('/healthz').expect(200, { success: true, data: { status: 'ok' } });
-    await request(suite.server.origin).get('/readyz').expect(200, { success: true, data: { status: 'ready' } });
+    await request(suite.server.origin)
+      .get('/healthz')
+      .expect(200, { success: true, data: { status: 'ok' } });
+    await request(suite.server.origin)
+      .get('/readyz')
+      .expect(200, { success: true, data: { status: 'ready' } });
   });
 });

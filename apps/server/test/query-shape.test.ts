@@ -24,13 +24,24 @@ describe('query shape', () => {
       quantity: index + 1,
       rate: 2.5,
     }));
-  const charges = (count: number) => Array.from({ length: count }, (_, index) => ({ description: `Fee ${index}`, amount: 1 }));
+  const charges = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({ description: `Fee ${index}`, amount: 1 }));
 
   const statementsOf = (call: () => PromiseLike<unknown>) => server.queriesDuring(call);
 
   it('creates with the same statements for 1 line or 300 lines and 20 charges', async () => {
-    const small = await statementsOf(() => server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(1), other_charges: charges(1) })).expect(201));
-    const large = await statementsOf(() => server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(300), other_charges: charges(20) })).expect(201));
+    const small = await statementsOf(() =>
+      server.http
+        .post('/sales-orders')
+        .send(orderBody(fixtures, { details: lines(1), other_charges: charges(1) }))
+        .expect(201),
+    );
+    const large = await statementsOf(() =>
+      server.http
+        .post('/sales-orders')
+        .send(orderBody(fixtures, { details: lines(300), other_charges: charges(20) }))
+        .expect(201),
+    );
     expect(large.length).toBe(small.length);
     // Lines and charges are bulk inserts: one INSERT each.
     expect(large.filter((sql) => /INSERT INTO "public"."sales_order_details"/.test(sql))).toHaveLength(1);
@@ -41,8 +52,18 @@ describe('query shape', () => {
   });
 
   it('reads with the same statements whatever the line count', async () => {
-    const smallId = (await server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(1) })).expect(201)).body.data.sales_order_id;
-    const largeId = (await server.http.post('/sales-orders').send(orderBody(fixtures, { details: lines(250) })).expect(201)).body.data.sales_order_id;
+    const smallId = (
+      await server.http
+        .post('/sales-orders')
+        .send(orderBody(fixtures, { details: lines(1) }))
+        .expect(201)
+    ).body.data.sales_order_id;
+    const largeId = (
+      await server.http
+        .post('/sales-orders')
+        .send(orderBody(fixtures, { details: lines(250) }))
+        .expect(201)
+    ).body.data.sales_order_id;
     const small = await statementsOf(() => server.http.get(`/sales-orders/${smallId}`).expect(200));
     const large = await statementsOf(() => server.http.get(`/sales-orders/${largeId}`).expect(200));
     expect(large.length).toBe(small.length);
@@ -52,19 +73,35 @@ describe('query shape', () => {
 
   it('updates with the same statements for 1 line or 300 lines', async () => {
     const id = (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id;
-    const small = await statementsOf(() => server.http.put(`/sales-orders/${id}`).send({ details: lines(1), other_charges: charges(2) }).expect(200));
-    const large = await statementsOf(() => server.http.put(`/sales-orders/${id}`).send({ details: lines(300), other_charges: charges(30) }).expect(200));
+    const small = await statementsOf(() =>
+      server.http
+        .put(`/sales-orders/${id}`)
+        .send({ details: lines(1), other_charges: charges(2) })
+        .expect(200),
+    );
+    const large = await statementsOf(() =>
+      server.http
+        .put(`/sales-orders/${id}`)
+        .send({ details: lines(300), other_charges: charges(30) })
+        .expect(200),
+    );
     expect(large.length).toBe(small.length);
     expect(large.filter((sql) => /INSERT INTO "public"."sales_order_details"/.test(sql))).toHaveLength(1);
   });
 
   it('lists a page with one statement (two with include_total), whatever the page size or filters', async () => {
-    for (let index = 0; index < 3; index += 1) await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201);
+    for (let index = 0; index < 3; index += 1)
+      await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201);
     const small = await statementsOf(() => server.http.get('/sales-orders').query({ limit: 1 }).expect(200));
     const large = await statementsOf(() =>
-      server.http.get('/sales-orders').query({ limit: 200, q: 'friday', product_id: fixtures.products.product.id, sort: 'grand_total' }).expect(200),
+      server.http
+        .get('/sales-orders')
+        .query({ limit: 200, q: 'friday', product_id: fixtures.products.product.id, sort: 'grand_total' })
+        .expect(200),
     );
-    const counted = await statementsOf(() => server.http.get('/sales-orders').query({ include_total: true }).expect(200));
+    const counted = await statementsOf(() =>
+      server.http.get('/sales-orders').query({ include_total: true }).expect(200),
+    );
     expect(small.filter((sql) => /sales_orders/.test(sql))).toHaveLength(1);
     expect(large.filter((sql) => /sales_orders/.test(sql))).toHaveLength(1);
     expect(counted.filter((sql) => /sales_orders/.test(sql))).toHaveLength(2);

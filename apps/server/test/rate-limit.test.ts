@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const LIMIT = 5;
 const PATH = '/sales-orders/1';
@@ -15,9 +15,14 @@ const expectLimited = (response: request.Response, limit = LIMIT) => {
   expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
   expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(60);
   expect(response.headers.ratelimit).toMatch(new RegExp(`^"${limit}-in-1min"; r=0; t=\\d+$`));
-  expect(response.headers['ratelimit-policy']).toMatch(new RegExp(`^"${limit}-in-1min"; q=${limit}; w=60; pk=:[A-Za-z0-9+/=]+:$`));
+  expect(response.headers['ratelimit-policy']).toMatch(
+    new RegExp(`^"${limit}-in-1min"; q=${limit}; w=60; pk=:[A-Za-z0-9+/=]+:$`),
+  );
   const message = `Too many requests: at most ${limit} per minute from one address`;
-  expect(response.body).toEqual({ success: false, error: { message, code: 429, details: [{ path: '', message, code: 'rate_limited' }] } });
+  expect(response.body).toEqual({
+    success: false,
+    error: { message, code: 429, details: [{ path: '', message, code: 'rate_limited' }] },
+  });
 };
 
 describe('rate limit per client address', () => {
@@ -82,7 +87,8 @@ describe('rate limit per client address', () => {
   it('keeps limiting, per instance, while Redis is unreachable', async () => {
     const server = await startTestServer({ RATE_LIMIT_PER_MINUTE: String(LIMIT), REDIS_URL: 'redis://127.0.0.1:1' });
     try {
-      for (let index = 1; index <= LIMIT; index += 1) expect((await server.http.post('/sales-orders/calculate-totals').send({ details: [] })).status).toBe(200);
+      for (let index = 1; index <= LIMIT; index += 1)
+        expect((await server.http.post('/sales-orders/calculate-totals').send({ details: [] })).status).toBe(200);
       expectLimited(await server.http.post('/sales-orders/calculate-totals').send({ details: [] }));
     } finally {
       await server.close();
@@ -110,7 +116,8 @@ describe.skipIf(!process.env.TEST_REDIS_URL)('rate limit shared through Redis (s
 
     // Alternating between the two: five requests in all are allowed, not five each.
     const statuses = [];
-    for (const target of [first, second, first, second, first]) statuses.push((await request(target.api).get(PATH)).status);
+    for (const target of [first, second, first, second, first])
+      statuses.push((await request(target.api).get(PATH)).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
     expectLimited(await request(second.api).get(PATH));
     expectLimited(await request(first.api).get(PATH));

@@ -4,9 +4,9 @@ import { createClient } from 'redis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { captureLog,WARN_LEVEL } from './support/log-capture.js';
-import { startTcpProxy,type TcpProxy } from './support/tcp-proxy.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { captureLog, WARN_LEVEL } from './support/log-capture.js';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 
@@ -72,7 +72,9 @@ describe.skipIf(!redisUrl)('the rate limit while Redis hangs, through a TCP prox
       },
       { timeout: 10_000, interval: 100 },
     );
-    const baseline = median(await Promise.all([0, 1, 2, 3, 4].map(() => limitedCall())).then((calls) => calls.map((call) => call.elapsed)));
+    const baseline = median(
+      await Promise.all([0, 1, 2, 3, 4].map(() => limitedCall())).then((calls) => calls.map((call) => call.elapsed)),
+    );
     const countBeforeHang = await sharedCount();
     const mark = log.entries.length;
 

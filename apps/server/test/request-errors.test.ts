@@ -28,14 +28,20 @@ describe('400: the request does not fit the contract', () => {
   const suite = useServerWithFixtures({ BODY_LIMIT: '64kb' });
 
   it('refuses malformed JSON', async () => {
-    const response = await suite.server.http.post('/sales-orders').set('Content-Type', 'application/json').send('{"customer_id": 1,');
+    const response = await suite.server.http
+      .post('/sales-orders')
+      .set('Content-Type', 'application/json')
+      .send('{"customer_id": 1,');
     const details = expectError(response, 400);
     expect(response.body.error.message).toBe('The request body is not valid JSON');
     expect(details).toEqual([{ path: '', message: 'The request body is not valid JSON', code: 'entity.parse.failed' }]);
   });
 
   it('refuses a body that is not application/json', async () => {
-    const response = await suite.server.http.post('/sales-orders').set('Content-Type', 'text/plain').send('customer_id=1');
+    const response = await suite.server.http
+      .post('/sales-orders')
+      .set('Content-Type', 'text/plain')
+      .send('customer_id=1');
     const details = expectError(response, 400);
     expect(details[0]?.code).toBe('unsupported_media_type');
     const form = await suite.server.http.put('/sales-orders/1').type('form').send({ remarks: 'x' });
@@ -96,22 +102,34 @@ describe('400: the request does not fit the contract', () => {
 
   it('limits detail lines to 1..500 and other charges to 50', async () => {
     const line = { product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 };
-    const none = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [] })), 400);
+    const none = expectError(
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [] })),
+      400,
+    );
     expect(none).toEqual([expect.objectContaining({ path: 'details', code: 'too_small' })]);
     const tooMany = expectError(
-      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: Array.from({ length: 501 }, () => line) })),
+      await suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { details: Array.from({ length: 501 }, () => line) })),
       400,
     );
     expect(tooMany).toEqual([expect.objectContaining({ path: 'details', code: 'too_big' })]);
     const charges = Array.from({ length: 51 }, () => ({ description: 'Fee', amount: 1 }));
-    expect(pathsOf(expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { other_charges: charges })), 400))).toEqual([
-      'other_charges',
-    ]);
+    expect(
+      pathsOf(
+        expectError(
+          await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { other_charges: charges })),
+          400,
+        ),
+      ),
+    ).toEqual(['other_charges']);
   });
 
   it('refuses control characters in text and malformed order numbers', async () => {
     const details = expectError(
-      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { remarks: 'nul \u0000 byte', sales_order_no: 'DHK 2026 01' })),
+      await suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { remarks: 'nul \u0000 byte', sales_order_no: 'DHK 2026 01' })),
       400,
     );
     expect(details).toEqual([
@@ -138,15 +156,22 @@ describe('400: the request does not fit the contract', () => {
   });
 
   it('refuses missing or malformed max-number query parameters', async () => {
-    expect(pathsOf(expectError(await suite.server.http.get('/sales-orders/max-number'), 400))).toEqual(['location_id', 'year_id']);
-    expect(pathsOf(expectError(await suite.server.http.get('/sales-orders/max-number?year_id=x&location_id=1'), 400))).toEqual(['year_id']);
+    expect(pathsOf(expectError(await suite.server.http.get('/sales-orders/max-number'), 400))).toEqual([
+      'location_id',
+      'year_id',
+    ]);
+    expect(
+      pathsOf(expectError(await suite.server.http.get('/sales-orders/max-number?year_id=x&location_id=1'), 400)),
+    ).toEqual(['year_id']);
     const repeated = await suite.server.http.get('/sales-orders/max-number?year_id=1&year_id=2&location_id=1');
     expect(pathsOf(expectError(repeated, 400))).toEqual(['year_id']);
   });
 
   it('refuses calculate-totals lines out of range', async () => {
     const details = expectError(
-      await suite.server.http.post('/sales-orders/calculate-totals').send({ details: [{ quantity: -1, rate: 2 }], other_charges: [{ amount: 'x' }] }),
+      await suite.server.http
+        .post('/sales-orders/calculate-totals')
+        .send({ details: [{ quantity: -1, rate: 2 }], other_charges: [{ amount: 'x' }] }),
       400,
     );
     expect(pathsOf(details)).toEqual(['details.0.quantity', 'other_charges.0.amount']);
@@ -163,8 +188,18 @@ describe('422: well-formed, but the data says no', () => {
       details: [
         { product_id: 999_999, quantity: 1, rate: 1 },
         { product_id: suite.fixtures.products.inactiveProduct.id, quantity: 1, rate: 1 },
-        { product_id: suite.fixtures.products.product.id, packsize_id: suite.fixtures.packsizes.otherPacksize.id, quantity: 1, rate: 1 },
-        { product_id: suite.fixtures.products.product.id, packsize_id: suite.fixtures.packsizes.inactivePacksize.id, quantity: 1, rate: 1 },
+        {
+          product_id: suite.fixtures.products.product.id,
+          packsize_id: suite.fixtures.packsizes.otherPacksize.id,
+          quantity: 1,
+          rate: 1,
+        },
+        {
+          product_id: suite.fixtures.products.product.id,
+          packsize_id: suite.fixtures.packsizes.inactivePacksize.id,
+          quantity: 1,
+          rate: 1,
+        },
         { product_id: suite.fixtures.products.product.id, packsize_id: 999_999, quantity: 1, rate: 1 },
       ],
     });
@@ -183,15 +218,22 @@ describe('422: well-formed, but the data says no', () => {
 
   it('refuses a date outside every active financial year', async () => {
     for (const date of ['2030-01-01', '2020-12-01']) {
-      const details = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_date: date })), 422);
-      expect(details).toEqual([expect.objectContaining({ path: 'sales_order_date', code: 'date_outside_financial_years' })]);
+      const details = expectError(
+        await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_date: date })),
+        422,
+      );
+      expect(details).toEqual([
+        expect.objectContaining({ path: 'sales_order_date', code: 'date_outside_financial_years' }),
+      ]);
     }
   });
 
   it('refuses a line amount more than 0.01 away from quantity x rate, and accepts one within', async () => {
     const line = { product_id: suite.fixtures.products.otherProduct.id, quantity: 3, rate: 33.333 };
     const off = expectError(
-      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [line, { ...line, amount: 99.98 }], other_charges: [] })),
+      await suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { details: [line, { ...line, amount: 99.98 }], other_charges: [] })),
       422,
     );
     expect(off).toEqual([expect.objectContaining({ path: 'details.1.amount', code: 'amount_mismatch' })]);
@@ -202,12 +244,20 @@ describe('422: well-formed, but the data says no', () => {
   });
 
   it('refuses a grand_total that does not add up, and a negative one', async () => {
-    const mismatch = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { grand_total: 7905.02 })), 422);
+    const mismatch = expectError(
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { grand_total: 7905.02 })),
+      422,
+    );
     expect(mismatch).toEqual([expect.objectContaining({ path: 'grand_total', code: 'grand_total_mismatch' })]);
-    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { grand_total: 7905.01 })).expect(201);
+    await suite.server.http
+      .post('/sales-orders')
+      .send(orderBody(suite.fixtures, { grand_total: 7905.01 }))
+      .expect(201);
 
     const negative = expectError(
-      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { other_charges: [{ description: 'Rebate', amount: -10_000 }] })),
+      await suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { other_charges: [{ description: 'Rebate', amount: -10_000 }] })),
       422,
     );
     expect(negative).toEqual([expect.objectContaining({ path: 'grand_total', code: 'negative_grand_total' })]);
@@ -215,24 +265,41 @@ describe('422: well-formed, but the data says no', () => {
 
   it('refuses amounts beyond what money columns hold', async () => {
     const huge = { product_id: suite.fixtures.products.otherProduct.id, quantity: 999_999_999, rate: 9_999_999_999 };
-    const details = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [huge] })), 422);
+    const details = expectError(
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { details: [huge] })),
+      422,
+    );
     expect(details.map((detail) => detail.code)).toContain('amount_out_of_range');
-    const totals = expectError(await suite.server.http.post('/sales-orders/calculate-totals').send({ details: [huge] }), 422);
+    const totals = expectError(
+      await suite.server.http.post('/sales-orders/calculate-totals').send({ details: [huge] }),
+      422,
+    );
     expect(totals[0]?.code).toBe('amount_out_of_range');
   });
 
   it('refuses a duplicate number in the same series and in any other', async () => {
-    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7' })).expect(201);
-    const details = expectError(await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7' })), 422);
+    await suite.server.http
+      .post('/sales-orders')
+      .send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7' }))
+      .expect(201);
+    const details = expectError(
+      await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7' })),
+      422,
+    );
     expect(details).toEqual([expect.objectContaining({ path: 'sales_order_no', code: 'duplicate_order_number' })]);
     const elsewhere = await suite.server.http
       .post('/sales-orders')
-      .send(orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7', location_id: suite.fixtures.locations.chattogram.id }));
-    expect(expectError(elsewhere, 422)).toEqual([expect.objectContaining({ path: 'sales_order_no', code: 'duplicate_order_number' })]);
+      .send(
+        orderBody(suite.fixtures, { sales_order_no: 'MANUAL-7', location_id: suite.fixtures.locations.chattogram.id }),
+      );
+    expect(expectError(elsewhere, 422)).toEqual([
+      expect.objectContaining({ path: 'sales_order_no', code: 'duplicate_order_number' }),
+    ]);
   });
 
   it('refuses moving an order to another location, financial year or number, and changes nothing', async () => {
-    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id;
+    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+      .sales_order_id;
     const before = (await suite.server.http.get(`/sales-orders/${id}`)).body.data;
 
     const details = expectError(
@@ -254,11 +321,15 @@ describe('422: well-formed, but the data says no', () => {
   });
 
   it('refuses unknown references on update and keeps the stored lines', async () => {
-    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id;
+    const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+      .sales_order_id;
     const details = expectError(
       await suite.server.http.put(`/sales-orders/${id}`).send({
         customer_id: 999_999,
-        details: [{ product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 }, { product_id: 999_999, quantity: 1, rate: 1 }],
+        details: [
+          { product_id: suite.fixtures.products.product.id, quantity: 1, rate: 1 },
+          { product_id: 999_999, quantity: 1, rate: 1 },
+        ],
       }),
       422,
     );
@@ -269,7 +340,10 @@ describe('422: well-formed, but the data says no', () => {
   });
 
   it('answers 422 for max-number of an unknown year or location', async () => {
-    const details = expectError(await suite.server.http.get('/sales-orders/max-number?year_id=999999&location_id=999999'), 422);
+    const details = expectError(
+      await suite.server.http.get('/sales-orders/max-number?year_id=999999&location_id=999999'),
+      422,
+    );
     expect(details.map(({ path, code }) => ({ path, code }))).toEqual([
       { path: 'year_id', code: 'unknown_financial_year' },
       { path: 'location_id', code: 'unknown_location' },

@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApiKey } from './support/credentials.js';
-import { createFixtures,type Fixtures } from './support/fixtures.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
+import { createFixtures, type Fixtures } from './support/fixtures.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 const run = promisify(execFile);
@@ -118,7 +118,9 @@ describe('the packed SDK in a fresh project', () => {
     expect(tarball, 'pnpm pack wrote no tarball (is packages/client built?)').toBeDefined();
     await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true }));
     // A real install: the SDK's own dependencies come from the registry, as for any user.
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(packDir, tarball!)], { cwd: project });
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(packDir, tarball!)], {
+      cwd: project,
+    });
   }, 240_000);
 
   afterAll(async () => {
@@ -145,23 +147,46 @@ describe('the packed SDK in a fresh project', () => {
   // The consumer prints free-form JSON; each assertion below states the shape it expects.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const expectFullRun = (out: Record<string, any>) => {
-    expect(out.created).toEqual({ sales_order_id: expect.any(Number), order_number: expect.stringMatching(/^DHK-2026-\d{5}$/), total_amount: 250 });
-    expect(out.read).toMatchObject({ sales_order_id: out.created.sales_order_id, grand_total: 250, subtotal: 100, customer_name: 'Rahman Traders' });
+    expect(out.created).toEqual({
+      sales_order_id: expect.any(Number),
+      order_number: expect.stringMatching(/^DHK-2026-\d{5}$/),
+      total_amount: 250,
+    });
+    expect(out.read).toMatchObject({
+      sales_order_id: out.created.sales_order_id,
+      grand_total: 250,
+      subtotal: 100,
+      customer_name: 'Rahman Traders',
+    });
     expect(out.read.details).toEqual([expect.objectContaining({ quantity: 3, rate: 33.333, amount: 100 })]);
     expect(out.updated).toEqual({ sales_order_id: out.created.sales_order_id, updated: true, version: 2 });
-    expect(out.readAfterUpdate).toMatchObject({ remarks: 'via the SDK', other_charges: [], grand_total: 100, version: 2 });
+    expect(out.readAfterUpdate).toMatchObject({
+      remarks: 'via the SDK',
+      other_charges: [],
+      grand_total: 100,
+      version: 2,
+    });
     expect(out.totals).toEqual({ subtotal: 0.3, other_charges_total: 0, grand_total: 0.3 });
     expect(out.licence).toEqual({
       validation_message: expect.stringContaining('requires a licence'),
       has_warnings: true,
       warnings: [expect.objectContaining({ product_id: fixtures.products.product.id, code: 'no_valid_licence' })],
     });
-    expect(out.maxNumber).toMatchObject({ year_id: fixtures.years.currentYear.id, location_id: fixtures.locations.dhaka.id });
+    expect(out.maxNumber).toMatchObject({
+      year_id: fixtures.years.currentYear.id,
+      location_id: fixtures.locations.dhaka.id,
+    });
     expect(out.maxNumber.max_sales_order_number).toMatch(/^DHK-2026-\d{5}$/);
     expect(out.dropdown.html).toContain(`<option value="${fixtures.locations.dhaka.id}" selected>Dhaka</option>`);
     expect(out.deleted).toEqual({ sales_order_id: out.created.sales_order_id, deleted: true });
     expect(out.keyedTwice[1]).toEqual(out.keyedTwice[0]);
-    expect(out.stale).toEqual({ isApiError: true, isPreconditionFailed: true, name: 'SalesOrderPreconditionFailedError', status: 412, currentVersion: 2 });
+    expect(out.stale).toEqual({
+      isApiError: true,
+      isPreconditionFailed: true,
+      name: 'SalesOrderPreconditionFailedError',
+      status: 412,
+      currentVersion: 2,
+    });
     expect(out.unreachable).toEqual({ isNetworkError: true, name: 'SalesOrderNetworkError' });
     expect(out.unprocessable).toEqual({
       isApiError: true,
@@ -176,17 +201,23 @@ describe('the packed SDK in a fresh project', () => {
   };
 
   it('imports from ES modules and drives every route with a bearer token', async () => {
-    await writeFile(path.join(project, 'consumer.mjs'), consumerScript(
+    await writeFile(
+      path.join(project, 'consumer.mjs'),
+      consumerScript(
         "import { createSalesOrderClient, SalesOrderApiError, SalesOrderNetworkError, SalesOrderPreconditionFailedError } from '@sales-order/client';",
-      ));
+      ),
+    );
     const token = await signJwt({ payload: { permissions: ['*'] }, subject: 'sdk-esm' });
     expectFullRun(await runConsumer('consumer.mjs', { type: 'bearer', token }));
   });
 
   it('requires from CommonJS and drives every route with an API key', async () => {
-    await writeFile(path.join(project, 'consumer.cjs'), consumerScript(
+    await writeFile(
+      path.join(project, 'consumer.cjs'),
+      consumerScript(
         "const { createSalesOrderClient, SalesOrderApiError, SalesOrderNetworkError, SalesOrderPreconditionFailedError } = require('@sales-order/client');",
-      ));
+      ),
+    );
     const { key } = await createApiKey(server.database.prisma, ['*']);
     expectFullRun(await runConsumer('consumer.cjs', { type: 'apiKey', key }));
   });
@@ -203,10 +234,9 @@ describe('the packed SDK in a fresh project', () => {
   });
 
   it('declares no dependency on a workspace package: the contract is bundled, never published', async () => {
-    const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', '@sales-order', 'client', 'package.json'), 'utf8')) as Record<
-      string,
-      unknown
-    >;
+    const manifest = JSON.parse(
+      await readFile(path.join(project, 'node_modules', '@sales-order', 'client', 'package.json'), 'utf8'),
+    ) as Record<string, unknown>;
     const declared = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) =>
       Object.keys((manifest[field] as Record<string, string> | undefined) ?? {}).map((name) => `${field}: ${name}`),
     );
@@ -219,7 +249,15 @@ describe('the packed SDK in a fresh project', () => {
     await writeFile(
       path.join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022', 'DOM'], types: [], noEmit: true },
+        compilerOptions: {
+          strict: true,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+          noEmit: true,
+        },
         files: ['consumer.ts'],
       }),
     );

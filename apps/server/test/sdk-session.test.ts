@@ -26,9 +26,15 @@ describe('SDK with the host session (browser mode)', () => {
     };
 
   it('sends credentials, so a session-authenticated page can create and read orders', async () => {
-    const { cookie, userId } = await createSession(suite.server.database.prisma, { permissions: ['sales_orders.read', 'sales_orders.create'] });
+    const { cookie, userId } = await createSession(suite.server.database.prisma, {
+      permissions: ['sales_orders.read', 'sales_orders.create'],
+    });
     const seen: RequestInit[] = [];
-    const client = createSalesOrderClient({ baseUrl: suite.server.api, auth: { type: 'session' }, fetch: browserFetch(cookie, seen) });
+    const client = createSalesOrderClient({
+      baseUrl: suite.server.api,
+      auth: { type: 'session' },
+      fetch: browserFetch(cookie, seen),
+    });
 
     const created = await client.createSalesOrder(orderBody(suite.fixtures));
     const order = await client.getSalesOrder(created.sales_order_id);
@@ -39,7 +45,15 @@ describe('SDK with the host session (browser mode)', () => {
   });
 
   it('is refused without the session: the error carries 401 and the reason', async () => {
-    const client = createSalesOrderClient({ baseUrl: suite.server.api, auth: { type: 'session' }, fetch: browserFetch('erp_session=unknown', []) });
-    await expect(client.getSalesOrder(1)).rejects.toMatchObject({ status: 401, code: 401, details: [expect.objectContaining({ code: 'invalid_session' })] });
+    const client = createSalesOrderClient({
+      baseUrl: suite.server.api,
+      auth: { type: 'session' },
+      fetch: browserFetch('erp_session=unknown', []),
+    });
+    await expect(client.getSalesOrder(1)).rejects.toMatchObject({
+      status: 401,
+      code: 401,
+      details: [expect.objectContaining({ code: 'invalid_session' })],
+    });
   });
 });

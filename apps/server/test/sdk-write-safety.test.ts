@@ -11,9 +11,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { orderBody } from './support/fixtures.js';
-import { startTcpProxy,type TcpProxy } from './support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { useServerWithFixtures } from './support/test-server.js';
-import { signJwt,TEST_SUBJECT } from './support/tokens.js';
+import { signJwt, TEST_SUBJECT } from './support/tokens.js';
 
 const onPostgresServer = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -77,14 +77,16 @@ describe('the SDK makes writes safe to retry', () => {
     const created = await client.createSalesOrder(body(remarks));
 
     expect(attempts.map((attempt) => attempt.outcome)).toEqual(['network error', 201]);
-    expect(attempts[0]!.idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(attempts[0]!.idempotencyKey).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(attempts[1]!.idempotencyKey).toBe(attempts[0]!.idempotencyKey);
     const [order] = await suite.server.database.prisma.salesOrder.findMany({ where: { remarks } });
     expect(await ordersWithRemarks(remarks)).toBe(1);
     expect(created).toEqual({ sales_order_id: order!.id, order_number: order!.salesOrderNo, total_amount: 7905 });
   });
 
-  it('sends the caller\'s own Idempotency-Key, and a repeated call returns the first order', async () => {
+  it("sends the caller's own Idempotency-Key, and a repeated call returns the first order", async () => {
     const attempts: Attempt[] = [];
     const client = clientThroughProxy(attempts);
     const remarks = `own key ${randomUUID()}`;
@@ -114,7 +116,9 @@ describe('the SDK makes writes safe to retry', () => {
     const attempts: Attempt[] = [];
     const client = clientThroughProxy(attempts);
 
-    const error = await client.createSalesOrder({ ...body('refused'), customer_id: 999_999 }).catch((caught: unknown) => caught);
+    const error = await client
+      .createSalesOrder({ ...body('refused'), customer_id: 999_999 })
+      .catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(SalesOrderApiError);
     expect(error).toMatchObject({ status: 422 });
@@ -153,17 +157,29 @@ describe('the SDK makes writes safe to retry', () => {
     const updated = await client.updateSalesOrder(id, { remarks: 'first' }, { ifMatch: read.version });
     expect(updated).toEqual({ sales_order_id: id, updated: true, version: 2 });
 
-    const stale = await client.updateSalesOrder(id, { remarks: 'lost update' }, { ifMatch: read.version }).catch((caught: unknown) => caught);
+    const stale = await client
+      .updateSalesOrder(id, { remarks: 'lost update' }, { ifMatch: read.version })
+      .catch((caught: unknown) => caught);
     const staleDelete = await client.deleteSalesOrder(id, { ifMatch: 1 }).catch((caught: unknown) => caught);
 
     for (const error of [stale, staleDelete]) {
       expect(error).toBeInstanceOf(SalesOrderPreconditionFailedError);
       expect(error).toBeInstanceOf(SalesOrderApiError);
-      expect(error).toMatchObject({ status: 412, code: 412, name: 'SalesOrderPreconditionFailedError', currentVersion: 2 });
+      expect(error).toMatchObject({
+        status: 412,
+        code: 412,
+        name: 'SalesOrderPreconditionFailedError',
+        currentVersion: 2,
+      });
     }
     expect((await client.getSalesOrder(id)).remarks).toBe('first');
     expect(await client.deleteSalesOrder(id, { ifMatch: '*' })).toEqual({ sales_order_id: id, deleted: true });
-    expect(attempts.filter((attempt) => attempt.ifMatch !== null).map((attempt) => attempt.ifMatch)).toEqual(['"1"', '"1"', '"1"', '*']);
+    expect(attempts.filter((attempt) => attempt.ifMatch !== null).map((attempt) => attempt.ifMatch)).toEqual([
+      '"1"',
+      '"1"',
+      '"1"',
+      '*',
+    ]);
   });
 
   it.skipIf(!onPostgresServer)(

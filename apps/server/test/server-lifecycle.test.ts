@@ -11,8 +11,8 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { createHttpServer } from '../src/http-server.js';
 import { createLogger } from '../src/logger.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
-import { startTestServer,type TestServer } from './support/test-server.js';
-import { signJwt,TEST_JWT_SECRET } from './support/tokens.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import { signJwt, TEST_JWT_SECRET } from './support/tokens.js';
 
 const TOTALS_BODY = JSON.stringify({ details: [{ quantity: 2, rate: 10.5 }] });
 
@@ -40,7 +40,11 @@ const configProblems = (env: Record<string, string>) => {
 describe('HTTP timeouts from configuration', () => {
   it('default to a 5 s keep-alive, 10 s for the headers and 30 s for the whole request', () => {
     const server = createHttpServer(express(), loadConfig({}), createLogger('silent'));
-    expect({ keepAlive: server.keepAliveTimeout, headers: server.headersTimeout, request: server.requestTimeout }).toEqual({
+    expect({
+      keepAlive: server.keepAliveTimeout,
+      headers: server.headersTimeout,
+      request: server.requestTimeout,
+    }).toEqual({
       keepAlive: 5_000,
       headers: 10_000,
       request: 30_000,
@@ -48,7 +52,9 @@ describe('HTTP timeouts from configuration', () => {
   });
 
   it('refuses headers allowed longer than the whole request, and values out of range, naming the variable', () => {
-    expect(configProblems({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toMatch(/^HTTP_HEADERS_TIMEOUT_MS: /);
+    expect(configProblems({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toMatch(
+      /^HTTP_HEADERS_TIMEOUT_MS: /,
+    );
     expect(configProblems({ DATABASE_STATEMENT_TIMEOUT_MS: '5' })).toMatch(/^DATABASE_STATEMENT_TIMEOUT_MS: /);
     expect(configProblems({ REDIS_TIMEOUT_MS: 'soon' })).toMatch(/^REDIS_TIMEOUT_MS: /);
     expect(configProblems({ SHUTDOWN_DRAIN_DELAY_MS: '-1' })).toMatch(/^SHUTDOWN_DRAIN_DELAY_MS: /);
@@ -100,7 +106,11 @@ describe('HTTP timeouts from configuration', () => {
       expect(head).toMatch(/\r\nContent-Type: application\/json/i);
       expect(JSON.parse(body)).toEqual({
         success: false,
-        error: { message: expect.any(String), code: 408, details: [expect.objectContaining({ code: 'request_timeout' })] },
+        error: {
+          message: expect.any(String),
+          code: 408,
+          details: [expect.objectContaining({ code: 'request_timeout' })],
+        },
       });
     });
   });
@@ -123,7 +133,11 @@ describe('SIGTERM on the real server process', () => {
     // A request in flight over the whole shutdown: its body arrives in two parts.
     const slow = http.request(`${server.api}/sales-orders/calculate-totals`, {
       method: 'POST',
-      headers: { Authorization: authorization, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(TOTALS_BODY) },
+      headers: {
+        Authorization: authorization,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(TOTALS_BODY),
+      },
     });
     const slowAnswer = new Promise<{ status: number; body: string }>((resolve, reject) => {
       slow.on('response', (response) => {
@@ -142,12 +156,19 @@ describe('SIGTERM on the real server process', () => {
     server.child.kill('SIGTERM');
 
     // Draining: not ready, yet every request is still served.
-    await vi.waitFor(async () => expect((await request(origin).get('/readyz')).status).toBe(503), { timeout: 1_000, interval: 50 });
+    await vi.waitFor(async () => expect((await request(origin).get('/readyz')).status).toBe(503), {
+      timeout: 1_000,
+      interval: 50,
+    });
     const readiness = await request(origin).get('/readyz');
     expect(readiness.headers['retry-after']).toBeDefined();
     expect(readiness.body).toEqual({
       success: false,
-      error: { message: 'The service is shutting down', code: 503, details: [expect.objectContaining({ code: 'shutting_down' })] },
+      error: {
+        message: 'The service is shutting down',
+        code: 503,
+        details: [expect.objectContaining({ code: 'shutting_down' })],
+      },
     });
     const during = await request(server.api)
       .post('/sales-orders/calculate-totals')
@@ -159,7 +180,10 @@ describe('SIGTERM on the real server process', () => {
 
     // After the drain delay new connections are refused, while the slow request is still open.
     const port = Number(new URL(origin).port);
-    await vi.waitFor(async () => expect(await connectionRefused(port)).toBe(true), { timeout: DRAIN_DELAY_MS + 5_000, interval: 100 });
+    await vi.waitFor(async () => expect(await connectionRefused(port)).toBe(true), {
+      timeout: DRAIN_DELAY_MS + 5_000,
+      interval: 100,
+    });
     expect(server.child.exitCode).toBeNull();
 
     slow.end(TOTALS_BODY.slice(10));
@@ -169,7 +193,11 @@ describe('SIGTERM on the real server process', () => {
 
     const [code] = await exited;
     expect(code).toBe(0);
-    const messages = server.output.filter((line) => line.startsWith('{')).map((line) => (JSON.parse(line) as { msg?: string }).msg);
-    expect(messages).toEqual(expect.arrayContaining(['draining: /readyz answers 503, requests are still served', 'stopped']));
+    const messages = server.output
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { msg?: string }).msg);
+    expect(messages).toEqual(
+      expect.arrayContaining(['draining: /readyz answers 503, requests are still served', 'stopped']),
+    );
   });
 });

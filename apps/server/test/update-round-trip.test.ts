@@ -17,7 +17,9 @@ describe('update round trip', () => {
    * active when it is created; then the host deactivates every one of them, with SQL.
    */
   const orderOnMasterDataDeactivatedSince = async (tag: string) => {
-    const customer = await prisma().customer.create({ data: { code: `RT-C-${tag}`, name: `Round trip customer ${tag}` } });
+    const customer = await prisma().customer.create({
+      data: { code: `RT-C-${tag}`, name: `Round trip customer ${tag}` },
+    });
     const product = await prisma().product.create({ data: { code: `RT-P-${tag}`, name: `Round trip product ${tag}` } });
     const packsize = await prisma().packsize.create({ data: { productId: product.id, name: '1 kg' } });
     const year = Number(tag) + 2030;
@@ -81,9 +83,21 @@ describe('update round trip', () => {
     await http().put(`/sales-orders/${id}`).send(body).expect(200);
 
     const after = (await http().get(`/sales-orders/${id}`).expect(200)).body.data;
-    expect(after).toMatchObject({ remarks: 'Edited after the host closed the year', grand_total: 35, customer_id: read.customer_id });
-    expect(after.details.map((line: { product_id: number; packsize_id: number | null }) => [line.product_id, line.packsize_id])).toEqual(
-      read.details.map((line: { product_id: number; packsize_id: number | null }) => [line.product_id, line.packsize_id]),
+    expect(after).toMatchObject({
+      remarks: 'Edited after the host closed the year',
+      grand_total: 35,
+      customer_id: read.customer_id,
+    });
+    expect(
+      after.details.map((line: { product_id: number; packsize_id: number | null }) => [
+        line.product_id,
+        line.packsize_id,
+      ]),
+    ).toEqual(
+      read.details.map((line: { product_id: number; packsize_id: number | null }) => [
+        line.product_id,
+        line.packsize_id,
+      ]),
     );
   });
 
@@ -91,26 +105,58 @@ describe('update round trip', () => {
     const { id, read, year } = await orderOnMasterDataDeactivatedSince('2');
     const { customers, products, packsizes } = suite.fixtures;
 
-    const otherCustomer = await http().put(`/sales-orders/${id}`).send({ ...sentBack(read), customer_id: customers.inactiveCustomer.id });
-    expect(codesOf(otherCustomer)).toEqual({ status: 422, details: [{ path: 'customer_id', code: 'unknown_customer' }] });
+    const otherCustomer = await http()
+      .put(`/sales-orders/${id}`)
+      .send({ ...sentBack(read), customer_id: customers.inactiveCustomer.id });
+    expect(codesOf(otherCustomer)).toEqual({
+      status: 422,
+      details: [{ path: 'customer_id', code: 'unknown_customer' }],
+    });
 
     const newProduct = await http()
       .put(`/sales-orders/${id}`)
-      .send({ details: [...sentBack(read).details, { product_id: products.inactiveProduct.id, quantity: 1, rate: 1 }], grand_total: null });
-    expect(codesOf(newProduct)).toEqual({ status: 422, details: [{ path: 'details.2.product_id', code: 'unknown_product' }] });
+      .send({
+        details: [...sentBack(read).details, { product_id: products.inactiveProduct.id, quantity: 1, rate: 1 }],
+        grand_total: null,
+      });
+    expect(codesOf(newProduct)).toEqual({
+      status: 422,
+      details: [{ path: 'details.2.product_id', code: 'unknown_product' }],
+    });
 
     const newPacksize = await http()
       .put(`/sales-orders/${id}`)
-      .send({ details: [{ product_id: products.product.id, packsize_id: packsizes.inactivePacksize.id, quantity: 1, rate: 1 }] });
-    expect(codesOf(newPacksize)).toEqual({ status: 422, details: [{ path: 'details.0.packsize_id', code: 'unknown_packsize' }] });
+      .send({
+        details: [
+          { product_id: products.product.id, packsize_id: packsizes.inactivePacksize.id, quantity: 1, rate: 1 },
+        ],
+      });
+    expect(codesOf(newPacksize)).toEqual({
+      status: 422,
+      details: [{ path: 'details.0.packsize_id', code: 'unknown_packsize' }],
+    });
 
-    const newDate = await http().put(`/sales-orders/${id}`).send({ sales_order_date: `${year}-09-01` });
-    expect(codesOf(newDate)).toEqual({ status: 422, details: [{ path: 'sales_order_date', code: 'date_outside_financial_years' }] });
+    const newDate = await http()
+      .put(`/sales-orders/${id}`)
+      .send({ sales_order_date: `${year}-09-01` });
+    expect(codesOf(newDate)).toEqual({
+      status: 422,
+      details: [{ path: 'sales_order_date', code: 'date_outside_financial_years' }],
+    });
 
     // A kept, inactive packsize is still checked against the product of its line.
     const packsizeOnOtherProduct = await http()
       .put(`/sales-orders/${id}`)
-      .send({ details: [{ product_id: suite.fixtures.products.otherProduct.id, packsize_id: read.details[0].packsize_id, quantity: 1, rate: 1 }] });
+      .send({
+        details: [
+          {
+            product_id: suite.fixtures.products.otherProduct.id,
+            packsize_id: read.details[0].packsize_id,
+            quantity: 1,
+            rate: 1,
+          },
+        ],
+      });
     expect(codesOf(packsizeOnOtherProduct)).toEqual({
       status: 422,
       details: [{ path: 'details.0.packsize_id', code: 'packsize_not_of_product' }],

@@ -44,9 +44,29 @@ export type {
   UpdateSalesOrderBody,
   ValidateLicenceBody,
 };
-export type { FieldChange, HistoryChanges, HistoryCharge, HistoryEntry, HistoryLine, HistoryTotals, ListSort } from '@sales-order/contract';
-export type { LicenceWarning, OtherCharge, OtherChargeInput, SalesOrderDetail, SalesOrderDetailInput } from '@sales-order/contract';
-export { ErrorCode, LicenceWarningCode, salesOrdersContract,ValidationCode, WriteSafetyCode } from '@sales-order/contract';
+export type {
+  FieldChange,
+  HistoryChanges,
+  HistoryCharge,
+  HistoryEntry,
+  HistoryLine,
+  HistoryTotals,
+  ListSort,
+} from '@sales-order/contract';
+export type {
+  LicenceWarning,
+  OtherCharge,
+  OtherChargeInput,
+  SalesOrderDetail,
+  SalesOrderDetailInput,
+} from '@sales-order/contract';
+export {
+  ErrorCode,
+  LicenceWarningCode,
+  salesOrdersContract,
+  ValidationCode,
+  WriteSafetyCode,
+} from '@sales-order/contract';
 
 /** How the client authenticates; the service accepts all three. */
 export type SalesOrderClientAuth =
@@ -171,13 +191,21 @@ const fetcher =
     try {
       response = await send(path, {
         method,
-        headers: { accept: 'application/json', ...headers, ...routeHeaders, ...(authorization ? { authorization } : {}) },
+        headers: {
+          accept: 'application/json',
+          ...headers,
+          ...routeHeaders,
+          ...(authorization ? { authorization } : {}),
+        },
         body: body ?? undefined,
         credentials: auth?.type === 'session' ? 'include' : 'same-origin',
       });
       text = await response.text();
     } catch (error) {
-      throw new SalesOrderNetworkError(`${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new SalesOrderNetworkError(
+        `${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
@@ -198,7 +226,13 @@ const errorOf = (response: RawResponse): SalesOrderApiError => {
     const { message, code, details } = response.body.error;
     return new ErrorClass(response.status, code, message, details, requestId);
   }
-  return new ErrorClass(response.status, response.status, `Unexpected response (HTTP ${response.status})`, [], requestId);
+  return new ErrorClass(
+    response.status,
+    response.status,
+    `Unexpected response (HTTP ${response.status})`,
+    [],
+    requestId,
+  );
 };
 
 /** Returns `data` of a success envelope, or throws SalesOrderApiError. */
@@ -227,7 +261,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * the retryable statuses are tried again after exponential backoff with jitter, or after the
  * server's Retry-After when it gives one.
  */
-const withRetries = async <T>(retry: SalesOrderRetryOptions | undefined, attempt: () => Promise<RawResponse>): Promise<T> => {
+const withRetries = async <T>(
+  retry: SalesOrderRetryOptions | undefined,
+  attempt: () => Promise<RawResponse>,
+): Promise<T> => {
   const attempts = Math.max(1, retry?.attempts ?? 3);
   const baseDelayMs = retry?.baseDelayMs ?? 200;
   const maxDelayMs = retry?.maxDelayMs ?? 30_000;
@@ -276,7 +313,9 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * Every order matching `filters`, page after page (`limit` sets the page size), for
      * `for await (const order of client.salesOrders({ customer_id: 12 }))`.
      */
-    salesOrders: async function* (filters: Omit<ListSalesOrdersQuery, 'cursor'> = {}): AsyncGenerator<SalesOrderListItem, void, undefined> {
+    salesOrders: async function* (
+      filters: Omit<ListSalesOrdersQuery, 'cursor'> = {},
+    ): AsyncGenerator<SalesOrderListItem, void, undefined> {
       let cursor: string | undefined;
       do {
         const page = await listSalesOrders({ ...filters, ...(cursor === undefined ? {} : { cursor }) });
@@ -290,7 +329,10 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * POST /sales-orders, with an Idempotency-Key (a random UUID unless given): network errors,
      * 409, 429, 502, 503 and 504 are retried with the same key, so a retry never makes a second order.
      */
-    createSalesOrder: (body: CreateSalesOrderBody, { idempotencyKey = globalThis.crypto.randomUUID() }: CreateSalesOrderOptions = {}) =>
+    createSalesOrder: (
+      body: CreateSalesOrderBody,
+      { idempotencyKey = globalThis.crypto.randomUUID() }: CreateSalesOrderOptions = {},
+    ) =>
       withRetries<CreatedSalesOrder>(options.retry, () =>
         client.createSalesOrder({ body, headers: { 'idempotency-key': idempotencyKey } }),
       ),
@@ -314,7 +356,10 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     /** GET /sales-orders/dropdown-options/{type} */
     getDropdownOptions: (type: DropdownType, selectedId?: number) =>
       unwrap<DropdownOptions>(
-        client.getDropdownOptions({ params: { type }, query: selectedId === undefined ? {} : { selected_id: selectedId } }),
+        client.getDropdownOptions({
+          params: { type },
+          query: selectedId === undefined ? {} : { selected_id: selectedId },
+        }),
       ),
   };
 };

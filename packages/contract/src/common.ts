@@ -120,7 +120,8 @@ export const money = () =>
 /** A money amount the client computed and the server only compares: any precision. */
 export const claimedMoney = () => z.number().finite().gte(-MONEY_MAX).lte(MONEY_MAX);
 
-const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
+const MONTH_DAY =
+  '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
 const YEAR = '(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)';
 const LEAP_YEAR = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
 
@@ -189,7 +190,8 @@ const withoutControlCharacters = <T extends z.ZodType<string, z.ZodTypeDef, stri
   });
 
 /** Free text up to `max` characters, storable as sent (see isStorableText). */
-export const text = (max: number) => withoutControlCharacters(documented(z.string().max(max), { pattern: TEXT_PATTERN }));
+export const text = (max: number) =>
+  withoutControlCharacters(documented(z.string().max(max), { pattern: TEXT_PATTERN }));
 
 /** Required text: trimmed, not empty, storable as sent (see isStorableText). */
 export const requiredText = (max: number) =>
@@ -204,8 +206,7 @@ const SIGNIFICANT_TAIL = `(?:0+(?:[1-9][0-9]{0,${ORDER_NUMBER_TAIL_MAX_DIGITS - 
  * ending in digits has at most 18 of them after its leading zeros. One expression, so that the
  * OpenAPI document states the rule the server applies.
  */
-export const ORDER_NUMBER_PATTERN =
-  `^(?:(?:[A-Za-z0-9][A-Za-z0-9/_.-]*)?[A-Za-z]|(?:[A-Za-z0-9][A-Za-z0-9/_.-]*[A-Za-z/_.-]|[A-Za-z])?${SIGNIFICANT_TAIL})$`;
+export const ORDER_NUMBER_PATTERN = `^(?:(?:[A-Za-z0-9][A-Za-z0-9/_.-]*)?[A-Za-z]|(?:[A-Za-z0-9][A-Za-z0-9/_.-]*[A-Za-z/_.-]|[A-Za-z])?${SIGNIFICANT_TAIL})$`;
 const ORDER_NUMBER = new RegExp(ORDER_NUMBER_PATTERN);
 
 export const orderNumber = () =>

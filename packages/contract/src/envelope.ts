@@ -32,7 +32,13 @@ export const ErrorDetailSchema = z
       .string()
       .max(ERROR_CODE_MAX_LENGTH)
       .describe('Machine-readable reason, e.g. "invalid_type", "unknown_product".'),
-    current_version: z.number().int().positive().max(MAX_ID).optional().describe('With code "version_mismatch" (412): the version the order is at now.'),
+    current_version: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_ID)
+      .optional()
+      .describe('With code "version_mismatch" (412): the version the order is at now.'),
   })
   .describe('One problem with the request.');
 
@@ -42,7 +48,10 @@ export const ErrorEnvelopeSchema = z
     error: z.object({
       message: z.string().max(ERROR_MESSAGE_MAX_LENGTH),
       code: z.number().int().min(400).max(599).describe('Same as the HTTP status code.'),
-      details: z.array(ErrorDetailSchema).max(MAX_ERROR_DETAILS).describe(`At most ${MAX_ERROR_DETAILS}, the first ones found.`),
+      details: z
+        .array(ErrorDetailSchema)
+        .max(MAX_ERROR_DETAILS)
+        .describe(`At most ${MAX_ERROR_DETAILS}, the first ones found.`),
     }),
   })
   .describe('Every failed request answers with this body.');

@@ -53,12 +53,16 @@ const describedError = (description: string) => ErrorEnvelopeSchema.describe(des
 
 /** Error responses every route can give. */
 export const CommonErrorResponses = {
-  400: describedError('Bad request: the request does not fit the contract (malformed JSON, wrong types, missing fields, out-of-range values).'),
+  400: describedError(
+    'Bad request: the request does not fit the contract (malformed JSON, wrong types, missing fields, out-of-range values).',
+  ),
   401: describedError('Unauthorized: authentication is missing or invalid.'),
   403: describedError('Forbidden: the caller lacks the permission this route needs.'),
   429: describedError('Too many requests: the per-client rate limit is exhausted.'),
   500: describedError('Internal server error.'),
-  503: describedError('Service unavailable: the database did not answer in time (outage or overload); retry after the `Retry-After` seconds.'),
+  503: describedError(
+    'Service unavailable: the database did not answer in time (outage or overload); retry after the `Retry-After` seconds.',
+  ),
 } as const;
 
 export const NotFoundResponse = describedError('Not found: the sales order does not exist or is deleted.');

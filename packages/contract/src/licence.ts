@@ -23,11 +23,11 @@ export const ValidateLicenceBodySchema = z.object({
     .optional()
     .describe(
       'The date every check is made on: a licence must be valid on it, expiry is counted from it, and the quota ' +
-        'is that of the licences valid on it. Defaults to today in the service\'s business time zone (BUSINESS_TIME_ZONE, UTC unless configured).',
+        "is that of the licences valid on it. Defaults to today in the service's business time zone (BUSINESS_TIME_ZONE, UTC unless configured).",
     ),
   sales_order_id: id()
     .optional()
-    .describe("When editing an order: its own stored lines do not count against the quota."),
+    .describe('When editing an order: its own stored lines do not count against the quota.'),
 });
 
 /** A warning's message: product id and name, licence number, dates and quantities. */
@@ -39,7 +39,11 @@ export const LicenceWarningSchema = z
   .object({
     product_id: id(),
     code: z
-      .enum([LicenceWarningCode.noValidLicence, LicenceWarningCode.licenceExpiring, LicenceWarningCode.quantityExceedsLicence])
+      .enum([
+        LicenceWarningCode.noValidLicence,
+        LicenceWarningCode.licenceExpiring,
+        LicenceWarningCode.quantityExceedsLicence,
+      ])
       .describe(
         `no_valid_licence: the product requires a licence and none is valid on the order date; ` +
           `licence_expiring: the licence cover ends within ${LICENCE_EXPIRY_WARNING_DAYS} days of the order date; ` +

@@ -108,7 +108,8 @@ const licenceBody: ValidateLicenceBody = {
   ],
 };
 
-const quotaWarning = 'Product 2 "Carbofuran 5 GR (Furadan)": quantity 80 exceeds the 50 left on licence DAE-PL-0002 (150 licensed, 100 on orders).';
+const quotaWarning =
+  'Product 2 "Carbofuran 5 GR (Furadan)": quantity 80 exceeds the 50 left on licence DAE-PL-0002 (150 licensed, 100 on orders).';
 const expiredWarning = 'Product 4 "Chlorpyrifos 20 EC (Dursban)" requires a licence, but none is valid on 2026-11-21.';
 
 const licenceResult: LicenceValidation = {
@@ -195,7 +196,11 @@ const history: SalesOrderHistory = {
       by: 'user-17',
       changes: {
         fields: [{ field: 'remarks', from: null, to: 'Deliver to the Bogura warehouse' }],
-        lines: { added: [], removed: [], changed: [{ line_no: 1, changes: [{ field: 'quantity', from: 3, to: 3.65 }] }] },
+        lines: {
+          added: [],
+          removed: [],
+          changed: [{ line_no: 1, changes: [{ field: 'quantity', from: 3, to: 3.65 }] }],
+        },
         other_charges: { added: [], removed: [], changed: [] },
         totals_before: { subtotal: 600, other_charges_total: 150, grand_total: 750 },
         totals_after: { subtotal: 730, other_charges_total: 150, grand_total: 880 },

@@ -5,7 +5,8 @@ import type { HeaderObject } from 'openapi3-ts/oas30';
  * request headers from the contract, but no response headers).
  */
 const ETAG: HeaderObject = {
-  description: 'The order\'s version as an entity tag, e.g. "3": send it back as If-Match (writes) or If-None-Match (reads).',
+  description:
+    'The order\'s version as an entity tag, e.g. "3": send it back as If-Match (writes) or If-None-Match (reads).',
   schema: { type: 'string', maxLength: 12, example: '"3"' },
 };
 const RETRY_AFTER: HeaderObject = {
@@ -17,9 +18,13 @@ const RETRY_AFTER: HeaderObject = {
 export const OPERATION_RESPONSE_HEADERS: Record<string, Record<string, Record<string, HeaderObject>>> = {
   createSalesOrder: {
     201: {
-      Location: { description: 'Address of the new order.', schema: { type: 'string', maxLength: 2048, example: '/api/sales-orders/4' } },
+      Location: {
+        description: 'Address of the new order.',
+        schema: { type: 'string', maxLength: 2048, example: '/api/sales-orders/4' },
+      },
       'Idempotent-Replayed': {
-        description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was created now).',
+        description:
+          '`true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was created now).',
         schema: { type: 'string', enum: ['true'], maxLength: 4 },
       },
     },

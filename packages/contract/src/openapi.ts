@@ -18,7 +18,14 @@ import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
 import { OPERATION_RESPONSE_HEADERS } from './openapi-headers.js';
-import { FieldChangeSchema, HistoryChargeSchema, HistoryEntrySchema, HistoryLineSchema, HistoryTotalsSchema, SalesOrderHistorySchema } from './order-history.js';
+import {
+  FieldChangeSchema,
+  HistoryChargeSchema,
+  HistoryEntrySchema,
+  HistoryLineSchema,
+  HistoryTotalsSchema,
+  SalesOrderHistorySchema,
+} from './order-history.js';
 import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
 import {
   CreatedSalesOrderSchema,
@@ -146,7 +153,8 @@ const describeIntegers = (node: Json): Json => {
     delete result.exclusiveMaximum;
   }
   const { minimum, maximum } = result;
-  const fitsInt32 = typeof minimum === 'number' && typeof maximum === 'number' && minimum >= INT32_MIN && maximum <= INT32_MAX;
+  const fitsInt32 =
+    typeof minimum === 'number' && typeof maximum === 'number' && minimum >= INT32_MIN && maximum <= INT32_MAX;
   result.format ??= fitsInt32 ? 'int32' : 'int64';
   return result;
 };
@@ -158,7 +166,9 @@ const describeIntegers = (node: Json): Json => {
 const toNullableMembers = (node: Json): Json => {
   if (Array.isArray(node)) return node.map(toNullableMembers);
   if (node === null || typeof node !== 'object') return node;
-  const result: Record<string, Json> = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, toNullableMembers(value)]));
+  const result: Record<string, Json> = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, toNullableMembers(value)]),
+  );
   if (result.nullable === true && result.type === undefined && Array.isArray(result.oneOf)) {
     const { oneOf, nullable: _nullable, ...rest } = result;
     return { ...rest, anyOf: (oneOf as Record<string, Json>[]).map((member) => ({ ...member, nullable: true })) };
@@ -172,8 +182,12 @@ const normalize = (node: Json): Json => describeIntegers(toNullableMembers(toOpe
 /** Lifts the named schemas out of `paths` into `components.schemas`, smallest first so they nest. */
 const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, SchemaObject> } => {
   const named = [
-    ...Object.entries(REQUEST_COMPONENTS).map(([name, schema]) => [name, normalize(generateSchema(schema, false))] as const),
-    ...Object.entries(RESPONSE_COMPONENTS).map(([name, schema]) => [name, normalize(generateSchema(schema, true))] as const),
+    ...Object.entries(REQUEST_COMPONENTS).map(
+      ([name, schema]) => [name, normalize(generateSchema(schema, false))] as const,
+    ),
+    ...Object.entries(RESPONSE_COMPONENTS).map(
+      ([name, schema]) => [name, normalize(generateSchema(schema, true))] as const,
+    ),
     [ERROR_ENVELOPE, normalize(generateSchema(ErrorEnvelopeSchema, true))] as const,
   ].sort(([, a], [, b]) => JSON.stringify(a).length - JSON.stringify(b).length);
 
@@ -216,7 +230,7 @@ const RESPONSE_HEADERS: Record<string, HeaderObject> = {
   },
   'Access-Control-Allow-Origin': {
     description:
-      'Sent only when the request\'s Origin is one of `ALLOWED_ORIGINS` (with `Access-Control-Allow-Credentials: true`); it then repeats that origin. No wildcard is ever sent.',
+      "Sent only when the request's Origin is one of `ALLOWED_ORIGINS` (with `Access-Control-Allow-Credentials: true`); it then repeats that origin. No wildcard is ever sent.",
     schema: { type: 'string', maxLength: 2048, format: 'uri' },
   },
 };
@@ -229,27 +243,36 @@ const headerRefs = (names: string[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 const TOO_MANY_REQUESTS = '429';
 
-const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [{ bearerAuth: [] }, { apiKeyAuth: [] }, { sessionCookie: [] }];
+const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
+  { bearerAuth: [] },
+  { apiKeyAuth: [] },
+  { sessionCookie: [] },
+];
 
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
 const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimit: string): OperationObject => {
   const permission = (route.metadata as { permission?: string } | undefined)?.permission;
   const responses: Record<string, ResponseObject> = Object.fromEntries(
     // ts-rest types each response loosely; they are ResponseObjects.
-    (Object.entries(operation.responses ?? {}) as [string, ResponseObject][]).map(([status, response]): [string, ResponseObject] => {
-      const headers = headerRefs([...Object.keys(RESPONSE_HEADERS), ...(status === TOO_MANY_REQUESTS ? ['Retry-After'] : [])]);
-      if (Number(status) < 400) {
-        return [status, { ...response, description: SUCCESS_DESCRIPTIONS[status] ?? response.description, headers }];
-      }
-      return [
-        status,
-        {
-          description: response.description,
-          headers,
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` } } },
-        },
-      ];
-    }),
+    (Object.entries(operation.responses ?? {}) as [string, ResponseObject][]).map(
+      ([status, response]): [string, ResponseObject] => {
+        const headers = headerRefs([
+          ...Object.keys(RESPONSE_HEADERS),
+          ...(status === TOO_MANY_REQUESTS ? ['Retry-After'] : []),
+        ]);
+        if (Number(status) < 400) {
+          return [status, { ...response, description: SUCCESS_DESCRIPTIONS[status] ?? response.description, headers }];
+        }
+        return [
+          status,
+          {
+            description: response.description,
+            headers,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE}` } } },
+          },
+        ];
+      },
+    ),
   );
   const operationId = operation.operationId ?? '';
   // Headers of one operation's answers (ETag, Location, Idempotent-Replayed, ...) beside the common ones.
@@ -268,7 +291,8 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     if (bodyMedia && 'request' in examples) bodyMedia.example = examples.request;
   }
   const requestBody = operation.requestBody as { description?: string } | undefined;
-  if (requestBody) requestBody.description = `JSON (\`application/json\`, UTF-8), at most ${bodyLimit} (\`BODY_LIMIT\`).`;
+  if (requestBody)
+    requestBody.description = `JSON (\`application/json\`, UTF-8), at most ${bodyLimit} (\`BODY_LIMIT\`).`;
   // A path or query string has no JSON null: a coerced schema that would accept null in an
   // object (and so comes out `nullable`) takes none here.
   const parameters = (operation.parameters as ParameterObject[] | undefined)?.map((parameter) => {
@@ -345,7 +369,8 @@ export const createOpenApiDocument = ({
       description: 'The host ERP session. POST, PUT and DELETE must come from an allowed Origin.',
     });
   for (const [name, schema] of Object.entries(schemas)) builder.addSchema(name, schema);
-  for (const [name, header] of Object.entries({ ...RESPONSE_HEADERS, 'Retry-After': RETRY_AFTER })) builder.addHeader(name, header);
+  for (const [name, header] of Object.entries({ ...RESPONSE_HEADERS, 'Retry-After': RETRY_AFTER }))
+    builder.addHeader(name, header);
   const document = builder.getSpec();
   document.paths = paths as OpenAPIObject['paths'];
   document.security = SECURITY_REQUIREMENTS;

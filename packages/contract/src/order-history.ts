@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { dateTime, id,MAX_DETAIL_LINES } from './common.js';
+import { dateTime, id, MAX_DETAIL_LINES } from './common.js';
 import { CHARGE_DESCRIPTION_MAX_LENGTH, LINE_REMARKS_MAX_LENGTH, ORDER_REMARKS_MAX_LENGTH } from './sales-order.js';
 
 /** Header fields an entry can name (every field of the read shape), and fields of one line. */
@@ -43,7 +43,12 @@ const itemChanges = <T extends z.ZodTypeAny>(item: T) =>
     added: z.array(item).max(MAX_DETAIL_LINES),
     removed: z.array(item).max(MAX_DETAIL_LINES),
     changed: z
-      .array(z.object({ line_no: z.number().int().min(1).max(MAX_DETAIL_LINES), changes: z.array(FieldChangeSchema).max(ITEM_FIELDS_MAX) }))
+      .array(
+        z.object({
+          line_no: z.number().int().min(1).max(MAX_DETAIL_LINES),
+          changes: z.array(FieldChangeSchema).max(ITEM_FIELDS_MAX),
+        }),
+      )
       .max(MAX_DETAIL_LINES),
   });
 
@@ -55,7 +60,10 @@ export const HistoryTotalsSchema = z.object({
 
 /** What one change did; lines and charges are matched by line number. */
 export const HistoryChangesSchema = z.object({
-  fields: z.array(FieldChangeSchema).max(HEADER_FIELDS_MAX).describe('Header fields that changed (all set fields on create).'),
+  fields: z
+    .array(FieldChangeSchema)
+    .max(HEADER_FIELDS_MAX)
+    .describe('Header fields that changed (all set fields on create).'),
   lines: itemChanges(HistoryLineSchema),
   other_charges: itemChanges(HistoryChargeSchema),
   totals_before: HistoryTotalsSchema.nullable().describe('null on create.'),

@@ -1,6 +1,18 @@
 import { z } from 'zod';
 
-import { calendarDate, dateTime, decimalPlaces, documented, id, idParam, MAX_DETAIL_LINES, MONEY_MAX, ORDER_NUMBER_MAX_LENGTH, requiredText,SchemaIssueCode } from './common.js';
+import {
+  calendarDate,
+  dateTime,
+  decimalPlaces,
+  documented,
+  id,
+  idParam,
+  MAX_DETAIL_LINES,
+  MONEY_MAX,
+  ORDER_NUMBER_MAX_LENGTH,
+  requiredText,
+  SchemaIssueCode,
+} from './common.js';
 import { NAME_MAX_LENGTH } from './sales-order.js';
 
 /**
@@ -17,7 +29,15 @@ export const LIST_TOTAL_CAP = 10_000;
 export const LIST_CURSOR_MAX_LENGTH = 512;
 
 export const ListSortSchema = z
-  .enum(['-sales_order_date', 'sales_order_date', '-updated_at', 'updated_at', '-grand_total', 'grand_total', 'sales_order_no'])
+  .enum([
+    '-sales_order_date',
+    'sales_order_date',
+    '-updated_at',
+    'updated_at',
+    '-grand_total',
+    'grand_total',
+    'sales_order_no',
+  ])
   .describe('Sort key; "-" means descending. The order id breaks ties, in the same direction.');
 export type ListSort = z.infer<typeof ListSortSchema>;
 
@@ -36,17 +56,27 @@ export const ListCursorSchema = z.discriminatedUnion('s', [
   z.object({ s: z.enum(['-sales_order_date', 'sales_order_date']), k: calendarDate(), i: z.number().int().positive() }),
   z.object({
     s: z.enum(['-updated_at', 'updated_at']),
-    k: z.string().regex(ISO_MILLIS).refine((value) => !Number.isNaN(Date.parse(value))),
+    k: z
+      .string()
+      .regex(ISO_MILLIS)
+      .refine((value) => !Number.isNaN(Date.parse(value))),
     i: z.number().int().positive(),
   }),
-  z.object({ s: z.enum(['-grand_total', 'grand_total']), k: z.string().regex(DECIMAL_TEXT), i: z.number().int().positive() }),
+  z.object({
+    s: z.enum(['-grand_total', 'grand_total']),
+    k: z.string().regex(DECIMAL_TEXT),
+    i: z.number().int().positive(),
+  }),
   z.object({ s: z.literal('sales_order_no'), k: z.string().min(1).max(50), i: z.number().int().positive() }),
 ]);
 export type ListCursor = z.infer<typeof ListCursorSchema>;
 
 // base64url of UTF-8 JSON, with the platform's btoa/atob so the contract runs in browsers too.
 const toBase64Url = (json: string): string =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(json))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  btoa(String.fromCharCode(...new TextEncoder().encode(json)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 const fromBase64Url = (value: string): string => {
   const bytes = Uint8Array.from(atob(value.replace(/-/g, '+').replace(/_/g, '/')), (char) => char.charCodeAt(0));
@@ -110,8 +140,18 @@ export const ListSalesOrdersQuerySchema = z
     year_id: idParam().optional().describe('Financial year id.'),
     date_from: calendarDate().optional().describe('Order date on or after (inclusive).'),
     date_to: calendarDate().optional().describe('Order date on or before (inclusive).'),
-    number: z.string().max(ORDER_NUMBER_MAX_LENGTH).regex(PREFIX_TEXT).optional().describe('Exact order number, case-insensitive.'),
-    number_prefix: z.string().max(ORDER_NUMBER_MAX_LENGTH).regex(PREFIX_TEXT).optional().describe('Order numbers starting with this, case-insensitive.'),
+    number: z
+      .string()
+      .max(ORDER_NUMBER_MAX_LENGTH)
+      .regex(PREFIX_TEXT)
+      .optional()
+      .describe('Exact order number, case-insensitive.'),
+    number_prefix: z
+      .string()
+      .max(ORDER_NUMBER_MAX_LENGTH)
+      .regex(PREFIX_TEXT)
+      .optional()
+      .describe('Order numbers starting with this, case-insensitive.'),
     q: requiredText(100)
       .optional()
       .describe('Case-insensitive substring of the order number, the customer name or the remarks.'),
@@ -121,7 +161,13 @@ export const ListSalesOrdersQuerySchema = z
     updated_since: dateTimeInput().optional().describe('Orders whose updated_at is at or after this instant.'),
     include_deleted: queryBoolean().describe('true: soft-deleted orders too, with their deleted_at (default false).'),
     sort: ListSortSchema.default('-sales_order_date'),
-    limit: z.coerce.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT).describe(`1..${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.`),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(LIST_LIMIT_MAX)
+      .default(LIST_LIMIT_DEFAULT)
+      .describe(`1..${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.`),
     cursor: z
       .string()
       .max(LIST_CURSOR_MAX_LENGTH)
@@ -167,9 +213,22 @@ export const SalesOrderListItemSchema = z.object({
 
 export const SalesOrderPageSchema = z.object({
   items: z.array(SalesOrderListItemSchema).max(LIST_LIMIT_MAX),
-  next_cursor: z.string().max(LIST_CURSOR_MAX_LENGTH).nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
-  total: z.number().int().min(0).max(LIST_TOTAL_CAP).optional().describe(`Only with include_total=true: matching orders, at most ${LIST_TOTAL_CAP}.`),
-  total_capped: z.boolean().optional().describe(`Only with include_total=true: true when more than ${LIST_TOTAL_CAP} orders match.`),
+  next_cursor: z
+    .string()
+    .max(LIST_CURSOR_MAX_LENGTH)
+    .nullable()
+    .describe('Pass as `cursor` for the next page; null on the last page.'),
+  total: z
+    .number()
+    .int()
+    .min(0)
+    .max(LIST_TOTAL_CAP)
+    .optional()
+    .describe(`Only with include_total=true: matching orders, at most ${LIST_TOTAL_CAP}.`),
+  total_capped: z
+    .boolean()
+    .optional()
+    .describe(`Only with include_total=true: true when more than ${LIST_TOTAL_CAP} orders match.`),
 });
 
 export type SalesOrderListItem = z.infer<typeof SalesOrderListItemSchema>;

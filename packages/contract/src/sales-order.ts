@@ -36,7 +36,9 @@ export const SalesOrderDetailInputSchema = z.object({
   rate: rate(),
   amount: claimedMoney()
     .nullish()
-    .describe('Optional; the server computes quantity x rate rounded half-up to 2 places and refuses a value more than 0.01 away.'),
+    .describe(
+      'Optional; the server computes quantity x rate rounded half-up to 2 places and refuses a value more than 0.01 away.',
+    ),
   remarks: text(LINE_REMARKS_MAX_LENGTH).nullish(),
 });
 
@@ -56,7 +58,7 @@ export const CreateSalesOrderBodySchema = z.object({
     .nullish()
     .describe(
       'Omit to let the server assign the next number of the series. A supplied number shaped like a series number ' +
-        '({prefix}-{4-digit year}-{digits}, any case) must be of the order\'s own series and is stored in canonical form ' +
+        "({prefix}-{4-digit year}-{digits}, any case) must be of the order's own series and is stored in canonical form " +
         '(prefix upper-case, sequence zero-padded to 5 digits); any other is free-form and moves no counter. ' +
         'No two orders, live or deleted, share a number, case and zero padding ignored.',
     ),
@@ -87,16 +89,15 @@ export const UpdateSalesOrderBodySchema = documented(
     .partial(),
   // JSON cannot carry an undefined field, so "names a field" is "has a property".
   { minProperties: 1 },
-)
-  .superRefine((body, ctx) => {
-    if (Object.values(body).every((value) => value === undefined)) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        message: 'the body names no field to update',
-        params: { code: SchemaIssueCode.emptyUpdate },
-      });
-    }
-  });
+).superRefine((body, ctx) => {
+  if (Object.values(body).every((value) => value === undefined)) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: 'the body names no field to update',
+      params: { code: SchemaIssueCode.emptyUpdate },
+    });
+  }
+});
 
 export const SalesOrderIdParamsSchema = z.object({
   id: idParam().describe('Sales order id.'),
@@ -153,7 +154,12 @@ export const CreatedSalesOrderSchema = z.object({
 export const UpdatedSalesOrderSchema = z.object({
   sales_order_id: id(),
   updated: z.literal(true),
-  version: z.number().int().positive().max(MAX_ID).describe('The version after this update; the response\'s ETag carries it too.'),
+  version: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_ID)
+    .describe("The version after this update; the response's ETag carries it too."),
 });
 
 export const DeletedSalesOrderSchema = z.object({

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { MAX_DETAIL_LINES, MAX_OTHER_CHARGES, money, quantity, rate, text } from './common.js';
 
 export const CalculateTotalsBodySchema = z.object({
-  details: z
-    .array(z.object({ quantity: quantity(), rate: rate() }))
-    .max(MAX_DETAIL_LINES),
+  details: z.array(z.object({ quantity: quantity(), rate: rate() })).max(MAX_DETAIL_LINES),
   other_charges: z
     .array(z.object({ amount: money(), description: text(200).nullish() }))
     .max(MAX_OTHER_CHARGES)

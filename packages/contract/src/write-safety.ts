@@ -101,6 +101,8 @@ export const IfMatchHeadersSchema = z.object({
 
 export const IfNoneMatchHeadersSchema = z.object({
   'if-none-match': documented(z.string().max(ENTITY_TAG_LIST_MAX_LENGTH), { maxLength: ENTITY_TAG_LIST_MAX_LENGTH })
-    .describe('The ETag the caller holds, e.g. "3": when the order is still at that version the answer is 304 without a body.')
+    .describe(
+      'The ETag the caller holds, e.g. "3": when the order is still at that version the answer is 304 without a body.',
+    )
     .optional(),
 });

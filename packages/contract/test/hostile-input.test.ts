@@ -27,13 +27,16 @@ describe('integer ids in paths and query strings', () => {
 
   // Number() reads each of these as an integer (1000, 16, 1, 1, 1, 1, 1, 0, 1): none is written
   // the one way a client that means the number writes it.
-  it.each(['1e3', '0x10', '+1', ' 1', '1 ', '1.0', '01', '00', '0b1', '１', '1_000', ''])('refuses %j as not canonical', (text) => {
-    const result = idParam().safeParse(text);
-    expect(result.success).toBe(false);
-    expect(result.error?.issues).toEqual([
-      expect.objectContaining({ code: 'custom', params: { code: SchemaIssueCode.invalidInteger }, path: [] }),
-    ]);
-  });
+  it.each(['1e3', '0x10', '+1', ' 1', '1 ', '1.0', '01', '00', '0b1', '１', '1_000', ''])(
+    'refuses %j as not canonical',
+    (text) => {
+      const result = idParam().safeParse(text);
+      expect(result.success).toBe(false);
+      expect(result.error?.issues).toEqual([
+        expect.objectContaining({ code: 'custom', params: { code: SchemaIssueCode.invalidInteger }, path: [] }),
+      ]);
+    },
+  );
 
   it.each(['0', '2147483648', '99999999999999999999'])('refuses %s as out of range', (text) => {
     expect(idParam().safeParse(text).success).toBe(false);
@@ -57,12 +60,27 @@ describe('integer ids in paths and query strings', () => {
   it('keeps integer parameters in the OpenAPI document', () => {
     const document = createOpenApiDocument();
     const parameters = Object.values(document.paths).flatMap((item) =>
-      ['get', 'put', 'delete'].flatMap((method) => ((item as Record<string, { parameters?: ParameterObject[] }>)[method]?.parameters ?? [])),
+      ['get', 'put', 'delete'].flatMap(
+        (method) => (item as Record<string, { parameters?: ParameterObject[] }>)[method]?.parameters ?? [],
+      ),
     );
-    const ids = parameters.filter((parameter) => ['id', 'year_id', 'location_id', 'selected_id'].includes(parameter.name));
+    const ids = parameters.filter((parameter) =>
+      ['id', 'year_id', 'location_id', 'selected_id'].includes(parameter.name),
+    );
     // GET, PUT and DELETE /sales-orders/{id} and its history; max-number and the list filter by year and location.
-    expect(ids.map((parameter) => parameter.name).sort()).toEqual(['id', 'id', 'id', 'id', 'location_id', 'location_id', 'selected_id', 'year_id', 'year_id']);
-    for (const parameter of ids) expect(parameter.schema, parameter.name).toMatchObject({ type: 'integer', maximum: 2147483647 });
+    expect(ids.map((parameter) => parameter.name).sort()).toEqual([
+      'id',
+      'id',
+      'id',
+      'id',
+      'location_id',
+      'location_id',
+      'selected_id',
+      'year_id',
+      'year_id',
+    ]);
+    for (const parameter of ids)
+      expect(parameter.schema, parameter.name).toMatchObject({ type: 'integer', maximum: 2147483647 });
   });
 });
 
@@ -71,12 +89,17 @@ describe('storable text', () => {
     expect(isStorableText(text)).toBe(true);
   });
 
-  it.each(['nul \u0000', 'bell \u0007', 'del \u007f', 'high \ud800 alone', 'low \udc00 alone', 'end \ud83d', '\udc00\ud800'])(
-    'refuses %j',
-    (text) => {
-      expect(isStorableText(text)).toBe(false);
-    },
-  );
+  it.each([
+    'nul \u0000',
+    'bell \u0007',
+    'del \u007f',
+    'high \ud800 alone',
+    'low \udc00 alone',
+    'end \ud83d',
+    '\udc00\ud800',
+  ])('refuses %j', (text) => {
+    expect(isStorableText(text)).toBe(false);
+  });
 
   const line = { product_id: 1, quantity: 1, rate: 1 };
   const order = { customer_id: 1, sales_order_date: '2026-11-21', location_id: 1, details: [line] };
@@ -86,16 +109,27 @@ describe('storable text', () => {
     const cases: [z.ZodTypeAny, unknown, string][] = [
       [CreateSalesOrderBodySchema, { ...order, remarks: text }, 'remarks'],
       [CreateSalesOrderBodySchema, { ...order, details: [{ ...line, remarks: text }] }, 'details.0.remarks'],
-      [CreateSalesOrderBodySchema, { ...order, other_charges: [{ description: text, amount: 1 }] }, 'other_charges.0.description'],
+      [
+        CreateSalesOrderBodySchema,
+        { ...order, other_charges: [{ description: text, amount: 1 }] },
+        'other_charges.0.description',
+      ],
       [CreateSalesOrderBodySchema, { ...order, sales_order_no: text }, 'sales_order_no'],
       [UpdateSalesOrderBodySchema, { remarks: text }, 'remarks'],
       [UpdateSalesOrderBodySchema, { details: [{ ...line, remarks: text }] }, 'details.0.remarks'],
-      [CalculateTotalsBodySchema, { details: [line], other_charges: [{ description: text, amount: 1 }] }, 'other_charges.0.description'],
+      [
+        CalculateTotalsBodySchema,
+        { details: [line], other_charges: [{ description: text, amount: 1 }] },
+        'other_charges.0.description',
+      ],
     ];
     for (const [schema, body, path] of cases) {
       const result = schema.safeParse(body);
       expect(result.success, path).toBe(false);
-      expect(result.error?.issues.map((issue) => issue.path.join('.')), path).toEqual([path]);
+      expect(
+        result.error?.issues.map((issue) => issue.path.join('.')),
+        path,
+      ).toEqual([path]);
     }
   });
 });

@@ -45,7 +45,8 @@ describe('the OpenAPI document states what the server checks', () => {
           const real = isRealDay(year, month, day);
           if (pattern.test(text) !== real) throw new Error(`the document's pattern says ${!real} for ${text}`);
           // The server check is the slow part: every 7th year is plenty to show they are one rule.
-          if (year % 7 === 0 && server.safeParse(text).success !== real) throw new Error(`the server says ${!real} for ${text}`);
+          if (year % 7 === 0 && server.safeParse(text).success !== real)
+            throw new Error(`the server says ${!real} for ${text}`);
           checked += 1;
         }
       }
@@ -54,7 +55,7 @@ describe('the OpenAPI document states what the server checks', () => {
     for (const text of ['2026-1-01', '2026-01-01T00:00:00Z', ' 2026-01-01', '20260101', '2026-01-01\n']) {
       expect(pattern.test(text), text).toBe(false);
     }
-   }, 60_000);
+  }, 60_000);
 
   it('order numbers: length and pattern, trailing digits included, as the server reads them', () => {
     const number = property('CreateSalesOrderBody', 'sales_order_no');
@@ -73,7 +74,11 @@ describe('the OpenAPI document states what the server checks', () => {
     }
     for (const prefix of ['', 'DHK-2026-', 'A', 'A.', '0']) {
       for (const digits of [17, 18, 19, 30]) {
-        all.push(`${prefix}${'9'.repeat(digits)}`, `${prefix}000${'1'.repeat(digits)}`, `${prefix}${'0'.repeat(digits + 5)}`);
+        all.push(
+          `${prefix}${'9'.repeat(digits)}`,
+          `${prefix}000${'1'.repeat(digits)}`,
+          `${prefix}${'0'.repeat(digits + 5)}`,
+        );
       }
     }
     all.push('A'.repeat(50), 'A'.repeat(51), `${'A'.repeat(49)}-`, 'DHK-2026-00042', 'dhk-2026-0001');
@@ -81,7 +86,8 @@ describe('the OpenAPI document states what the server checks', () => {
     // characters, a letter or digit at each end, at most 18 digits after the leading zeros of
     // the trailing digits.
     const byRule = (text: string) =>
-      /^[A-Za-z0-9](?:[A-Za-z0-9/_.-]{0,48}[A-Za-z0-9])?$/.test(text) && (/(\d+)$/.exec(text)?.[1] ?? '').replace(/^0+/, '').length <= 18;
+      /^[A-Za-z0-9](?:[A-Za-z0-9/_.-]{0,48}[A-Za-z0-9])?$/.test(text) &&
+      (/(\d+)$/.exec(text)?.[1] ?? '').replace(/^0+/, '').length <= 18;
     expect(all.filter((text) => byRule(text) !== server.safeParse(text).success)).toEqual([]);
     expect(all.filter((text) => byDocument(text) !== server.safeParse(text).success)).toEqual([]);
     expect(all.filter(byDocument).length).toBeGreaterThan(1000);
@@ -90,7 +96,12 @@ describe('the OpenAPI document states what the server checks', () => {
   it('decimals: multipleOf with the scale the server allows', () => {
     expect(SalesOrderDetailInputSchema.shape.quantity.safeParse(1.001).success).toBe(true);
     expect(SalesOrderDetailInputSchema.shape.quantity.safeParse(1.0001).success).toBe(false);
-    expect(property('SalesOrderDetailInput', 'quantity')).toMatchObject({ type: 'number', multipleOf: 0.001, minimum: 0, exclusiveMinimum: true });
+    expect(property('SalesOrderDetailInput', 'quantity')).toMatchObject({
+      type: 'number',
+      multipleOf: 0.001,
+      minimum: 0,
+      exclusiveMinimum: true,
+    });
     expect(property('SalesOrderDetailInput', 'rate')).toMatchObject({ type: 'number', multipleOf: 0.0001, minimum: 0 });
     expect(property('OtherChargeInput', 'amount')).toMatchObject({ type: 'number', multipleOf: 0.01 });
     expect(OtherChargeInputSchema.shape.amount.safeParse(0.001).success).toBe(false);
@@ -115,7 +126,13 @@ describe('the OpenAPI document states what the server checks', () => {
     const description = property('OtherChargeInput', 'description');
     expect(description).toMatchObject({ type: 'string', minLength: 1, maxLength: 200 });
     const required = documented(description.pattern);
-    for (const [text, valid] of [['Carriage', true], [' x ', true], ['   ', false], ['\u00a0\t', false], ['', false]] as const) {
+    for (const [text, valid] of [
+      ['Carriage', true],
+      [' x ', true],
+      ['   ', false],
+      ['\u00a0\t', false],
+      ['', false],
+    ] as const) {
       expect(required.test(text), JSON.stringify(text)).toBe(valid);
       expect(OtherChargeInputSchema.shape.description.safeParse(text).success, JSON.stringify(text)).toBe(valid);
     }
@@ -145,9 +162,18 @@ describe('the OpenAPI document states what the server checks', () => {
       expect(typeof integer.maximum).toBe('number');
       expect(integer.exclusiveMinimum).toBeUndefined();
     }
-    expect(property('CreateSalesOrderBody', 'customer_id')).toMatchObject({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_ID });
+    expect(property('CreateSalesOrderBody', 'customer_id')).toMatchObject({
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: MAX_ID,
+    });
     const idParameter = document.paths['/sales-orders/{id}'].get.parameters[0];
-    expect(idParameter).toMatchObject({ in: 'path', name: 'id', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_ID } });
+    expect(idParameter).toMatchObject({
+      in: 'path',
+      name: 'id',
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_ID },
+    });
   });
 
   it('every response declares the rate-limit and CORS headers the server sends; a 429 also Retry-After', () => {
@@ -156,8 +182,16 @@ describe('the OpenAPI document states what the server checks', () => {
       for (const operation of Object.values(item as Json)) {
         for (const [status, response] of Object.entries((operation as Json).responses as Json)) {
           responses += 1;
-          const own = Object.keys(OPERATION_RESPONSE_HEADERS[(operation as Json).operationId as string]?.[status] ?? {});
-          const expected = ['RateLimit', 'RateLimit-Policy', 'Access-Control-Allow-Origin', ...(status === '429' ? ['Retry-After'] : []), ...own];
+          const own = Object.keys(
+            OPERATION_RESPONSE_HEADERS[(operation as Json).operationId as string]?.[status] ?? {},
+          );
+          const expected = [
+            'RateLimit',
+            'RateLimit-Policy',
+            'Access-Control-Allow-Origin',
+            ...(status === '429' ? ['Retry-After'] : []),
+            ...own,
+          ];
           expect(Object.keys((response as Json).headers ?? {}), `${status}`).toEqual(expected);
         }
       }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
-import { IdempotencyHeadersSchema, IfMatchHeadersSchema, parseEntityTagCondition, versionEntityTag } from '../src/index.js';
+import {
+  IdempotencyHeadersSchema,
+  IfMatchHeadersSchema,
+  parseEntityTagCondition,
+  versionEntityTag,
+} from '../src/index.js';
 
 describe('entity-tag conditions (If-Match / If-None-Match)', () => {
   it('reads *, single and listed tags, weak and strong, with a comma inside a tag', () => {
@@ -24,7 +29,11 @@ describe('entity-tag conditions (If-Match / If-None-Match)', () => {
     expect(IfMatchHeadersSchema.parse({ 'if-match': '"2"' })).toEqual({ 'if-match': [{ weak: false, opaque: '2' }] });
     const refused = IfMatchHeadersSchema.safeParse({ 'if-match': '2' });
     expect(refused.success).toBe(false);
-    expect(refused.error?.issues[0]).toMatchObject({ code: 'custom', path: ['if-match'], params: { code: 'invalid_entity_tag' } });
+    expect(refused.error?.issues[0]).toMatchObject({
+      code: 'custom',
+      path: ['if-match'],
+      params: { code: 'invalid_entity_tag' },
+    });
   });
 });
 

@@ -19,7 +19,10 @@ const PREFIX_PATTERN = /^sok_[a-z2-7]{8}$/;
 /** last_used_at is refreshed at most this often per key, so busy keys do not write on every request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-export type ApiKeySummary = Pick<ApiKey, 'prefix' | 'name' | 'permissions' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>;
+export type ApiKeySummary = Pick<
+  ApiKey,
+  'prefix' | 'name' | 'permissions' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'
+>;
 
 /** What authenticating by a key needs of its row. */
 export type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions' | 'lastUsedAt'>;
@@ -96,7 +99,10 @@ export const createApiKeyService = (prisma: PrismaClient, now: () => Date = () =
   async revoke(prefixOrKey: string): Promise<RevokeResult> {
     const prefix = KEY_PATTERN.exec(prefixOrKey)?.[1] ?? prefixOrKey;
     if (!PREFIX_PATTERN.test(prefix)) return 'unknown';
-    const { count } = await prisma.apiKey.updateMany({ where: { prefix, revokedAt: null }, data: { revokedAt: now() } });
+    const { count } = await prisma.apiKey.updateMany({
+      where: { prefix, revokedAt: null },
+      data: { revokedAt: now() },
+    });
     if (count > 0) return 'revoked';
     return (await prisma.apiKey.count({ where: { prefix } })) > 0 ? 'already_revoked' : 'unknown';
   },

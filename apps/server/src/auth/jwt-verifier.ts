@@ -1,4 +1,4 @@
-import { createPublicKey,type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 
 import { isStorableText } from '@sales-order/contract';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
@@ -85,7 +85,8 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
 
   return {
     async verify(token) {
-      if (algorithms.length === 0) throw unauthenticated('This service is not configured to accept Bearer tokens', 'invalid_token');
+      if (algorithms.length === 0)
+        throw unauthenticated('This service is not configured to accept Bearer tokens', 'invalid_token');
       let payload: JWTPayload;
       try {
         // jose checks `alg` against `algorithms` before asking for a key, so the lookup
@@ -107,7 +108,12 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
       if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw invalidToken();
       const subject = payload.sub;
       // The subject is stored as created_by/updated_by text: it must be storable as sent.
-      if (typeof subject !== 'string' || subject === '' || subject.length > MAX_SUBJECT_LENGTH || !isStorableText(subject)) {
+      if (
+        typeof subject !== 'string' ||
+        subject === '' ||
+        subject.length > MAX_SUBJECT_LENGTH ||
+        !isStorableText(subject)
+      ) {
         throw invalidToken();
       }
       return { subject, permissions: new Set(permissionsOf(payload)), method: 'jwt' };

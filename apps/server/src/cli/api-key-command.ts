@@ -72,7 +72,10 @@ export const runApiKeyCommand = async (
     try {
       const { key, summary } = await apiKeys.create({
         name: values.name,
-        permissions: values.permissions.split(',').map((item) => item.trim()).filter((item) => item !== ''),
+        permissions: values.permissions
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== ''),
         expiresAt: days === null ? null : addDays(now(), days),
       });
       out(`Created API key ${describe(summary)}`);

@@ -45,7 +45,12 @@ export const runHostSessionCommand = async (
     .filter((item) => item !== '');
   const unknown = permissions.filter((permission) => !KNOWN_PERMISSIONS.includes(permission));
   const user = values.user ?? '';
-  if (positionals.join(' ') !== 'create' || user === '' || user.length > MAX_SUBJECT_LENGTH || permissions.length === 0) {
+  if (
+    positionals.join(' ') !== 'create' ||
+    user === '' ||
+    user.length > MAX_SUBJECT_LENGTH ||
+    permissions.length === 0
+  ) {
     err(HOST_SESSION_USAGE);
     return 2;
   }

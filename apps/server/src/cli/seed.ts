@@ -10,7 +10,11 @@ runCli(async () => {
   const database = await openDatabase(config);
   try {
     const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
-    console.log(result.seeded ? `Loaded demo data: ${JSON.stringify(result.counts)}` : 'The database already has data: nothing loaded.');
+    console.log(
+      result.seeded
+        ? `Loaded demo data: ${JSON.stringify(result.counts)}`
+        : 'The database already has data: nothing loaded.',
+    );
   } finally {
     await database.close();
   }

@@ -59,7 +59,12 @@ const UNAVAILABLE_SOCKET_CODES = new Set([
 ]);
 
 /** Driver adapter error kinds that mean the connection, not the statement, failed. */
-const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+const UNAVAILABLE_ADAPTER_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+]);
 
 type Inspectable = {
   code?: unknown;
@@ -72,7 +77,7 @@ type Inspectable = {
 };
 
 const asObject = (value: unknown): Inspectable | undefined =>
-  typeof value === 'object' && value !== null ? (value) : undefined;
+  typeof value === 'object' && value !== null ? value : undefined;
 
 /** `{ kind, originalCode? }` of a driver adapter error, wherever Prisma put it. */
 const adapterCause = (error: Inspectable): { kind?: unknown; originalCode?: unknown; code?: unknown } | undefined => {

@@ -3,8 +3,8 @@ import pg from 'pg';
 
 import type { AppConfig } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { createLogger,type Logger } from '../logger.js';
-import { createDatabaseAvailability,type DatabaseAvailability } from './database-availability.js';
+import { createLogger, type Logger } from '../logger.js';
+import { createDatabaseAvailability, type DatabaseAvailability } from './database-availability.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { applyMigrations } from './migrate.js';
 import { UTC_SESSION_OPTIONS } from './time-zone.js';

@@ -1,7 +1,7 @@
 import type { Permission } from '@sales-order/contract';
 import type { NextFunction, Response } from 'express';
 
-import { hasPermission,type Principal } from '../auth/principal.js';
+import { hasPermission, type Principal } from '../auth/principal.js';
 import { forbidden, unauthenticated } from '../errors/domain-error.js';
 
 /** The part of a ts-rest request this check reads: the matched route and the caller. */

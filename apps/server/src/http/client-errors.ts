@@ -14,12 +14,24 @@ import { failure } from './envelope.js';
 type ParserRefusal = { status: number; code: string; message: string };
 
 const REFUSAL_OF_ERROR_CODE: Record<string, ParserRefusal> = {
-  HPE_HEADER_OVERFLOW: { status: 431, code: 'headers_too_large', message: 'The request headers are larger than the server accepts' },
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, code: 'chunk_extensions_too_large', message: 'The request body has chunk extensions larger than the server accepts' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'headers_too_large',
+    message: 'The request headers are larger than the server accepts',
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+    status: 413,
+    code: 'chunk_extensions_too_large',
+    message: 'The request body has chunk extensions larger than the server accepts',
+  },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', message: 'The request was not received in time' },
 };
 
-const MALFORMED: ParserRefusal = { status: 400, code: 'malformed_request', message: 'The request is not well-formed HTTP' };
+const MALFORMED: ParserRefusal = {
+  status: 400,
+  code: 'malformed_request',
+  message: 'The request is not well-formed HTTP',
+};
 
 /** A complete HTTP/1.1 response carrying the envelope, then the connection closes. */
 const rawResponse = ({ status, code, message }: ParserRefusal): string => {

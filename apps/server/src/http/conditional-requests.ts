@@ -9,7 +9,10 @@ import type { ExpectedVersions } from '../orders/order-versions.js';
  * tags that are not a version cannot match either. Without If-Match a write expects any
  * version, unless the service requires the header (REQUIRE_IF_MATCH): then 428.
  */
-export const expectedVersionsOf = (ifMatch: EntityTagCondition | undefined, requireIfMatch: boolean): ExpectedVersions => {
+export const expectedVersionsOf = (
+  ifMatch: EntityTagCondition | undefined,
+  requireIfMatch: boolean,
+): ExpectedVersions => {
   if (ifMatch === undefined) {
     if (!requireIfMatch) return undefined;
     const message = 'send If-Match with the ETag of the order as read (or * for any version)';

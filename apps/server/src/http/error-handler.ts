@@ -46,7 +46,9 @@ interface HttpClientError extends Error {
 }
 
 const httpStatusOf = (error: unknown): number | undefined =>
-  error instanceof Error && typeof (error as Partial<HttpClientError>).status === 'number' ? (error as HttpClientError).status : undefined;
+  error instanceof Error && typeof (error as Partial<HttpClientError>).status === 'number'
+    ? (error as HttpClientError).status
+    : undefined;
 
 const isHttpClientError = (error: unknown): error is HttpClientError => {
   const status = httpStatusOf(error);
@@ -61,7 +63,10 @@ const isHttpClientError = (error: unknown): error is HttpClientError => {
 const isAbortedBody = (error: unknown, req: Request): boolean =>
   httpStatusOf(error) !== undefined && (error as HttpClientError).type === 'stream.not.readable' && req.readableAborted;
 
-const ABORTED_BODY = { code: 'request.aborted', message: 'The request body ended before the length its Content-Length declared' };
+const ABORTED_BODY = {
+  code: 'request.aborted',
+  message: 'The request body ended before the length its Content-Length declared',
+};
 
 /** Message and stable detail code of each 4xx that Express and body-parser raise. */
 const describeHttpClientError = (error: HttpClientError): { message: string; code: string } => {
@@ -71,7 +76,10 @@ const describeHttpClientError = (error: HttpClientError): { message: string; cod
     case 'entity.too.large':
       return { code: error.type, message: `The request body is larger than the limit of ${error.limit} bytes` };
     case 'encoding.unsupported':
-      return { code: error.type, message: 'The request body\'s Content-Encoding is not supported; send identity, gzip or deflate' };
+      return {
+        code: error.type,
+        message: "The request body's Content-Encoding is not supported; send identity, gzip or deflate",
+      };
     case 'charset.unsupported':
       return { code: error.type, message: 'The request body charset is not supported; send UTF-8 JSON' };
     case 'request.aborted':
@@ -81,9 +89,14 @@ const describeHttpClientError = (error: HttpClientError): { message: string; cod
     case 'request.size.invalid':
       return { code: error.type, message: 'The request body does not have the length its Content-Length declared' };
     case undefined:
-      if (error instanceof URIError) return { code: 'invalid_path_encoding', message: 'The request path holds a malformed %-escape' };
+      if (error instanceof URIError)
+        return { code: 'invalid_path_encoding', message: 'The request path holds a malformed %-escape' };
       // zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR): a gzip or deflate body that does not decompress.
-      if (error.code?.startsWith('Z_')) return { code: 'invalid_content_encoding', message: 'The request body does not decode as its Content-Encoding says' };
+      if (error.code?.startsWith('Z_'))
+        return {
+          code: 'invalid_content_encoding',
+          message: 'The request body does not decode as its Content-Encoding says',
+        };
       return { code: 'bad_request', message: 'The request could not be read' };
     default:
       return { code: error.type, message: 'The request could not be read' };
@@ -102,7 +115,13 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
   if (error instanceof RequestValidationError) {
     res
       .status(ErrorCode.badRequest)
-      .json(failure(ErrorCode.badRequest, 'Invalid input data', issuesToDetails(error.pathParams, error.query, error.headers, error.body)));
+      .json(
+        failure(
+          ErrorCode.badRequest,
+          'Invalid input data',
+          issuesToDetails(error.pathParams, error.query, error.headers, error.body),
+        ),
+      );
     return;
   }
   if (error instanceof DomainError) {
@@ -147,7 +166,11 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
   if (BODY_METHODS.has(req.method) && req.is('application/json') === false) {
     next(
       new BadRequestError('The request body must be application/json', [
-        { path: '', message: `content type ${req.headers['content-type'] ?? '(none)'} is not accepted`, code: 'unsupported_media_type' },
+        {
+          path: '',
+          message: `content type ${req.headers['content-type'] ?? '(none)'} is not accepted`,
+          code: 'unsupported_media_type',
+        },
       ]),
     );
     return;

@@ -1,5 +1,5 @@
 import { ErrorCode } from '@sales-order/contract';
-import { rateLimit,type Store } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../redis.js';
@@ -23,7 +23,13 @@ export type RateLimitSettings = {
  * are grouped by /56, as one user typically holds such a block). Answers carry the IETF
  * `RateLimit` and `RateLimit-Policy` headers; a 429 also `Retry-After` and the error envelope.
  */
-export const rateLimitPerClient = ({ limitPerMinute, redis, redisKeyPrefix, redisTimeoutMs, logger }: RateLimitSettings) => {
+export const rateLimitPerClient = ({
+  limitPerMinute,
+  redis,
+  redisKeyPrefix,
+  redisTimeoutMs,
+  logger,
+}: RateLimitSettings) => {
   const store: Store | undefined = redis
     ? new RedisStoreWithFallback(redis, `${redisKeyPrefix}rate-limit:`, logger, redisTimeoutMs)
     : undefined;

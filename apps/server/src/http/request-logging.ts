@@ -60,7 +60,8 @@ export const requestLogging = (logger: Logger) => {
     customSuccessObject: (req, res, { responseTime }: { responseTime: number }) => accessLine(req, res, responseTime),
     // No error object here: the error handler logs the cause once; a 5xx without a thrown
     // error would otherwise get a made-up one with a stack.
-    customErrorObject: (req, res, _error, { responseTime }: { responseTime: number }) => accessLine(req, res, responseTime),
+    customErrorObject: (req, res, _error, { responseTime }: { responseTime: number }) =>
+      accessLine(req, res, responseTime),
     customSuccessMessage: () => 'request',
     customErrorMessage: () => 'request failed',
   });

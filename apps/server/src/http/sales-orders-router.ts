@@ -73,6 +73,9 @@ export const createSalesOrdersRouter = (
 
     deleteSalesOrder: async ({ params, headers, req }) => {
       const expected = expectedVersionsOf(headers['if-match'], requireIfMatch);
-      return { status: 200, body: success(await orders.remove(params.id, actorOf(req), expected), 'Sales order deleted successfully') };
+      return {
+        status: 200,
+        body: success(await orders.remove(params.id, actorOf(req), expected), 'Sales order deleted successfully'),
+      };
     },
   });

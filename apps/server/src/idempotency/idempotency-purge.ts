@@ -17,7 +17,10 @@ export interface IdempotencyPurge {
  * Deletes expired Idempotency-Keys off the request path: a timer that never keeps the process
  * alive, small batches that skip rows others hold, so N instances can purge side by side.
  */
-export const startIdempotencyPurge = (prisma: PrismaClient, { intervalSeconds, logger }: { intervalSeconds: number; logger: Logger }): IdempotencyPurge => {
+export const startIdempotencyPurge = (
+  prisma: PrismaClient,
+  { intervalSeconds, logger }: { intervalSeconds: number; logger: Logger },
+): IdempotencyPurge => {
   let running: Promise<number> | undefined;
 
   const purge = async (): Promise<number> => {

@@ -59,7 +59,8 @@ const fingerprintOf = (request: unknown): string =>
 const LOCK_NOT_AVAILABLE = '55P03';
 
 const isLockTimeout = (error: unknown): boolean =>
-  error instanceof Prisma.PrismaClientKnownRequestError && JSON.stringify(error.meta ?? {}).includes(LOCK_NOT_AVAILABLE);
+  error instanceof Prisma.PrismaClientKnownRequestError &&
+  JSON.stringify(error.meta ?? {}).includes(LOCK_NOT_AVAILABLE);
 
 const keyReused = (key: string) =>
   unprocessable(
@@ -109,9 +110,11 @@ export const createIdempotencyService = (prisma: PrismaClient, { ttlHours, waitS
       const guard: IdempotencyGuard = {
         claim: async (tx) => {
           const previous = await idempotencyRepository.setLockTimeout(tx, `${waitSeconds}s`);
-          const claimed = await idempotencyRepository.claim(tx, { subject, key, fingerprint, ttlHours }).catch((error: unknown) => {
-            throw isLockTimeout(error) ? new KeyStillHeld() : error;
-          });
+          const claimed = await idempotencyRepository
+            .claim(tx, { subject, key, fingerprint, ttlHours })
+            .catch((error: unknown) => {
+              throw isLockTimeout(error) ? new KeyStillHeld() : error;
+            });
           if (!claimed) throw new KeyCommittedMeanwhile();
           await idempotencyRepository.setLockTimeout(tx, previous);
         },

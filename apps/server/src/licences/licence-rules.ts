@@ -1,4 +1,4 @@
-import { LICENCE_EXPIRY_WARNING_DAYS, type LicenceWarning,LicenceWarningCode } from '@sales-order/contract';
+import { LICENCE_EXPIRY_WARNING_DAYS, type LicenceWarning, LicenceWarningCode } from '@sales-order/contract';
 
 import { addDays, daysBetween, formatCalendarDate } from '../shared/calendar.js';
 import { Decimal, toDecimal } from '../shared/money.js';
@@ -60,7 +60,12 @@ export const licenceWithMostLeft = (
     return { licence, licensed, used, left: licensed.minus(used) };
   });
   // Ties go to the licence valid longest, then the lowest id, so the message is stable.
-  quotas.sort((a, b) => b.left.comparedTo(a.left) || b.licence.validTo.getTime() - a.licence.validTo.getTime() || a.licence.id - b.licence.id);
+  quotas.sort(
+    (a, b) =>
+      b.left.comparedTo(a.left) ||
+      b.licence.validTo.getTime() - a.licence.validTo.getTime() ||
+      a.licence.id - b.licence.id,
+  );
   return quotas[0] ?? null;
 };
 

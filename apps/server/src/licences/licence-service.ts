@@ -36,7 +36,8 @@ export const createLicenceService = (prisma: PrismaClient, today: () => Date) =>
     if (problems.length > 0) throw unprocessable(problems);
 
     const licensedIds = products.filter((product) => product.requiresLicence).map((product) => product.id);
-    const licences = licensedIds.length === 0 ? [] : await licenceRepository.findNotEndedBefore(prisma, licensedIds, date);
+    const licences =
+      licensedIds.length === 0 ? [] : await licenceRepository.findNotEndedBefore(prisma, licensedIds, date);
     const licencesByProduct = new Map<number, Licence[]>();
     for (const licence of licences) {
       const ofProduct = licencesByProduct.get(licence.productId);

@@ -2,7 +2,7 @@ import type { DropdownOptions, DropdownType } from '@sales-order/contract';
 import escapeHtml from 'escape-html';
 
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { masterDataRepository,type NamedRecord } from './master-data-repository.js';
+import { masterDataRepository, type NamedRecord } from './master-data-repository.js';
 
 /** `<option value="ID">NAME</option>`, with `selected` on the chosen one; every value escaped. */
 const toOption = (record: NamedRecord, selectedId: number | null): string =>

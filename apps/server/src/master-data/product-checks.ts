@@ -1,4 +1,4 @@
-import { type ErrorDetail,ValidationCode } from '@sales-order/contract';
+import { type ErrorDetail, ValidationCode } from '@sales-order/contract';
 
 interface ProductState {
   id: number;

@@ -1,4 +1,4 @@
-import { type ErrorDetail,ValidationCode } from '@sales-order/contract';
+import { type ErrorDetail, ValidationCode } from '@sales-order/contract';
 
 /**
  * Every rule about order numbers. Each (location, financial year) is one series
@@ -52,7 +52,11 @@ export type SuppliedNumber =
  * Reads a client-supplied number for an order of `series`. A series-shaped number of another
  * series is reported (`order_number_out_of_series`) and gives null.
  */
-export const readSuppliedNumber = (supplied: string, series: Series, problems: ErrorDetail[]): SuppliedNumber | null => {
+export const readSuppliedNumber = (
+  supplied: string,
+  series: Series,
+  problems: ErrorDetail[],
+): SuppliedNumber | null => {
   const shape = SERIES_SHAPE.exec(supplied);
   if (!shape) return { kind: 'free-form', orderNumber: supplied, sequence: null };
   const [prefix, year, digits] = [shape[1]!, shape[2]!, shape[3]!];

@@ -26,8 +26,7 @@ export const orderHistoryRepository = {
     db.salesOrder.findUnique({ where: { id }, include: orderState }),
 
   /** True when an order with this id was ever created (deleted ones included). */
-  exists: async (db: Db, id: number): Promise<boolean> =>
-    (await db.salesOrder.count({ where: { id } })) === 1,
+  exists: async (db: Db, id: number): Promise<boolean> => (await db.salesOrder.count({ where: { id } })) === 1,
 
   insert: async (db: Db, entry: HistoryEntryToStore): Promise<void> => {
     await db.salesOrderHistory.create({ data: entry });

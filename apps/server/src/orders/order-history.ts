@@ -15,7 +15,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
-import { orderHistoryRepository,type OrderState } from './order-history-repository.js';
+import { orderHistoryRepository, type OrderState } from './order-history-repository.js';
 
 /**
  * The audit trail of an order: each create, update and delete records one entry, inside the

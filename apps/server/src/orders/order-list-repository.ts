@@ -79,7 +79,9 @@ const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
       UNION SELECT o.id FROM sales_orders o JOIN customers c ON c.id = o.customer_id WHERE ${ilike(Prisma.raw('c.name'), pattern)})`);
   }
   if (filter.productId !== undefined) {
-    where.push(Prisma.sql`so.id IN (SELECT d.sales_order_id FROM sales_order_details d WHERE d.product_id = ${filter.productId})`);
+    where.push(
+      Prisma.sql`so.id IN (SELECT d.sales_order_id FROM sales_order_details d WHERE d.product_id = ${filter.productId})`,
+    );
   }
   if (filter.minTotal !== undefined) where.push(Prisma.sql`so.grand_total >= ${filter.minTotal}::numeric`);
   if (filter.maxTotal !== undefined) where.push(Prisma.sql`so.grand_total <= ${filter.maxTotal}::numeric`);

@@ -11,7 +11,7 @@ import {
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { formatDateTime } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
-import { type OrderListFilter, orderListRepository,type OrderListRow } from './order-list-repository.js';
+import { type OrderListFilter, orderListRepository, type OrderListRow } from './order-list-repository.js';
 
 const filterOf = (query: ListSalesOrdersFilters): OrderListFilter => ({
   customerId: query.customer_id,

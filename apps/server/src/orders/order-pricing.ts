@@ -1,9 +1,4 @@
-import {
-  type CalculateTotalsBody,
-  type ErrorDetail,
-  type Totals,
-  ValidationCode,
-} from '@sales-order/contract';
+import { type CalculateTotalsBody, type ErrorDetail, type Totals, ValidationCode } from '@sales-order/contract';
 
 import { unprocessable } from '../errors/domain-error.js';
 import {
@@ -87,7 +82,10 @@ export interface GrandTotalCheck {
 }
 
 /** Adds subtotal and charges; reports a claimed total off by more than a cent, or a negative or oversized one. */
-export const grandTotal = ({ subtotal, otherChargesTotal, claimed }: GrandTotalCheck, problems: ErrorDetail[]): Decimal => {
+export const grandTotal = (
+  { subtotal, otherChargesTotal, claimed }: GrandTotalCheck,
+  problems: ErrorDetail[],
+): Decimal => {
   const total = subtotal.plus(otherChargesTotal);
   if (!fitsMoneyRange(total, 'grand_total', 'the grand total', problems)) return total;
   if (total.isNegative()) {

@@ -1,4 +1,4 @@
-import { type ErrorDetail, type SalesOrderDetailInput,ValidationCode } from '@sales-order/contract';
+import { type ErrorDetail, type SalesOrderDetailInput, ValidationCode } from '@sales-order/contract';
 
 import { type Db, masterDataRepository } from '../master-data/master-data-repository.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';

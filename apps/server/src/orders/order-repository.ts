@@ -101,7 +101,12 @@ export const orderRepository = {
   },
 
   /** Soft-deletes a live order at one of `expectedVersions` (any version when not given). */
-  softDelete: async (db: Db, id: number, actor: string | null, expectedVersions?: readonly number[]): Promise<boolean> => {
+  softDelete: async (
+    db: Db,
+    id: number,
+    actor: string | null,
+    expectedVersions?: readonly number[],
+  ): Promise<boolean> => {
     const now = new Date();
     const { count } = await db.salesOrder.updateMany({
       where: { id, deletedAt: null, ...versionIn(expectedVersions) },

@@ -46,7 +46,12 @@ const linesToStore = (details: SalesOrderDetailInput[], problems: ErrorDetail[])
   const { lines, subtotal } = priceLines(details, problems);
   const stored: LineToStore[] = lines.map((line, index) => {
     const detail = details[index]!;
-    return { ...line, productId: detail.product_id, packsizeId: detail.packsize_id ?? null, remarks: detail.remarks ?? null };
+    return {
+      ...line,
+      productId: detail.product_id,
+      packsizeId: detail.packsize_id ?? null,
+      remarks: detail.remarks ?? null,
+    };
   });
   return { lines: stored, subtotal };
 };
@@ -89,7 +94,12 @@ const toReadShape = (order: StoredOrder): SalesOrder => ({
 });
 
 /** Moves a series' counter past a supplied number of that series, within `maxAhead` of it. */
-const takeSuppliedSequence = async (tx: Db, series: { locationId: number; financialYearId: number }, sequence: bigint, maxAhead: bigint) => {
+const takeSuppliedSequence = async (
+  tx: Db,
+  series: { locationId: number; financialYearId: number },
+  sequence: bigint,
+  maxAhead: bigint,
+) => {
   const problems: ErrorDetail[] = [];
   const counter = await orderRepository.lockCounter(tx, series.locationId, series.financialYearId);
   const moved = counterAfterSuppliedNumber(counter, sequence, maxAhead, problems);
@@ -132,7 +142,8 @@ export const createSalesOrderService = (
     );
     const series: Series | null =
       location && financialYear ? { locationCode: location.code, financialYearStart: financialYear.startDate } : null;
-    const supplied = series && input.sales_order_no != null ? readSuppliedNumber(input.sales_order_no, series, problems) : null;
+    const supplied =
+      series && input.sales_order_no != null ? readSuppliedNumber(input.sales_order_no, series, problems) : null;
     if (problems.length > 0 || !location || !financialYear || !series) throw unprocessable(problems);
 
     return prisma.$transaction(async (tx) => {
@@ -182,14 +193,22 @@ export const createSalesOrderService = (
     });
   },
 
-  async update(id: number, input: UpdateSalesOrderBody, actor: Actor, expected?: ExpectedVersions): Promise<UpdatedSalesOrder> {
+  async update(
+    id: number,
+    input: UpdateSalesOrderBody,
+    actor: Actor,
+    expected?: ExpectedVersions,
+  ): Promise<UpdatedSalesOrder> {
     return prisma.$transaction(async (tx) => {
       const current = await orderRepository.lockForUpdate(tx, id, actor, expected);
       if (!current) throw await missingOrChanged(tx, id, expected);
       const before = await orderHistory.stateOf(tx, id);
 
       const problems: ErrorDetail[] = [];
-      if (input.sales_order_no !== undefined && orderNumberKey(input.sales_order_no) !== orderNumberKey(current.salesOrderNo)) {
+      if (
+        input.sales_order_no !== undefined &&
+        orderNumberKey(input.sales_order_no) !== orderNumberKey(current.salesOrderNo)
+      ) {
         problems.push({
           path: 'sales_order_no',
           message: 'an order keeps its number: numbers are never reused',
@@ -205,10 +224,14 @@ export const createSalesOrderService = (
       }
       const priced = input.details ? linesToStore(input.details, problems) : undefined;
       const subtotal = priced?.subtotal ?? toDecimal(current.subtotal);
-      const otherChargesTotal = input.other_charges ? totalCharges(input.other_charges) : toDecimal(current.otherChargesTotal);
+      const otherChargesTotal = input.other_charges
+        ? totalCharges(input.other_charges)
+        : toDecimal(current.otherChargesTotal);
       const total = grandTotal({ subtotal, otherChargesTotal, claimed: input.grand_total }, problems);
       // Only what the update changes must be active: the references the order already holds may not be.
-      const keptLines = input.details ? await orderRepository.findLineReferences(tx, id) : { productIds: new Set<number>(), packsizeIds: new Set<number>() };
+      const keptLines = input.details
+        ? await orderRepository.findLineReferences(tx, id)
+        : { productIds: new Set<number>(), packsizeIds: new Set<number>() };
       const { financialYear } = await checkOrderReferences(
         tx,
         { customerId: input.customer_id, salesOrderDate: input.sales_order_date, details: input.details },
@@ -261,10 +284,18 @@ export const createSalesOrderService = (
     ]);
     const problems: ErrorDetail[] = [];
     if (!financialYear) {
-      problems.push({ path: 'year_id', message: `financial year ${query.year_id} does not exist`, code: ValidationCode.unknownFinancialYear });
+      problems.push({
+        path: 'year_id',
+        message: `financial year ${query.year_id} does not exist`,
+        code: ValidationCode.unknownFinancialYear,
+      });
     }
     if (!location) {
-      problems.push({ path: 'location_id', message: `location ${query.location_id} does not exist`, code: ValidationCode.unknownLocation });
+      problems.push({
+        path: 'location_id',
+        message: `location ${query.location_id} does not exist`,
+        code: ValidationCode.unknownLocation,
+      });
     }
     if (!location || !financialYear) throw unprocessable(problems);
 

@@ -17,7 +17,12 @@ const DAY_MS = 86_400_000;
  * service's one notion of "today": at 02:00 in Dhaka it is still yesterday in UTC.
  */
 export const todayIn = (timeZone: string, now: Date = new Date()): Date => {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+  }).formatToParts(now);
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((item) => item.type === type)!.value);
   return new Date(Date.UTC(part('year'), part('month') - 1, part('day')));
 };

@@ -26,8 +26,7 @@ export const lineAmount = (quantity: Decimal, rate: Decimal): Decimal => roundMo
 export const sum = (values: Decimal[]): Decimal => values.reduce((total, value) => total.plus(value), new Decimal(0));
 
 /** True when a claimed amount is within one cent of the computed one. */
-export const withinOneCent = (claimed: Decimal, computed: Decimal): boolean =>
-  claimed.minus(computed).abs().lte(CENT);
+export const withinOneCent = (claimed: Decimal, computed: Decimal): boolean => claimed.minus(computed).abs().lte(CENT);
 
 /** True when a money value fits the stored and transmitted range (15 significant digits). */
 export const isMoneyInRange = (value: Decimal): boolean => value.abs().lte(MONEY_LIMIT);

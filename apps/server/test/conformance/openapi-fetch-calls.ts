@@ -58,13 +58,18 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     'update',
     '/sales-orders/{id}',
     'put',
-    await client.PUT('/sales-orders/{id}', { params: { path: { id } }, body: { remarks: 'changed', other_charges: [] } }),
+    await client.PUT('/sales-orders/{id}', {
+      params: { path: { id } },
+      body: { remarks: 'changed', other_charges: [] },
+    }),
   );
   record(
     'max-number',
     '/sales-orders/max-number',
     'get',
-    await client.GET('/sales-orders/max-number', { params: { query: { year_id: ids.yearId, location_id: ids.locationId } } }),
+    await client.GET('/sales-orders/max-number', {
+      params: { query: { year_id: ids.yearId, location_id: ids.locationId } },
+    }),
   );
   record(
     'calculate-totals',
@@ -78,34 +83,60 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     'validate-licence',
     '/sales-orders/validate-licence',
     'post',
-    await client.POST('/sales-orders/validate-licence', { body: { sales_order_details: [{ product_id: ids.productId, quantity: 1 }] } }),
+    await client.POST('/sales-orders/validate-licence', {
+      body: { sales_order_details: [{ product_id: ids.productId, quantity: 1 }] },
+    }),
   );
   for (const type of ['field-officers', 'products', 'locations', 'customers', 'ports'] as const) {
     record(
       `dropdown ${type}`,
       '/sales-orders/dropdown-options/{type}',
       'get',
-      await client.GET('/sales-orders/dropdown-options/{type}', { params: { path: { type }, query: { selected_id: 1 } } }),
+      await client.GET('/sales-orders/dropdown-options/{type}', {
+        params: { path: { type }, query: { selected_id: 1 } },
+      }),
     );
   }
   record(
     'list',
     '/sales-orders',
     'get',
-    await client.GET('/sales-orders', { params: { query: { customer_id: ids.customerId, sort: '-grand_total', limit: 10, include_total: true } } }),
+    await client.GET('/sales-orders', {
+      params: { query: { customer_id: ids.customerId, sort: '-grand_total', limit: 10, include_total: true } },
+    }),
   );
-  record('history', '/sales-orders/{id}/history', 'get', await client.GET('/sales-orders/{id}/history', { params: { path: { id } } }));
-  record('delete', '/sales-orders/{id}', 'delete', await client.DELETE('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'history',
+    '/sales-orders/{id}/history',
+    'get',
+    await client.GET('/sales-orders/{id}/history', { params: { path: { id } } }),
+  );
+  record(
+    'delete',
+    '/sales-orders/{id}',
+    'delete',
+    await client.DELETE('/sales-orders/{id}', { params: { path: { id } } }),
+  );
 
   // Errors, each route at least once.
-  record('read deleted: 404', '/sales-orders/{id}', 'get', await client.GET('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'read deleted: 404',
+    '/sales-orders/{id}',
+    'get',
+    await client.GET('/sales-orders/{id}', { params: { path: { id } } }),
+  );
   record(
     'update deleted: 404',
     '/sales-orders/{id}',
     'put',
     await client.PUT('/sales-orders/{id}', { params: { path: { id } }, body: { remarks: 'x' } }),
   );
-  record('delete deleted: 404', '/sales-orders/{id}', 'delete', await client.DELETE('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'delete deleted: 404',
+    '/sales-orders/{id}',
+    'delete',
+    await client.DELETE('/sales-orders/{id}', { params: { path: { id } } }),
+  );
   record(
     'list with a tampered cursor: 400',
     '/sales-orders',
@@ -135,13 +166,17 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     'max-number unknown year: 422',
     '/sales-orders/max-number',
     'get',
-    await client.GET('/sales-orders/max-number', { params: { query: { year_id: 999_999, location_id: ids.locationId } } }),
+    await client.GET('/sales-orders/max-number', {
+      params: { query: { year_id: 999_999, location_id: ids.locationId } },
+    }),
   );
   record(
     'calculate-totals out of range: 422',
     '/sales-orders/calculate-totals',
     'post',
-    await client.POST('/sales-orders/calculate-totals', { body: { details: [{ quantity: 999_999_999, rate: 9_999_999_999 }] } }),
+    await client.POST('/sales-orders/calculate-totals', {
+      body: { details: [{ quantity: 999_999_999, rate: 9_999_999_999 }] },
+    }),
   );
   record(
     'calculate-totals wrong type: 400',
@@ -154,7 +189,9 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     'validate-licence unknown product: 422',
     '/sales-orders/validate-licence',
     'post',
-    await client.POST('/sales-orders/validate-licence', { body: { sales_order_details: [{ product_id: 999_999, quantity: 1 }] } }),
+    await client.POST('/sales-orders/validate-licence', {
+      body: { sales_order_details: [{ product_id: 999_999, quantity: 1 }] },
+    }),
   );
   record(
     'dropdown unknown type: 400',
@@ -163,7 +200,12 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     // @ts-expect-error the generated types list the five dropdown types
     await client.GET('/sales-orders/dropdown-options/{type}', { params: { path: { type: 'vendors' } } }),
   );
-  record('read without credentials: 401', '/sales-orders/{id}', 'get', await anonymous.GET('/sales-orders/{id}', { params: { path: { id } } }));
+  record(
+    'read without credentials: 401',
+    '/sales-orders/{id}',
+    'get',
+    await anonymous.GET('/sales-orders/{id}', { params: { path: { id } } }),
+  );
   record(
     'create without credentials: 401',
     '/sales-orders',

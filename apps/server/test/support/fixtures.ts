@@ -19,8 +19,12 @@ export const createFixtures = async (prisma: PrismaClient) => {
     prisma.location.create({ data: { code: 'RNG', name: 'Rangpur (closed)', active: false } }),
   ]);
   const [currentYear, previousYear, inactiveYear] = await Promise.all([
-    prisma.financialYear.create({ data: { code: 'FY2026-27', startDate: day('2026-07-01'), endDate: day('2027-06-30') } }),
-    prisma.financialYear.create({ data: { code: 'FY2025-26', startDate: day('2025-07-01'), endDate: day('2026-06-30') } }),
+    prisma.financialYear.create({
+      data: { code: 'FY2026-27', startDate: day('2026-07-01'), endDate: day('2027-06-30') },
+    }),
+    prisma.financialYear.create({
+      data: { code: 'FY2025-26', startDate: day('2025-07-01'), endDate: day('2026-06-30') },
+    }),
     prisma.financialYear.create({
       data: { code: 'FY2020-21', startDate: day('2020-07-01'), endDate: day('2021-06-30'), active: false },
     }),

@@ -29,10 +29,7 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', template);
 
   return async () => {
-    const rows = await adminQuery(
-      serverUrl,
-      `SELECT datname FROM pg_database WHERE datname LIKE '${runPrefix}\\_%'`,
-    );
+    const rows = await adminQuery(serverUrl, `SELECT datname FROM pg_database WHERE datname LIKE '${runPrefix}\\_%'`);
     for (const { datname } of rows) {
       await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     }

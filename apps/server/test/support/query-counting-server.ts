@@ -1,4 +1,4 @@
-import { startTestServer,type TestServer } from './test-server.js';
+import { startTestServer, type TestServer } from './test-server.js';
 
 export interface QueryCountingServer extends TestServer {
   /** Runs `action` and returns the SQL statements the service sent meanwhile. */

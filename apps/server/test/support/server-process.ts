@@ -20,7 +20,15 @@ const spawnServer = (env: Record<string, string>, stderr: 'inherit' | 'pipe'): C
   const { DATABASE_URL: _database, REDIS_URL: _redis, ...inherited } = process.env;
   return spawn(path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/main.ts'], {
     cwd: serverRoot,
-    env: { ...inherited, DATA_DIR: 'memory://', SEED_DEMO_DATA: 'never', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...inherited,
+      DATA_DIR: 'memory://',
+      SEED_DEMO_DATA: 'never',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', stderr],
   });
 };
@@ -39,7 +47,8 @@ export const startServerProcess = (env: Record<string, string>): Promise<ServerP
       if (entry.msg === 'listening') port = entry.port;
       if (entry.msg === 'connected to Redis') redisReady = true;
       // The banner follows the 'listening' line; give it a moment to arrive.
-      if (port !== undefined && redisReady) setTimeout(() => resolve({ child, api: `http://127.0.0.1:${port}/api`, output }), 100);
+      if (port !== undefined && redisReady)
+        setTimeout(() => resolve({ child, api: `http://127.0.0.1:${port}/api`, output }), 100);
     });
   });
 };
@@ -56,7 +65,10 @@ export const stopServerProcess = async ({ child }: ServerProcess): Promise<void>
  * Starts the service as above when it is expected not to start: resolves with its exit code and
  * what it printed to stderr once it exits (or kills it and says so after `timeoutMs`).
  */
-export const runFailingServerProcess = (env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; stderr: string }> => {
+export const runFailingServerProcess = (
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stderr: string }> => {
   const child = spawnServer(env, 'pipe');
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {

@@ -12,10 +12,10 @@ import { type Database, openDatabase } from '../../src/db/database.js';
 import { createHttpServer } from '../../src/http-server.js';
 import { startIdempotencyPurge } from '../../src/idempotency/idempotency-purge.js';
 import { createLogger } from '../../src/logger.js';
-import { closeRedis, connectRedis,type RedisClient } from '../../src/redis.js';
-import { createFixtures,type Fixtures } from './fixtures.js';
+import { closeRedis, connectRedis, type RedisClient } from '../../src/redis.js';
+import { createFixtures, type Fixtures } from './fixtures.js';
 import { adminQuery, databaseUrl } from './postgres-server.js';
-import { signJwt,TEST_JWT_SECRET } from './tokens.js';
+import { signJwt, TEST_JWT_SECRET } from './tokens.js';
 
 export interface TestServer {
   /** Origin of the running server, e.g. http://127.0.0.1:54321 */
@@ -53,7 +53,10 @@ export interface TestServerOptions {
  * A database of its own for one test file: a clone of the migrated template on the
  * PostgreSQL server (TEST_DATABASE_URL), or an in-memory embedded PGlite.
  */
-export const createTestDatabase = async ({ timeZone, port }: { timeZone?: string; port?: number } = {}): Promise<{ env: Record<string, string>; drop(): Promise<void> }> => {
+export const createTestDatabase = async ({ timeZone, port }: { timeZone?: string; port?: number } = {}): Promise<{
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}> => {
   const template = inject('templateDatabase');
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!template || !serverUrl) {
@@ -112,7 +115,10 @@ export const SERVICE_DEFAULT_DATABASE_TIMEOUTS = {
  * requests a minute (so only the tests about the rate limit meet it) and waits for the
  * database and Redis far longer than the service's defaults (GENEROUS_TIMEOUTS).
  */
-export const startTestServer = async (env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> => {
+export const startTestServer = async (
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> => {
   const testDatabase = await createTestDatabase({ timeZone: options.databaseTimeZone, port: options.databasePort });
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -129,7 +135,10 @@ export const startTestServer = async (env: Record<string, string> = {}, options:
   // A test that points REDIS_URL somewhere unreachable wants the fallback, not a wait.
   if (redis && env.REDIS_URL === undefined) await whenReady(redis);
   const app = createApp({ config, logger, database, redis });
-  const idempotencyPurge = startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger });
+  const idempotencyPurge = startIdempotencyPurge(database.prisma, {
+    intervalSeconds: config.idempotency.purgeIntervalSeconds,
+    logger,
+  });
   const server = createHttpServer(app, config, logger).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

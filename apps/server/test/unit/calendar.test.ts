@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { addDays, daysBetween, formatCalendarDate, formatDateTime, parseCalendarDate, todayIn } from '../../src/shared/calendar.js';
+import {
+  addDays,
+  daysBetween,
+  formatCalendarDate,
+  formatDateTime,
+  parseCalendarDate,
+  todayIn,
+} from '../../src/shared/calendar.js';
 
 describe('calendar dates', () => {
   it('round-trips a date whatever the process time zone', () => {

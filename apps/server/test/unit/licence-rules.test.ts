@@ -8,15 +8,14 @@ import { type Decimal, toDecimal } from '../../src/shared/money.js';
 
 const day = parseCalendarDate;
 let nextId = 1;
-const licence = (validFrom: string, validTo: string, licensedQuantity: string | null = null): Licence =>
-  ({
-    id: nextId++,
-    productId: 1,
-    licenceNo: `L-${nextId}`,
-    validFrom: day(validFrom),
-    validTo: day(validTo),
-    licensedQuantity: licensedQuantity === null ? null : toDecimal(licensedQuantity),
-  });
+const licence = (validFrom: string, validTo: string, licensedQuantity: string | null = null): Licence => ({
+  id: nextId++,
+  productId: 1,
+  licenceNo: `L-${nextId}`,
+  validFrom: day(validFrom),
+  validTo: day(validTo),
+  licensedQuantity: licensedQuantity === null ? null : toDecimal(licensedQuantity),
+});
 
 const product = { id: 1, name: 'Cypermethrin\n10 EC', requiresLicence: true };
 const codes = (licences: Licence[], quantity: string, date: string, consumed = new Map<number, Decimal>()) =>
@@ -24,7 +23,9 @@ const codes = (licences: Licence[], quantity: string, date: string, consumed = n
 
 describe('licence rules', () => {
   it('warns only when the product requires a licence', () => {
-    expect(licenceWarnings({ ...product, requiresLicence: false }, toDecimal(1), [], new Map(), day('2026-11-22'))).toEqual([]);
+    expect(
+      licenceWarnings({ ...product, requiresLicence: false }, toDecimal(1), [], new Map(), day('2026-11-22')),
+    ).toEqual([]);
     expect(codes([], '1', '2026-11-22')).toEqual([LicenceWarningCode.noValidLicence]);
   });
 
@@ -53,7 +54,9 @@ describe('licence rules', () => {
     const consumed = new Map([[large.id, toDecimal('9.6')]]);
     expect(licenceWithMostLeft([small, large], consumed)?.licence).toBe(small);
     expect(codes([small, large], '10.5', '2026-11-22', consumed)).toEqual([]);
-    expect(codes([small, large], '10.501', '2026-11-22', consumed)).toEqual([LicenceWarningCode.quantityExceedsLicence]);
+    expect(codes([small, large], '10.501', '2026-11-22', consumed)).toEqual([
+      LicenceWarningCode.quantityExceedsLicence,
+    ]);
     const unlimited = licence('2026-01-01', '2027-06-30');
     expect(codes([small, large, unlimited], '1000000', '2026-11-22', consumed)).toEqual([]);
   });

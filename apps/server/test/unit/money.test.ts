@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
-import { isMoneyInRange, lineAmount, roundMoney, sum, toDecimal, toJsonNumber, withinOneCent } from '../../src/shared/money.js';
+import {
+  isMoneyInRange,
+  lineAmount,
+  roundMoney,
+  sum,
+  toDecimal,
+  toJsonNumber,
+  withinOneCent,
+} from '../../src/shared/money.js';
 
 describe('money', () => {
   it('reads JSON numbers through their shortest text, so 0.1 stays 0.1', () => {
@@ -20,8 +28,12 @@ describe('money', () => {
     expect(lineAmount(toDecimal(3), toDecimal(33.333)).toFixed(2)).toBe('100.00');
     // The largest quantity times the largest rate keeps every digit (decimal.js's default
     // 20-digit precision would lose the last ones).
-    expect(toDecimal('999999999.999').times(toDecimal('9999999999.9999')).toFixed()).toBe('9999999999989900000.0000001');
-    expect(lineAmount(toDecimal('999999999.999'), toDecimal('9999999999.9999')).toFixed(2)).toBe('9999999999989900000.00');
+    expect(toDecimal('999999999.999').times(toDecimal('9999999999.9999')).toFixed()).toBe(
+      '9999999999989900000.0000001',
+    );
+    expect(lineAmount(toDecimal('999999999.999'), toDecimal('9999999999.9999')).toFixed(2)).toBe(
+      '9999999999989900000.00',
+    );
   });
 
   it('accepts a claimed amount within one cent, inclusive, and nothing further', () => {

@@ -20,7 +20,13 @@ describe('order pricing', () => {
 
   it('reports a claimed line amount off by more than a cent, at its path', () => {
     const problems: ErrorDetail[] = [];
-    priceLines([{ quantity: 2, rate: 10, amount: 20.01 }, { quantity: 2, rate: 10, amount: 20.02 }], problems);
+    priceLines(
+      [
+        { quantity: 2, rate: 10, amount: 20.01 },
+        { quantity: 2, rate: 10, amount: 20.02 },
+      ],
+      problems,
+    );
     expect(problems).toEqual([
       expect.objectContaining({ path: 'details.1.amount', code: ValidationCode.amountMismatch }),
     ]);
@@ -34,7 +40,9 @@ describe('order pricing', () => {
     );
     expect(problems).toEqual([]);
     grandTotal({ subtotal, otherChargesTotal: toDecimal('-100.01') }, problems);
-    expect(problems).toEqual([expect.objectContaining({ path: 'grand_total', code: ValidationCode.negativeGrandTotal })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ path: 'grand_total', code: ValidationCode.negativeGrandTotal }),
+    ]);
   });
 
   it('checks a claimed grand total to the cent', () => {
@@ -47,7 +55,13 @@ describe('order pricing', () => {
 
   it('calculate-totals answers exact sums and refuses a total beyond the money range', () => {
     expect(
-      calculateTotals({ details: [{ quantity: 0.1, rate: 0.2 }, { quantity: 3, rate: 33.333 }], other_charges: [{ amount: 0.1 }, { amount: 0.2 }] }),
+      calculateTotals({
+        details: [
+          { quantity: 0.1, rate: 0.2 },
+          { quantity: 3, rate: 33.333 },
+        ],
+        other_charges: [{ amount: 0.1 }, { amount: 0.2 }],
+      }),
     ).toEqual({ subtotal: 100.02, other_charges_total: 0.3, grand_total: 100.32 });
     expect(() => calculateTotals({ details: [{ quantity: 999_999_999.999, rate: 9_999_999_999.9999 }] })).toThrow(
       DomainError,

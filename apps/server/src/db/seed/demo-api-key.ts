@@ -11,7 +11,10 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
  * revoked or lost demo key is replaced at the next start; SEED_DEMO_DATA=never stops that.
  * main.ts calls this only for the embedded database: never when DATABASE_URL is set.
  */
-export const ensureDemoApiKey = async (prisma: PrismaClient, dataDir: string): Promise<{ key: string; file?: string }> => {
+export const ensureDemoApiKey = async (
+  prisma: PrismaClient,
+  dataDir: string,
+): Promise<{ key: string; file?: string }> => {
   const apiKeys = createApiKeyService(prisma);
   const file = dataDir === 'memory://' ? undefined : path.resolve(dataDir, 'demo-api-key');
   if (file) {

@@ -42,17 +42,67 @@ export const financialYears = (today: Date) => {
 };
 
 const FAMILY_NAMES = [
-  'Rahman', 'Karim', 'Hossain', 'Akter', 'Chowdhury', 'Islam', 'Uddin', 'Mia', 'Sarkar', 'Khan',
-  'Ahmed', 'Talukder', 'Bhuiyan', 'Sikder', 'Mollah', 'Patwary', 'Majumder', 'Howlader', 'Biswas',
-  'Das', 'Saha', 'Paul', 'Roy', 'Ghosh', 'Mondal', 'Sheikh', 'Munshi', 'Khandaker',
+  'Rahman',
+  'Karim',
+  'Hossain',
+  'Akter',
+  'Chowdhury',
+  'Islam',
+  'Uddin',
+  'Mia',
+  'Sarkar',
+  'Khan',
+  'Ahmed',
+  'Talukder',
+  'Bhuiyan',
+  'Sikder',
+  'Mollah',
+  'Patwary',
+  'Majumder',
+  'Howlader',
+  'Biswas',
+  'Das',
+  'Saha',
+  'Paul',
+  'Roy',
+  'Ghosh',
+  'Mondal',
+  'Sheikh',
+  'Munshi',
+  'Khandaker',
 ];
 const BUSINESS_KINDS = [
-  'Traders', 'Enterprise', 'Agro Centre', 'Krishi Bhandar', 'Store', '& Sons', 'Distribution',
-  'Seed House', 'Trading Co.', 'Agro Services', 'Beej Bhandar', 'Farm Supplies',
+  'Traders',
+  'Enterprise',
+  'Agro Centre',
+  'Krishi Bhandar',
+  'Store',
+  '& Sons',
+  'Distribution',
+  'Seed House',
+  'Trading Co.',
+  'Agro Services',
+  'Beej Bhandar',
+  'Farm Supplies',
 ];
 const TOWNS = [
-  'Bogura', 'Jashore', 'Kushtia', 'Dinajpur', 'Mymensingh', 'Cumilla', 'Faridpur', 'Pabna', 'Tangail',
-  'Naogaon', 'Jamalpur', 'Barishal', 'Natore', 'Chuadanga', 'Sirajganj', 'Gaibandha', 'Narsingdi',
+  'Bogura',
+  'Jashore',
+  'Kushtia',
+  'Dinajpur',
+  'Mymensingh',
+  'Cumilla',
+  'Faridpur',
+  'Pabna',
+  'Tangail',
+  'Naogaon',
+  'Jamalpur',
+  'Barishal',
+  'Natore',
+  'Chuadanga',
+  'Sirajganj',
+  'Gaibandha',
+  'Narsingdi',
 ];
 
 export const customers = (count = 320) => {
@@ -79,13 +129,33 @@ interface ProductFamily {
 
 const PRODUCT_FAMILIES: ProductFamily[] = [
   {
-    ingredients: ['Cypermethrin', 'Chlorpyrifos', 'Imidacloprid', 'Lambda-cyhalothrin', 'Emamectin Benzoate', 'Thiamethoxam', 'Fipronil', 'Acetamiprid', 'Abamectin', 'Carbofuran'],
+    ingredients: [
+      'Cypermethrin',
+      'Chlorpyrifos',
+      'Imidacloprid',
+      'Lambda-cyhalothrin',
+      'Emamectin Benzoate',
+      'Thiamethoxam',
+      'Fipronil',
+      'Acetamiprid',
+      'Abamectin',
+      'Carbofuran',
+    ],
     formulations: ['10 EC', '20 SL', '5 WDG', '3 GR', '25 WG'],
     packs: ['50 ml', '100 ml', '250 ml', '500 ml', '1 L'],
     requiresLicence: true,
   },
   {
-    ingredients: ['Mancozeb', 'Carbendazim', 'Tebuconazole', 'Propiconazole', 'Azoxystrobin', 'Hexaconazole', 'Metalaxyl', 'Copper Oxychloride'],
+    ingredients: [
+      'Mancozeb',
+      'Carbendazim',
+      'Tebuconazole',
+      'Propiconazole',
+      'Azoxystrobin',
+      'Hexaconazole',
+      'Metalaxyl',
+      'Copper Oxychloride',
+    ],
     formulations: ['80 WP', '50 WP', '25 EC', '5 SC', '72 WP'],
     packs: ['100 g', '500 g', '1 kg'],
     requiresLicence: true,
@@ -167,9 +237,27 @@ export const licences = (productList: ReturnType<typeof products>, day: Date): D
   const farAhead = addDays(day, 500);
   const showcase: DemoLicence[] = [
     { productIndex: 0, licenceNo: 'DAE-PL-0001', validFrom: longAgo, validTo: farAhead, licensedQuantity: null },
-    { productIndex: 1, licenceNo: 'DAE-PL-0002', validFrom: addDays(day, -200), validTo: farAhead, licensedQuantity: 150 },
-    { productIndex: 2, licenceNo: 'DAE-PL-0003', validFrom: addDays(day, -340), validTo: addDays(day, 20), licensedQuantity: 5000 },
-    { productIndex: 3, licenceNo: 'DAE-PL-0004', validFrom: addDays(day, -400), validTo: addDays(day, -10), licensedQuantity: 2000 },
+    {
+      productIndex: 1,
+      licenceNo: 'DAE-PL-0002',
+      validFrom: addDays(day, -200),
+      validTo: farAhead,
+      licensedQuantity: 150,
+    },
+    {
+      productIndex: 2,
+      licenceNo: 'DAE-PL-0003',
+      validFrom: addDays(day, -340),
+      validTo: addDays(day, 20),
+      licensedQuantity: 5000,
+    },
+    {
+      productIndex: 3,
+      licenceNo: 'DAE-PL-0004',
+      validFrom: addDays(day, -400),
+      validTo: addDays(day, -10),
+      licensedQuantity: 2000,
+    },
   ];
   const others = productList.flatMap((product, productIndex): DemoLicence[] => {
     if (productIndex < SHOWCASE_PRODUCTS.length || !product.requiresLicence) return [];
@@ -189,7 +277,20 @@ export const licences = (productList: ReturnType<typeof products>, day: Date): D
   return [...showcase, ...others];
 };
 
-const OFFICER_FIRST = ['Md. Abdul', 'Md. Rafiqul', 'Md. Shahidul', 'Md. Kamrul', 'Mst. Nasrin', 'Md. Jahangir', 'Md. Mizanur', 'Md. Anisur', 'Mst. Shirin', 'Md. Habibur', 'Md. Saiful', 'Md. Nazrul'];
+const OFFICER_FIRST = [
+  'Md. Abdul',
+  'Md. Rafiqul',
+  'Md. Shahidul',
+  'Md. Kamrul',
+  'Mst. Nasrin',
+  'Md. Jahangir',
+  'Md. Mizanur',
+  'Md. Anisur',
+  'Mst. Shirin',
+  'Md. Habibur',
+  'Md. Saiful',
+  'Md. Nazrul',
+];
 const OFFICER_LAST = ['Karim', 'Islam', 'Alam', 'Hasan', 'Akter', 'Rahman', 'Hossain', 'Kabir', 'Sultana', 'Haque'];
 
 export const fieldOfficers = (count = 48) => {

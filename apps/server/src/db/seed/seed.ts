@@ -1,15 +1,7 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { createSalesOrderService } from '../../orders/sales-order-service.js';
 import { formatCalendarDate } from '../../shared/calendar.js';
-import {
-  customers,
-  fieldOfficers,
-  financialYears,
-  licences,
-  LOCATIONS,
-  PORTS,
-  products,
-} from './demo-data.js';
+import { customers, fieldOfficers, financialYears, licences, LOCATIONS, PORTS, products } from './demo-data.js';
 
 export interface SeedResult {
   seeded: boolean;
