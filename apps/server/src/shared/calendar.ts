@@ -27,8 +27,14 @@ export const todayIn = (timeZone: string, now: Date = new Date()): Date => {
   return new Date(Date.UTC(part('year'), part('month') - 1, part('day')));
 };
 
-/** The canonical name of an IANA time zone (`asia/dhaka` -> `Asia/Dhaka`), or undefined when Intl knows no such zone. */
+/**
+ * The canonical name of an IANA time zone (`asia/dhaka` -> `Asia/Dhaka`), or undefined when Intl
+ * knows no such zone. Fixed offsets such as `+06:00` are refused although newer Node versions
+ * accept them: an offset knows no daylight-saving rules, so it would be wrong for half the year
+ * in many places.
+ */
 export const canonicalTimeZone = (name: string): string | undefined => {
+  if (/^[+-]/.test(name)) return undefined;
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
