@@ -232,7 +232,7 @@ const EnvironmentSchema = z
     ORDER_NUMBER_MAX_AHEAD: integer('ORDER_NUMBER_MAX_AHEAD', Number(DEFAULT_ORDER_NUMBER_MAX_AHEAD), 0, 1_000_000_000),
     SEED_DEMO_DATA: oneOf(['auto', 'always', 'never'], 'auto'),
     BUSINESS_TIME_ZONE: timeZone,
-    // DESIGN.md promises callers at least a day to retry with the same key.
+    // The product design promises callers at least a day to retry with the same key.
     IDEMPOTENCY_TTL_HOURS: integer('IDEMPOTENCY_TTL_HOURS', 24, 24, 24 * 366),
     IDEMPOTENCY_WAIT_SECONDS: integer('IDEMPOTENCY_WAIT_SECONDS', 10, 1, 60),
     IDEMPOTENCY_PURGE_INTERVAL_SECONDS: integer('IDEMPOTENCY_PURGE_INTERVAL_SECONDS', 300, 1, 86_400),

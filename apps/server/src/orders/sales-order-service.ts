@@ -112,7 +112,7 @@ export interface SalesOrderServiceOptions {
   orderNumberMaxAhead: bigint;
 }
 
-/** The order use cases. Knows the rules of DESIGN.md's "Orders" section, nothing of HTTP. */
+/** The order use cases: the rules of docs/interface.md and docs/decisions.md, nothing of HTTP. */
 export const createSalesOrderService = (
   prisma: PrismaClient,
   { orderNumberMaxAhead }: SalesOrderServiceOptions = { orderNumberMaxAhead: DEFAULT_ORDER_NUMBER_MAX_AHEAD },
