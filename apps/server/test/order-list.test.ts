@@ -1,3 +1,4 @@
+import { type ListSortKey, ListSortSchema, sortKeyOf } from '@sales-order/contract';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { orderBody, PREVIOUS_YEAR_DATE } from './support/fixtures.js';
@@ -211,7 +212,7 @@ describe('GET /sales-orders', () => {
   });
 
   it('sorts by each key with the id as tie-breaker, across pages of 3', async () => {
-    const compare = {
+    const compare: Record<ListSortKey, (a: Item, b: Item) => number> = {
       sales_order_date: (a: Item, b: Item) => a.sales_order_date.localeCompare(b.sales_order_date),
       updated_at: (a: Item, b: Item) => a.updated_at.localeCompare(b.updated_at),
       grand_total: (a: Item, b: Item) => a.grand_total - b.grand_total,
@@ -219,16 +220,8 @@ describe('GET /sales-orders', () => {
         a.sales_order_no < b.sales_order_no ? -1 : a.sales_order_no > b.sales_order_no ? 1 : 0,
     };
     // Two orders share a date and three a grand total of 100: the id decides between them.
-    for (const sort of [
-      '-sales_order_date',
-      'sales_order_date',
-      '-updated_at',
-      'updated_at',
-      '-grand_total',
-      'grand_total',
-      'sales_order_no',
-    ] as const) {
-      const key = sort.replace('-', '') as keyof typeof compare;
+    for (const sort of ListSortSchema.options) {
+      const key = sortKeyOf(sort);
       const sign = sort.startsWith('-') ? -1 : 1;
       const expected = [...live()].sort((a, b) => sign * (compare[key](a, b) || a.sales_order_id - b.sales_order_id));
       expect(ids(await listAll({ sort })), sort).toEqual(ids(expected));

@@ -142,22 +142,23 @@ const deleted: DeletedSalesOrder = { sales_order_id: 4, deleted: true };
 const totals: Totals = { subtotal: 100.3, other_charges_total: -0.3, grand_total: 100 };
 
 const page: SalesOrderPage = {
+  // The order of the read example, as the list shows it.
   items: [
     {
-      sales_order_id: 4,
-      sales_order_no: 'DHK-2026-00003',
-      customer_id: 12,
-      customer_name: 'Rahman Traders',
-      sales_order_date: '2026-11-21',
-      location_id: 1,
-      financial_year_id: 3,
-      subtotal: 730,
-      other_charges_total: 150,
-      grand_total: 880,
-      line_count: 2,
-      version: 2,
-      created_at: '2026-11-21 09:14:03',
-      updated_at: '2026-11-21 10:02:41',
+      sales_order_id: order.sales_order_id,
+      sales_order_no: order.sales_order_no,
+      customer_id: order.customer_id,
+      customer_name: order.customer_name,
+      sales_order_date: order.sales_order_date,
+      location_id: order.location_id,
+      financial_year_id: order.financial_year_id,
+      subtotal: order.subtotal,
+      other_charges_total: order.other_charges_total,
+      grand_total: order.grand_total,
+      version: order.version,
+      created_at: order.created_at,
+      updated_at: order.updated_at,
+      line_count: order.details.length,
       deleted_at: null,
     },
   ],

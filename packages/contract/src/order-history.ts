@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { dateTime, id, MAX_DETAIL_LINES } from './common.js';
-import { CHARGE_DESCRIPTION_MAX_LENGTH, LINE_REMARKS_MAX_LENGTH, ORDER_REMARKS_MAX_LENGTH } from './sales-order.js';
+import { ORDER_REMARKS_MAX_LENGTH, OtherChargeSchema, SalesOrderDetailSchema } from './sales-order.js';
 
 /** Header fields an entry can name (every field of the read shape), and fields of one line. */
 const HEADER_FIELDS_MAX = 20;
@@ -22,21 +22,25 @@ export const FieldChangeSchema = z.object({
   to: changeValue(),
 });
 
-export const HistoryLineSchema = z.object({
-  line_no: z.number().int().min(1).max(MAX_DETAIL_LINES).describe('1-based position of the line in the order.'),
-  product_id: id(),
-  packsize_id: id().nullable(),
-  quantity: z.number(),
-  rate: z.number(),
-  amount: z.number(),
-  remarks: z.string().max(LINE_REMARKS_MAX_LENGTH).nullable(),
-});
+const lineNo = () => z.number().int().min(1).max(MAX_DETAIL_LINES);
 
-export const HistoryChargeSchema = z.object({
-  line_no: z.number().int().min(1).max(MAX_DETAIL_LINES),
-  description: z.string().max(CHARGE_DESCRIPTION_MAX_LENGTH),
-  amount: z.number(),
-});
+/** A detail line as history keeps it: its position and the fields of the read shape it stores. */
+export const HistoryLineSchema = z
+  .object({ line_no: lineNo().describe('1-based position of the line in the order.') })
+  .merge(
+    SalesOrderDetailSchema.pick({
+      product_id: true,
+      packsize_id: true,
+      quantity: true,
+      rate: true,
+      amount: true,
+      remarks: true,
+    }),
+  );
+
+export const HistoryChargeSchema = z
+  .object({ line_no: lineNo() })
+  .merge(OtherChargeSchema.pick({ description: true, amount: true }));
 
 const itemChanges = <T extends z.ZodTypeAny>(item: T) =>
   z.object({
@@ -45,7 +49,7 @@ const itemChanges = <T extends z.ZodTypeAny>(item: T) =>
     changed: z
       .array(
         z.object({
-          line_no: z.number().int().min(1).max(MAX_DETAIL_LINES),
+          line_no: lineNo(),
           changes: z.array(FieldChangeSchema).max(ITEM_FIELDS_MAX),
         }),
       )

@@ -5,7 +5,6 @@ import {
   dateTime,
   decimalPlaces,
   documented,
-  id,
   idParam,
   MAX_DETAIL_LINES,
   MONEY_MAX,
@@ -13,7 +12,7 @@ import {
   requiredText,
   SchemaIssueCode,
 } from './common.js';
-import { NAME_MAX_LENGTH } from './sales-order.js';
+import { SalesOrderSchema } from './sales-order.js';
 
 /**
  * GET /sales-orders: filters, sorts, the opaque keyset cursor and the page. The cursor is
@@ -192,22 +191,23 @@ export const ListSalesOrdersQuerySchema = z
 export type ListSalesOrdersQuery = z.input<typeof ListSalesOrdersQuerySchema>;
 export type ListSalesOrdersFilters = z.output<typeof ListSalesOrdersQuerySchema>;
 
-/** One order in a list: its header, totals and line count, without lines. */
-export const SalesOrderListItemSchema = z.object({
-  sales_order_id: id(),
-  sales_order_no: z.string().max(ORDER_NUMBER_MAX_LENGTH),
-  customer_id: id(),
-  customer_name: z.string().max(NAME_MAX_LENGTH),
-  sales_order_date: calendarDate(),
-  location_id: id(),
-  financial_year_id: id(),
-  subtotal: z.number(),
-  other_charges_total: z.number(),
-  grand_total: z.number(),
+/** One order in a list: the read shape's header, totals and version, its line count, without lines. */
+export const SalesOrderListItemSchema = SalesOrderSchema.pick({
+  sales_order_id: true,
+  sales_order_no: true,
+  customer_id: true,
+  customer_name: true,
+  sales_order_date: true,
+  location_id: true,
+  financial_year_id: true,
+  subtotal: true,
+  other_charges_total: true,
+  grand_total: true,
+  version: true,
+  created_at: true,
+  updated_at: true,
+}).extend({
   line_count: z.number().int().min(0).max(MAX_DETAIL_LINES),
-  version: id(),
-  created_at: dateTime(),
-  updated_at: dateTime(),
   deleted_at: dateTime().nullable().describe('Set on soft-deleted orders (only listed with include_deleted=true).'),
 });
 
