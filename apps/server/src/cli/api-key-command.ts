@@ -12,6 +12,13 @@ export const API_KEY_USAGE = `usage:
   api-key list
 permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)`;
 
+/** `--permissions a, b,c` as the list `['a', 'b', 'c']`. */
+export const permissionList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
 export type CommandOutput = {
   out: (line: string) => void;
   err: (line: string) => void;
@@ -72,10 +79,7 @@ export const runApiKeyCommand = async (
     try {
       const { key, summary } = await apiKeys.create({
         name: values.name,
-        permissions: values.permissions
-          .split(',')
-          .map((item) => item.trim())
-          .filter((item) => item !== ''),
+        permissions: permissionList(values.permissions),
         expiresAt: days === null ? null : addDays(now(), days),
       });
       out(`Created API key ${describe(summary)}`);

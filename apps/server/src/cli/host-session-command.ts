@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { KNOWN_PERMISSIONS, MAX_SUBJECT_LENGTH } from '../auth/principal.js';
 import { sha256Hex } from '../auth/token-hash.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import type { CommandOutput } from './api-key-command.js';
+import { type CommandOutput, permissionList } from './api-key-command.js';
 
 export const HOST_SESSION_USAGE = `usage:
   host-session create --user <user id> --permissions <p1,p2,...> [--hours <n>]
@@ -39,10 +39,7 @@ export const runHostSessionCommand = async (
   }
   const { values, positionals } = parsed;
   const hours = parseHours(values.hours);
-  const permissions = (values.permissions ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
+  const permissions = permissionList(values.permissions ?? '');
   const unknown = permissions.filter((permission) => !KNOWN_PERMISSIONS.includes(permission));
   const user = values.user ?? '';
   if (
