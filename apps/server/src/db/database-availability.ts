@@ -18,22 +18,28 @@ export interface DatabaseAvailability {
  * Tells the log about database outages once per episode instead of once per request: one
  * error line when the first failure arrives, then silence while requests keep failing, then
  * one info line (with the outage's duration and how many failures it caused) once a probe
- * query answers and no request has failed for a probe interval.
+ * query answers and no request has failed for `quietMs`.
+ *
+ * `quietMs` is the longest a request can wait on the database before it fails (a connection,
+ * then a statement or lock wait): a shorter quiet spell only means the requests still waiting
+ * have not timed out yet, and an overloaded pool answers a probe now and then, so ending the
+ * outage then would make the log flap.
  */
-export const createDatabaseAvailability = (logger: Logger, probe: () => Promise<void>): DatabaseAvailability => {
-  let outage: { since: number; failures: number } | undefined;
+export const createDatabaseAvailability = (
+  logger: Logger,
+  probe: () => Promise<void>,
+  { quietMs }: { quietMs: number },
+): DatabaseAvailability => {
+  let outage: { since: number; failures: number; lastFailureAt: number } | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  // The outage ends when a probe answers and no request failed since the previous probe: an
-  // overloaded pool answers a probe now and then, and must not make the log flap.
   const scheduleProbe = () => {
     if (stopped || !outage) return;
-    const failuresBefore = outage.failures;
     timer = setTimeout(() => {
       probe().then(
         () => {
-          if (!outage || outage.failures !== failuresBefore) {
+          if (!outage || Date.now() - outage.lastFailureAt < quietMs) {
             scheduleProbe();
             return;
           }
@@ -54,9 +60,10 @@ export const createDatabaseAvailability = (logger: Logger, probe: () => Promise<
     reportFailure(error) {
       if (outage) {
         outage.failures += 1;
+        outage.lastFailureAt = Date.now();
         return;
       }
-      outage = { since: Date.now(), failures: 1 };
+      outage = { since: Date.now(), failures: 1, lastFailureAt: Date.now() };
       logger.error({ err: error }, 'database unavailable: answering 503 until it answers again');
       scheduleProbe();
     },

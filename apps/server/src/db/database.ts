@@ -81,7 +81,10 @@ export const openDatabase = async (
     const ping = async () => {
       await pool.query('SELECT 1');
     };
-    const availability = createDatabaseAvailability(logger, ping);
+    const availability = createDatabaseAvailability(logger, ping, {
+      quietMs:
+        config.database.connectTimeoutMs + Math.max(config.database.statementTimeoutMs, config.database.lockTimeoutMs),
+    });
     // An idle client losing its server must not crash the process; the next query reconnects.
     // Losing idle connections is how a cut shows first: it starts the outage's one report.
     pool.on('error', (error) => availability.reportFailure(error));
