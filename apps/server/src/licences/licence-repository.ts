@@ -1,26 +1,15 @@
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type Product, type ProductLicence } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';
 import { type Decimal, toDecimal } from '../shared/money.js';
 
-const licenceFields = {
-  id: true,
-  productId: true,
-  licenceNo: true,
-  validFrom: true,
-  validTo: true,
-  licensedQuantity: true,
-} satisfies Prisma.ProductLicenceSelect;
-
 /** A licence as the rules see it; `licensedQuantity` null means unlimited. */
-export type Licence = Omit<Prisma.ProductLicenceGetPayload<{ select: typeof licenceFields }>, 'licensedQuantity'> & {
+export type Licence = Pick<ProductLicence, 'id' | 'productId' | 'licenceNo' | 'validFrom' | 'validTo'> & {
   licensedQuantity: Decimal | null;
 };
 
-const productFields = { id: true, name: true, active: true, requiresLicence: true } satisfies Prisma.ProductSelect;
-
 /** A product with what its licence check needs: its licences, and the quantity orders hold of each quota. */
-export type ProductWithLicences = Prisma.ProductGetPayload<{ select: typeof productFields }> & {
+export type ProductWithLicences = Pick<Product, 'id' | 'name' | 'active' | 'requiresLicence'> & {
   /** The active licences not ended before the date, by validFrom then id; none when it needs no licence. */
   licences: Licence[];
   /**
@@ -31,11 +20,7 @@ export type ProductWithLicences = Prisma.ProductGetPayload<{ select: typeof prod
 };
 
 /** The statement's row: dates and decimals as text, so that no float ever holds a quantity. */
-interface ProductLicencesRow {
-  id: number;
-  name: string;
-  active: boolean;
-  requiresLicence: boolean;
+type ProductLicencesRow = Pick<Product, 'id' | 'name' | 'active' | 'requiresLicence'> & {
   licences: {
     id: number;
     licenceNo: string;
@@ -44,7 +29,7 @@ interface ProductLicencesRow {
     licensedQuantity: string | null;
     consumed: string | null;
   }[];
-}
+};
 
 /** Every statement about product licences and what orders have used of them. */
 export const licenceRepository = {

@@ -29,9 +29,9 @@ import {
 } from './numbering.js';
 import { orderHistory } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
+import { orderReadRepository, type OrderReadRow } from './order-read-repository.js';
 import { checkOrderReferences } from './order-references.js';
 import { type ChargeToStore, isDuplicateKeyError, type LineToStore, orderRepository } from './order-repository.js';
-import { type OrderReadRow, orderReadRepository } from './order-read-repository.js';
 import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
 
 /** Who acts: the authenticated subject, recorded as created_by / updated_by / deleted_by. */
