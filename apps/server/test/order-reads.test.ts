@@ -142,4 +142,36 @@ describe('order reads: one statement each', () => {
     expect(response!.status).toBe(422);
     expect(response!.body.error.details.map((detail) => detail.path).sort()).toEqual(['location_id', 'year_id']);
   });
+
+  it('answers an order history in one statement: entries oldest first, deleted orders included, 404 only when never created', async () => {
+    const id = await create({});
+    await server.http.put(`/sales-orders/${id}`).send({ remarks: 'second' }).expect(200);
+    await server.http.delete(`/sales-orders/${id}`).expect(200);
+    let entries: { version: number; action: string; at: string }[] = [];
+    const statements = await server.queriesDuring(async () => {
+      entries = (await server.http.get(`/sales-orders/${id}/history`).expect(200)).body.data.entries;
+    });
+    expect(statements).toHaveLength(1);
+    expect(entries.map(({ version, action }) => [version, action])).toEqual([
+      [1, 'create'],
+      [2, 'update'],
+      [3, 'delete'],
+    ]);
+    expect(entries[0]!.at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+
+    // An order the host wrote in SQL has no entries: an empty history, not a 404.
+    const [hostOrder] = await server.database.prisma.$queryRaw<{ id: number }[]>`
+      INSERT INTO sales_orders (sales_order_no, location_id, financial_year_id, customer_id, sales_order_date,
+                                subtotal, other_charges_total, grand_total)
+      VALUES ('HOST-1', ${fixtures.locations.dhaka.id}, ${fixtures.years.currentYear.id},
+              ${fixtures.customers.customer.id}, ${ORDER_DATE}::date, 0, 0, 0)
+      RETURNING id`;
+    const empty = await server.queriesDuring(async () => {
+      const response = await server.http.get(`/sales-orders/${hostOrder!.id}/history`).expect(200);
+      expect(response.body.data).toEqual({ sales_order_id: hostOrder!.id, entries: [] });
+    });
+    expect(empty).toHaveLength(1);
+    const missing = await server.queriesDuring(() => server.http.get('/sales-orders/2000000000/history').expect(404));
+    expect(missing).toHaveLength(1);
+  });
 });
