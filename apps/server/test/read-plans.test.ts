@@ -8,6 +8,7 @@ import { parseCalendarDate } from '../src/shared/calendar.js';
 import { toDecimal } from '../src/shared/money.js';
 import { ORDER_DATE } from './support/fixtures.js';
 import { createLicensedProduct } from './support/licences.js';
+import { withOwnConnection } from './support/postgres-server.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 const ORDERS = 200_000;
@@ -53,24 +54,30 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('max-number and licence quota pl
         await prisma.$queryRaw<{ id: number }[]>`
           SELECT id FROM ${Prisma.raw(table)} WHERE code LIKE ${`${prefix}%`} ORDER BY id`
       ).map((row) => row.id);
-    await loadBulkOrders((sql, params) => prisma.$executeRawUnsafe(sql, ...params), {
-      orders: ORDERS,
-      customerIds: await idsWithCode('customers', 'BC'),
-      productIds: [licensed.id, ...(await idsWithCode('products', 'BP'))],
-      locationIds: [locations.dhaka.id, locations.chattogram.id],
-      // Both fixture financial years.
-      firstDay: '2025-07-01',
-      days: 730,
-    });
+    const customerIds = await idsWithCode('customers', 'BC');
+    const productIds = [licensed.id, ...(await idsWithCode('products', 'BP'))];
+    await withOwnConnection(prisma, async (client) => {
+      await loadBulkOrders((sql, params) => client.query(sql, params), {
+        orders: ORDERS,
+        customerIds,
+        productIds,
+        locationIds: [locations.dhaka.id, locations.chattogram.id],
+        // Both fixture financial years.
+        firstDay: '2025-07-01',
+        days: 730,
+      });
 
-    // Nine in ten bulk orders of Dhaka's current year get numbers of that series, in id order; the
-    // tenth keep their free-form BLK- numbers (no sequence), at ids above the series' last.
-    await prisma.$executeRaw`
-      UPDATE sales_orders o
-      SET sequence = s.sequence, sales_order_no = 'DHK-2026-' || lpad(s.sequence::text, 5, '0')
-      FROM (SELECT id, row_number() OVER (ORDER BY id) AS sequence FROM sales_orders
-            WHERE location_id = ${locations.dhaka.id} AND financial_year_id = ${years.currentYear.id} AND id % 10 <> 0) s
-      WHERE o.id = s.id`;
+      // Nine in ten bulk orders of Dhaka's current year get numbers of that series, in id order; the
+      // tenth keep their free-form BLK- numbers (no sequence), at ids above the series' last.
+      await client.query(
+        `UPDATE sales_orders o
+         SET sequence = s.sequence, sales_order_no = 'DHK-2026-' || lpad(s.sequence::text, 5, '0')
+         FROM (SELECT id, row_number() OVER (ORDER BY id) AS sequence FROM sales_orders
+               WHERE location_id = $1 AND financial_year_id = $2 AND id % 10 <> 0) s
+         WHERE o.id = s.id`,
+        [locations.dhaka.id, years.currentYear.id],
+      );
+    });
     const [last] = await prisma.$queryRaw<{ id: number; sales_order_no: string; sequence: bigint }[]>`
       SELECT id, sales_order_no, sequence FROM sales_orders
       WHERE location_id = ${locations.dhaka.id} AND financial_year_id = ${years.currentYear.id} AND sequence IS NOT NULL
@@ -83,7 +90,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('max-number and licence quota pl
       VALUES (${locations.dhaka.id}, ${years.currentYear.id}, ${counter})`;
     series = { locationId: locations.dhaka.id, yearId: years.currentYear.id, max: last!.sales_order_no, counter };
     licensedLines = await prisma.salesOrderDetail.count({ where: { productId: licensed.id } });
-    await prisma.$executeRaw`ANALYZE`;
+    await withOwnConnection(prisma, (client) => client.query('ANALYZE'));
   }, 300_000);
 
   const planOf = async (query: Prisma.Sql): Promise<PlanNode> => {
