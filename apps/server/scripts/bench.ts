@@ -222,7 +222,8 @@ interface Row {
   p99: number;
   failed: number;
   rssMb: number | null;
-  against: 'hello' | 'pgbench' | null;
+  /** `read`: the cost of a 5-line read it is compared with (req/s of that read / its own). */
+  against: 'hello' | 'pgbench' | 'read' | null;
 }
 
 const main = async () => {
@@ -280,6 +281,13 @@ const main = async () => {
       body: JSON.stringify(createBody),
     });
     const orderId = ((await created.json()) as { data: { sales_order_id: number } }).data.sales_order_id;
+    // The same lines 100 times over: the read's cost growth with the line count.
+    const createdLarge = await fetch(`${origin}/api/sales-orders`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...createBody, details: Array.from({ length: 100 }, () => fiveLines).flat() }),
+    });
+    const largeOrderId = ((await createdLarge.json()) as { data: { sales_order_id: number } }).data.sales_order_id;
 
     const scenarios: (Load & { name: string; against: Row['against'] })[] = [
       {
@@ -290,6 +298,12 @@ const main = async () => {
         body: { details: fiveLines, other_charges: [{ amount: 150 }] },
       },
       { name: 'GET order (5 lines)', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders/${orderId}` },
+      {
+        name: 'GET order (500 lines)',
+        against: 'read',
+        method: 'GET',
+        url: `${origin}/api/sales-orders/${largeOrderId}`,
+      },
       {
         name: 'POST validate-licence (3 products)',
         against: 'hello',
@@ -355,6 +369,7 @@ const main = async () => {
   }
 
   const hello = rows[0]!.rps;
+  const read = rows.find((row) => row.scenario === 'GET order (5 lines)')!.rps;
   console.log(
     `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
   );
@@ -370,7 +385,9 @@ const main = async () => {
           ? anchor
             ? `${(row.rps / anchor.tps).toFixed(2)} x pgbench`
             : 'no pgbench'
-          : 'baseline',
+          : row.against === 'read'
+            ? `cost ${(read / row.rps).toFixed(2)} x 5-line read`
+            : 'baseline',
     'RSS MB': row.rssMb ?? '-',
     failed: row.failed,
   }));

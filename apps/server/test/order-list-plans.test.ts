@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBulkOrders } from '../scripts/bulk-orders.js';
 import { Prisma } from '../src/generated/prisma/client.js';
 import { countQuery, type OrderListFilter, pageQuery } from '../src/orders/order-list-repository.js';
+import { withOwnConnection } from './support/postgres-server.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 const ORDERS = 200_000;
@@ -47,15 +48,17 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
     });
     firstCustomer = customers[0]!.id;
     firstProduct = products[0]!.id;
-    await loadBulkOrders((sql, params) => prisma.$executeRawUnsafe(sql, ...params), {
-      orders: ORDERS,
-      customerIds: customers.map((customer) => customer.id),
-      productIds: products.map((product) => product.id),
-      locationIds: [locations.dhaka.id, locations.chattogram.id],
-      // Both fixture financial years.
-      firstDay: '2025-07-01',
-      days: 730,
-    });
+    await withOwnConnection(prisma, (client) =>
+      loadBulkOrders((sql, params) => client.query(sql, params), {
+        orders: ORDERS,
+        customerIds: customers.map((customer) => customer.id),
+        productIds: products.map((product) => product.id),
+        locationIds: [locations.dhaka.id, locations.chattogram.id],
+        // Both fixture financial years.
+        firstDay: '2025-07-01',
+        days: 730,
+      }),
+    );
   }, 300_000);
 
   const planOf = async (query: Prisma.Sql): Promise<PlanNode> => {

@@ -1,50 +1,93 @@
-import { Prisma } from '../generated/prisma/client.js';
+import { Prisma, type Product, type ProductLicence } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
+import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';
 import { type Decimal, toDecimal } from '../shared/money.js';
 
-const licenceFields = {
-  id: true,
-  productId: true,
-  licenceNo: true,
-  validFrom: true,
-  validTo: true,
-  licensedQuantity: true,
-} satisfies Prisma.ProductLicenceSelect;
-
 /** A licence as the rules see it; `licensedQuantity` null means unlimited. */
-export type Licence = Prisma.ProductLicenceGetPayload<{ select: typeof licenceFields }>;
+export type Licence = Pick<ProductLicence, 'id' | 'productId' | 'licenceNo' | 'validFrom' | 'validTo'> & {
+  licensedQuantity: Decimal | null;
+};
+
+/** A product with what its licence check needs: its licences, and the quantity orders hold of each quota. */
+export type ProductWithLicences = Pick<Product, 'id' | 'name' | 'active' | 'requiresLicence'> & {
+  /** The active licences not ended before the date, by validFrom then id; none when it needs no licence. */
+  licences: Licence[];
+  /**
+   * By licence id, for each limited licence valid on the date: the quantity live orders dated
+   * in that licence's window hold of the product.
+   */
+  consumed: Map<number, Decimal>;
+};
+
+/** The statement's row: dates and decimals as text, so that no float ever holds a quantity. */
+type ProductLicencesRow = Pick<Product, 'id' | 'name' | 'active' | 'requiresLicence'> & {
+  licences: {
+    id: number;
+    licenceNo: string;
+    validFrom: string;
+    validTo: string;
+    licensedQuantity: string | null;
+    consumed: string | null;
+  }[];
+};
 
 /** Every statement about product licences and what orders have used of them. */
 export const licenceRepository = {
   /**
-   * The active licences of these products that have not ended before `date`: those valid on
-   * it, and those starting later, which may extend the cover. One query for all products.
+   * These products with their active licences that have not ended before `date` (those valid
+   * on it, and those starting later, which may extend the cover), and what live orders in each
+   * limited valid licence's window hold of the product: one statement for any number of
+   * products. Soft-deleted orders do not count, and neither does `excludeOrderId` (the order
+   * being edited). The sum is a range scan of `sales_order_details_licence_use_idx` over the
+   * licence's window: the lines carry their order's date and live flag (migration
+   * 20261122072000_licence_use_index), so the product's history outside the window is never read.
    */
-  findNotEndedBefore: (db: Db, productIds: number[], date: Date): Promise<Licence[]> =>
-    db.productLicence.findMany({
-      where: { productId: { in: productIds }, active: true, validTo: { gte: date } },
-      orderBy: [{ productId: 'asc' }, { validFrom: 'asc' }, { id: 'asc' }],
-      select: licenceFields,
-    }),
-
-  /**
-   * The quantity live orders hold of each licence's product, dated inside that licence's own
-   * validity window: one aggregate query, whatever the number of licences. Soft-deleted
-   * orders do not count, and neither does `excludeOrderId` (the order being edited).
-   */
-  consumedQuantities: async (db: Db, licenceIds: number[], excludeOrderId?: number): Promise<Map<number, Decimal>> => {
-    if (licenceIds.length === 0) return new Map();
-    const rows = await db.$queryRaw<{ licence_id: number; consumed: string }[]>`
-      SELECT l.id AS licence_id, SUM(d.quantity)::text AS consumed
-      FROM product_licences l
-      JOIN sales_order_details d ON d.product_id = l.product_id
-      JOIN sales_orders o ON o.id = d.sales_order_id
-      WHERE l.id IN (${Prisma.join(licenceIds)})
-        AND o.deleted_at IS NULL
-        AND o.sales_order_date BETWEEN l.valid_from AND l.valid_to
-        ${excludeOrderId === undefined ? Prisma.empty : Prisma.sql`AND o.id <> ${excludeOrderId}`}
-      GROUP BY l.id`;
-    // The sum travels as text so that no float ever holds it.
-    return new Map(rows.map((row) => [row.licence_id, toDecimal(row.consumed)]));
+  findProductsWithLicences: async (
+    db: Db,
+    productIds: number[],
+    date: Date,
+    excludeOrderId?: number,
+  ): Promise<ProductWithLicences[]> => {
+    if (productIds.length === 0) return [];
+    const rows = await db.$queryRaw<ProductLicencesRow[]>(productLicencesQuery(productIds, date, excludeOrderId));
+    return rows.map(({ licences, ...product }) => ({
+      ...product,
+      licences: licences.map((licence) => ({
+        id: licence.id,
+        productId: product.id,
+        licenceNo: licence.licenceNo,
+        validFrom: parseCalendarDate(licence.validFrom),
+        validTo: parseCalendarDate(licence.validTo),
+        licensedQuantity: licence.licensedQuantity === null ? null : toDecimal(licence.licensedQuantity),
+      })),
+      consumed: new Map(
+        licences.flatMap((licence) => (licence.consumed === null ? [] : [[licence.id, toDecimal(licence.consumed)]])),
+      ),
+    }));
   },
+};
+
+/** The statement of findProductsWithLicences (exported for its plan test). */
+export const productLicencesQuery = (productIds: number[], date: Date, excludeOrderId?: number): Prisma.Sql => {
+  const onDate = formatCalendarDate(date);
+  return Prisma.sql`
+    SELECT p.id, p.name, p.active, p.requires_licence AS "requiresLicence",
+           COALESCE((
+             SELECT json_agg(json_build_object(
+                      'id', l.id, 'licenceNo', l.licence_no,
+                      'validFrom', to_char(l.valid_from, 'YYYY-MM-DD'), 'validTo', to_char(l.valid_to, 'YYYY-MM-DD'),
+                      'licensedQuantity', l.licensed_quantity::text,
+                      'consumed', CASE WHEN l.licensed_quantity IS NOT NULL AND l.valid_from <= ${onDate}::date THEN (
+                        SELECT COALESCE(SUM(d.quantity), 0)::text
+                        FROM sales_order_details d
+                        WHERE d.live AND d.product_id = l.product_id
+                          AND d.order_date BETWEEN l.valid_from AND l.valid_to
+                          ${excludeOrderId === undefined ? Prisma.empty : Prisma.sql`AND d.sales_order_id <> ${excludeOrderId}`}
+                      ) END)
+                    ORDER BY l.valid_from, l.id)
+             FROM product_licences l
+             WHERE p.requires_licence AND l.product_id = p.id AND l.active AND l.valid_to >= ${onDate}::date
+           ), '[]') AS licences
+    FROM products p
+    WHERE p.id IN (${Prisma.join(productIds)})`;
 };

@@ -2,12 +2,11 @@ import type { ErrorDetail, LicenceValidation, ValidateLicenceBody } from '@sales
 
 import { unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { masterDataRepository } from '../master-data/master-data-repository.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';
 import { parseCalendarDate } from '../shared/calendar.js';
 import { type Decimal, toDecimal } from '../shared/money.js';
-import { type Licence, licenceRepository } from './licence-repository.js';
-import { licencesValidOn, licenceWarnings, quotaLicences } from './licence-rules.js';
+import { licenceRepository } from './licence-repository.js';
+import { licenceWarnings } from './licence-rules.js';
 
 /** The quantity asked of each product, lines of one product added up, in first-appearance order. */
 const quantityByProduct = (lines: ValidateLicenceBody['sales_order_details']): Map<number, Decimal> => {
@@ -21,9 +20,9 @@ const quantityByProduct = (lines: ValidateLicenceBody['sales_order_details']): M
 
 /**
  * The validate-licence use case: warnings, never a refusal, about the licences of the products
- * on an order. At most three queries whatever the number of lines: the products, their
- * licences, and one aggregate of what orders have already used. Without an order date the
- * licences are checked for `today()`, today's calendar date in the business's time zone.
+ * on an order. One statement whatever the number of lines: the products with their licences
+ * and what orders have already used of each. Without an order date the licences are checked
+ * for `today()`, today's calendar date in the business's time zone.
  */
 export const createLicenceService = (prisma: PrismaClient, today: () => Date) => ({
   async validate(body: ValidateLicenceBody): Promise<LicenceValidation> {
@@ -31,31 +30,20 @@ export const createLicenceService = (prisma: PrismaClient, today: () => Date) =>
     const quantities = quantityByProduct(body.sales_order_details);
 
     const problems: ErrorDetail[] = [];
-    const products = await masterDataRepository.findProducts(prisma, [...quantities.keys()]);
+    const products = await licenceRepository.findProductsWithLicences(
+      prisma,
+      [...quantities.keys()],
+      date,
+      body.sales_order_id,
+    );
     const productsById = checkProductsUsable(body.sales_order_details, products, 'sales_order_details', problems);
     if (problems.length > 0) throw unprocessable(problems);
 
-    const licensedIds = products.filter((product) => product.requiresLicence).map((product) => product.id);
-    const licences =
-      licensedIds.length === 0 ? [] : await licenceRepository.findNotEndedBefore(prisma, licensedIds, date);
-    const licencesByProduct = new Map<number, Licence[]>();
-    for (const licence of licences) {
-      const ofProduct = licencesByProduct.get(licence.productId);
-      if (ofProduct) ofProduct.push(licence);
-      else licencesByProduct.set(licence.productId, [licence]);
-    }
-    const licencesOf = (productId: number) => licencesByProduct.get(productId) ?? [];
-
-    // Only the licences whose quantity limits a sale need their use summed.
-    const quotaIds = licensedIds.flatMap((productId) =>
-      quotaLicences(licencesValidOn(licencesOf(productId), date)).map((licence) => licence.id),
-    );
-    const consumed = await licenceRepository.consumedQuantities(prisma, quotaIds, body.sales_order_id);
-
-    const warnings = [...quantities].flatMap(([productId, quantity]) =>
+    const warnings = [...quantities].flatMap(([productId, quantity]) => {
       // Every product was found above, or the request was refused.
-      licenceWarnings(productsById.get(productId)!, quantity, licencesOf(productId), consumed, date),
-    );
+      const product = productsById.get(productId)!;
+      return licenceWarnings(product, quantity, product.licences, product.consumed, date);
+    });
     return {
       validation_message: warnings.map((warning) => warning.message).join('\n'),
       has_warnings: warnings.length > 0,

@@ -25,18 +25,7 @@ export const orderHistoryRepository = {
   findState: (db: Db, id: number): Promise<OrderState | null> =>
     db.salesOrder.findUnique({ where: { id }, include: orderState }),
 
-  /** True when an order with this id was ever created (deleted ones included). */
-  exists: async (db: Db, id: number): Promise<boolean> => (await db.salesOrder.count({ where: { id } })) === 1,
-
   insert: async (db: Db, entry: HistoryEntryToStore): Promise<void> => {
     await db.salesOrderHistory.create({ data: entry });
   },
-
-  /** Every entry of an order, oldest first. */
-  entries: (db: Db, salesOrderId: number) =>
-    db.salesOrderHistory.findMany({
-      where: { salesOrderId },
-      orderBy: { version: 'asc' },
-      select: { version: true, action: true, at: true, by: true, changes: true },
-    }),
 };

@@ -16,6 +16,7 @@ import type { Db } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
 import { orderHistoryRepository, type OrderState } from './order-history-repository.js';
+import { orderReadRepository } from './order-read-repository.js';
 
 /**
  * The audit trail of an order: each create, update and delete records one entry, inside the
@@ -127,11 +128,8 @@ export const orderHistory = {
 export const createOrderHistoryService = (prisma: PrismaClient) => ({
   /** Every entry of an order, deleted orders included; 404 only for an id never created. */
   async get(orderId: number): Promise<SalesOrderHistory> {
-    const [exists, entries] = await Promise.all([
-      orderHistoryRepository.exists(prisma, orderId),
-      orderHistoryRepository.entries(prisma, orderId),
-    ]);
-    if (!exists) throw notFound(`sales order ${orderId} not found`);
+    const entries = await orderReadRepository.findHistory(prisma, orderId);
+    if (!entries) throw notFound(`sales order ${orderId} not found`);
     return {
       sales_order_id: orderId,
       entries: entries.map((entry) => ({

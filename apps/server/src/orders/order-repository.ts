@@ -3,20 +3,9 @@ import type { Db } from '../master-data/master-data-repository.js';
 import type { PricedLine } from './order-pricing.js';
 
 /**
- * Every database statement about orders. Reads cost a fixed number of queries whatever the
- * line count; lines and charges are written with one statement per set.
+ * The statements that write orders, and what the writes read first (the order reads are in
+ * order-read-repository.ts). Lines and charges are written with one statement per set.
  */
-
-const orderWithLines = {
-  customer: { select: { name: true } },
-  details: {
-    orderBy: { lineNo: 'asc' },
-    include: { product: { select: { name: true } } },
-  },
-  otherCharges: { orderBy: { lineNo: 'asc' } },
-} satisfies Prisma.SalesOrderInclude;
-
-export type StoredOrder = Prisma.SalesOrderGetPayload<{ include: typeof orderWithLines }>;
 
 export interface LineToStore extends PricedLine {
   productId: number;
@@ -58,10 +47,6 @@ export const orderRepository = {
   /** The version of a live order; null when it does not exist or is deleted. */
   liveVersion: async (db: Db, id: number): Promise<number | null> =>
     (await db.salesOrder.findFirst({ where: { id, deletedAt: null }, select: { version: true } }))?.version ?? null,
-
-  /** A live (not deleted) order with its customer name, lines with product names, and charges. */
-  findLive: (db: Db, id: number): Promise<StoredOrder | null> =>
-    db.salesOrder.findFirst({ where: { id, deletedAt: null }, include: orderWithLines }),
 
   /**
    * Takes the row lock of a live order for the rest of the transaction, bumping its version
@@ -150,27 +135,6 @@ export const orderRepository = {
       where: { locationId_financialYearId: { locationId, financialYearId } },
       data: { lastSequence },
     });
-  },
-
-  lastSequence: async (db: Db, locationId: number, financialYearId: number): Promise<bigint> => {
-    const counter = await db.salesOrderCounter.findUnique({
-      where: { locationId_financialYearId: { locationId, financialYearId } },
-      select: { lastSequence: true },
-    });
-    return counter?.lastSequence ?? 0n;
-  },
-
-  /**
-   * The number of a series with the highest sequence, deleted orders included. Only numbers of
-   * the series carry a sequence; free-form numbers are in no series.
-   */
-  maxNumber: async (db: Db, locationId: number, financialYearId: number): Promise<string | null> => {
-    const order = await db.salesOrder.findFirst({
-      where: { locationId, financialYearId, sequence: { not: null } },
-      orderBy: { sequence: 'desc' },
-      select: { salesOrderNo: true },
-    });
-    return order?.salesOrderNo ?? null;
   },
 
   insert: (db: Db, order: OrderToStore) =>

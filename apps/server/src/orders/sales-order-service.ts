@@ -16,7 +16,7 @@ import {
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
-import { type Db, masterDataRepository } from '../master-data/master-data-repository.js';
+import type { Db } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime, parseCalendarDate } from '../shared/calendar.js';
 import { toDecimal, toJsonNumber } from '../shared/money.js';
 import {
@@ -29,14 +29,9 @@ import {
 } from './numbering.js';
 import { orderHistory } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
+import { orderReadRepository, type OrderReadRow } from './order-read-repository.js';
 import { checkOrderReferences } from './order-references.js';
-import {
-  type ChargeToStore,
-  isDuplicateKeyError,
-  type LineToStore,
-  orderRepository,
-  type StoredOrder,
-} from './order-repository.js';
+import { type ChargeToStore, isDuplicateKeyError, type LineToStore, orderRepository } from './order-repository.js';
 import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
 
 /** Who acts: the authenticated subject, recorded as created_by / updated_by / deleted_by. */
@@ -59,38 +54,20 @@ const linesToStore = (details: SalesOrderDetailInput[], problems: ErrorDetail[])
 const chargesToStore = (charges: OtherChargeInput[]): ChargeToStore[] =>
   charges.map((charge) => ({ description: charge.description, amount: toDecimal(charge.amount).toFixed(2) }));
 
-const toReadShape = (order: StoredOrder): SalesOrder => ({
-  sales_order_id: order.id,
-  sales_order_no: order.salesOrderNo,
-  customer_id: order.customerId,
-  customer_name: order.customer.name,
-  sales_order_date: formatCalendarDate(order.salesOrderDate),
-  location_id: order.locationId,
-  financial_year_id: order.financialYearId,
+const toReadShape = (order: OrderReadRow): SalesOrder => ({
+  ...order,
   subtotal: toJsonNumber(order.subtotal),
-  other_charges_total: toJsonNumber(order.otherChargesTotal),
-  grand_total: toJsonNumber(order.grandTotal),
-  remarks: order.remarks,
+  other_charges_total: toJsonNumber(order.other_charges_total),
+  grand_total: toJsonNumber(order.grand_total),
   details: order.details.map((detail) => ({
-    sales_order_detail_id: detail.id,
-    product_id: detail.productId,
-    product_name: detail.product.name,
-    packsize_id: detail.packsizeId,
+    ...detail,
     quantity: toJsonNumber(detail.quantity),
     rate: toJsonNumber(detail.rate),
     amount: toJsonNumber(detail.amount),
-    remarks: detail.remarks,
   })),
-  other_charges: order.otherCharges.map((charge) => ({
-    other_charge_id: charge.id,
-    description: charge.description,
-    amount: toJsonNumber(charge.amount),
-  })),
-  version: order.version,
-  created_at: formatDateTime(order.createdAt),
-  updated_at: formatDateTime(order.updatedAt),
-  created_by: order.createdBy,
-  updated_by: order.updatedBy,
+  other_charges: order.other_charges.map((charge) => ({ ...charge, amount: toJsonNumber(charge.amount) })),
+  created_at: formatDateTime(order.created_at),
+  updated_at: formatDateTime(order.updated_at),
 });
 
 /** Moves a series' counter past a supplied number of that series, within `maxAhead` of it. */
@@ -118,7 +95,7 @@ export const createSalesOrderService = (
   { orderNumberMaxAhead }: SalesOrderServiceOptions = { orderNumberMaxAhead: DEFAULT_ORDER_NUMBER_MAX_AHEAD },
 ) => ({
   async get(id: number): Promise<SalesOrder> {
-    const order = await orderRepository.findLive(prisma, id);
+    const order = await orderReadRepository.findLive(prisma, id);
     if (!order) throw notFound(`sales order ${id} not found`);
     return toReadShape(order);
   },
@@ -278,39 +255,32 @@ export const createSalesOrderService = (
   },
 
   async maxNumber(query: MaxNumberQuery): Promise<MaxNumber> {
-    const [location, financialYear] = await Promise.all([
-      masterDataRepository.findLocation(prisma, query.location_id),
-      masterDataRepository.findFinancialYear(prisma, query.year_id),
-    ]);
+    const series = await orderReadRepository.findSeries(prisma, query.location_id, query.year_id);
     const problems: ErrorDetail[] = [];
-    if (!financialYear) {
+    if (series.year_id === null) {
       problems.push({
         path: 'year_id',
         message: `financial year ${query.year_id} does not exist`,
         code: ValidationCode.unknownFinancialYear,
       });
     }
-    if (!location) {
+    if (series.location_id === null) {
       problems.push({
         path: 'location_id',
         message: `location ${query.location_id} does not exist`,
         code: ValidationCode.unknownLocation,
       });
     }
-    if (!location || !financialYear) throw unprocessable(problems);
+    if (series.location_code === null || series.year_start === null) throw unprocessable(problems);
 
-    const [max, last] = await Promise.all([
-      orderRepository.maxNumber(prisma, location.id, financialYear.id),
-      orderRepository.lastSequence(prisma, location.id, financialYear.id),
-    ]);
     return {
-      max_sales_order_number: max,
+      max_sales_order_number: series.max_sales_order_number,
       next_sales_order_number: formatOrderNumber(
-        { locationCode: location.code, financialYearStart: financialYear.startDate },
-        last + 1n,
+        { locationCode: series.location_code, financialYearStart: parseCalendarDate(series.year_start) },
+        BigInt(series.last_sequence) + 1n,
       ),
-      year_id: financialYear.id,
-      location_id: location.id,
+      year_id: query.year_id,
+      location_id: query.location_id,
     };
   },
 });

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { orderReadRepository } from '../src/orders/order-read-repository.js';
+import { createFixtures, type Fixtures, ORDER_DATE, orderBody } from './support/fixtures.js';
+import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
+
+/**
+ * GET /sales-orders/:id and GET /sales-orders/max-number are one database round trip each,
+ * counted at the service's Prisma client, whatever the line count; decimals come back exact.
+ */
+describe('order reads: one statement each', () => {
+  let server: QueryCountingServer;
+  let fixtures: Fixtures;
+
+  beforeAll(async () => {
+    server = await startQueryCountingServer();
+    fixtures = await createFixtures(server.database.prisma);
+  });
+  afterAll(() => server?.close());
+
+  const lines = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      product_id: index % 2 === 0 ? fixtures.products.product.id : fixtures.products.otherProduct.id,
+      quantity: index + 1,
+      rate: 2.5,
+    }));
+
+  const create = async (body: Record<string, unknown>): Promise<number> =>
+    (await server.http.post('/sales-orders').send(orderBody(fixtures, body)).expect(201)).body.data.sales_order_id;
+
+  it.each([5, 500])('reads an order of %i lines in exactly one statement, lines in order', async (count) => {
+    const id = await create({ details: lines(count), other_charges: [{ description: 'Freight', amount: 12.5 }] });
+    let body: { data: Record<string, unknown> & { details: { product_id: number; quantity: number }[] } } | undefined;
+    const statements = await server.queriesDuring(async () => {
+      body = (await server.http.get(`/sales-orders/${id}`).expect(200)).body;
+    });
+    expect(statements).toHaveLength(1);
+    expect(body!.data.details.map((line) => line.quantity)).toEqual(lines(count).map((line) => line.quantity));
+    expect(body!.data.details.map((line) => line.product_id)).toEqual(lines(count).map((line) => line.product_id));
+    expect(body!.data).toMatchObject({
+      sales_order_id: id,
+      customer_name: fixtures.customers.customer.name,
+      sales_order_date: ORDER_DATE,
+      other_charges: [{ description: 'Freight', amount: 12.5 }],
+      version: 1,
+    });
+  });
+
+  it('answers 404 for a deleted or unknown order, in one statement', async () => {
+    const id = await create({});
+    await server.http.delete(`/sales-orders/${id}`).expect(200);
+    for (const missing of [id, 2_000_000_000]) {
+      const statements = await server.queriesDuring(() => server.http.get(`/sales-orders/${missing}`).expect(404));
+      expect(statements).toHaveLength(1);
+    }
+  });
+
+  it('returns many-digit decimals exactly, through the API and as NUMERIC text from the statement', async () => {
+    const id = await create({
+      details: [
+        { product_id: fixtures.products.product.id, quantity: 0.001, rate: 9_999_999_999.9999 },
+        { product_id: fixtures.products.otherProduct.id, quantity: 999_999_999.999, rate: 0.0001 },
+        { product_id: fixtures.products.product.id, quantity: 123_456.789, rate: 98_765.4321 },
+        { product_id: fixtures.products.product.id, quantity: 0.1, rate: 1 },
+        { product_id: fixtures.products.product.id, quantity: 0.2, rate: 1 },
+      ],
+      other_charges: [{ description: 'Round-off', amount: -0.01 }],
+    });
+    const order = (await server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
+    expect(order.details.map((line: { amount: number }) => line.amount)).toEqual([
+      10_000_000, 100_000, 12_193_263_111.26, 0.1, 0.2,
+    ]);
+    expect(order.subtotal).toBe(12_203_363_111.56);
+    expect(order.grand_total).toBe(12_203_363_111.55);
+
+    // Values only host SQL can write (more digits than a double holds): the statement must hand
+    // them over as text, exactly as stored. A statement returning JSON numbers would round them.
+    await server.database.prisma.$executeRaw`
+      UPDATE sales_order_details SET quantity = 123456789012345.678, rate = 12345678901234.5678, amount = 1234567890123456.78
+      WHERE sales_order_id = ${id} AND line_no = 1`;
+    await server.database.prisma.$executeRaw`
+      UPDATE sales_orders SET subtotal = 9999999999999999.99, grand_total = 1234567890123456.71 WHERE id = ${id}`;
+    const row = await orderReadRepository.findLive(server.database.prisma, id);
+    expect(row!.details.map(({ quantity, rate, amount }) => [quantity, rate, amount])).toEqual([
+      ['123456789012345.678', '12345678901234.5678', '1234567890123456.78'],
+      ['999999999.999', '0.0001', '100000.00'],
+      ['123456.789', '98765.4321', '12193263111.26'],
+      ['0.100', '1.0000', '0.10'],
+      ['0.200', '1.0000', '0.20'],
+    ]);
+    expect([row!.subtotal, row!.other_charges_total, row!.grand_total]).toEqual([
+      '9999999999999999.99',
+      '-0.01',
+      '1234567890123456.71',
+    ]);
+    expect(row!.other_charges).toEqual([
+      { other_charge_id: expect.any(Number), description: 'Round-off', amount: '-0.01' },
+    ]);
+  });
+
+  it('answers max-number in one statement: deleted orders count, free-form numbers do not', async () => {
+    const { dhaka } = fixtures.locations;
+    const { currentYear } = fixtures.years;
+    const query = { location_id: dhaka.id, year_id: currentYear.id };
+    const before = (await server.http.get('/sales-orders/max-number').query(query).expect(200)).body.data;
+    const last = await create({ details: lines(1) });
+    const { sales_order_no: lastNumber } = (await server.http.get(`/sales-orders/${last}`).expect(200)).body.data;
+    await server.http.delete(`/sales-orders/${last}`).expect(200);
+    await create({ details: lines(1), sales_order_no: 'ZZZ-FREE-999999' });
+
+    let answer: Record<string, unknown> | undefined;
+    const statements = await server.queriesDuring(async () => {
+      answer = (await server.http.get('/sales-orders/max-number').query(query).expect(200)).body.data;
+    });
+    expect(statements).toHaveLength(1);
+    expect(answer).toEqual({
+      max_sales_order_number: lastNumber,
+      next_sales_order_number: lastNumber.replace(/\d+$/, (digits: string) =>
+        String(Number(digits) + 1).padStart(digits.length, '0'),
+      ),
+      year_id: currentYear.id,
+      location_id: dhaka.id,
+    });
+    expect(answer!.max_sales_order_number).not.toBe(before.max_sales_order_number);
+
+    // A series with no order yet: no max, the first number next.
+    const empty = (
+      await server.http
+        .get('/sales-orders/max-number')
+        .query({ location_id: fixtures.locations.chattogram.id, year_id: fixtures.years.previousYear.id })
+        .expect(200)
+    ).body.data;
+    expect(empty).toMatchObject({ max_sales_order_number: null, next_sales_order_number: 'CTG-2025-00001' });
+  });
+
+  it('refuses an unknown location and year together, in one statement', async () => {
+    let response: { status: number; body: { error: { details: { path: string }[] } } } | undefined;
+    const statements = await server.queriesDuring(async () => {
+      response = await server.http.get('/sales-orders/max-number').query({ location_id: 999_999, year_id: 999_999 });
+    });
+    expect(statements).toHaveLength(1);
+    expect(response!.status).toBe(422);
+    expect(response!.body.error.details.map((detail) => detail.path).sort()).toEqual(['location_id', 'year_id']);
+  });
+
+  it('answers an order history in one statement: entries oldest first, deleted orders included, 404 only when never created', async () => {
+    const id = await create({});
+    await server.http.put(`/sales-orders/${id}`).send({ remarks: 'second' }).expect(200);
+    await server.http.delete(`/sales-orders/${id}`).expect(200);
+    let entries: { version: number; action: string; at: string }[] = [];
+    const statements = await server.queriesDuring(async () => {
+      entries = (await server.http.get(`/sales-orders/${id}/history`).expect(200)).body.data.entries;
+    });
+    expect(statements).toHaveLength(1);
+    expect(entries.map(({ version, action }) => [version, action])).toEqual([
+      [1, 'create'],
+      [2, 'update'],
+      [3, 'delete'],
+    ]);
+    expect(entries[0]!.at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+
+    // An order the host wrote in SQL has no entries: an empty history, not a 404.
+    const [hostOrder] = await server.database.prisma.$queryRaw<{ id: number }[]>`
+      INSERT INTO sales_orders (sales_order_no, location_id, financial_year_id, customer_id, sales_order_date,
+                                subtotal, other_charges_total, grand_total)
+      VALUES ('HOST-1', ${fixtures.locations.dhaka.id}, ${fixtures.years.currentYear.id},
+              ${fixtures.customers.customer.id}, ${ORDER_DATE}::date, 0, 0, 0)
+      RETURNING id`;
+    const empty = await server.queriesDuring(async () => {
+      const response = await server.http.get(`/sales-orders/${hostOrder!.id}/history`).expect(200);
+      expect(response.body.data).toEqual({ sales_order_id: hostOrder!.id, entries: [] });
+    });
+    expect(empty).toHaveLength(1);
+    const missing = await server.queriesDuring(() => server.http.get('/sales-orders/2000000000/history').expect(404));
+    expect(missing).toHaveLength(1);
+  });
+});
