@@ -4,11 +4,13 @@ import express, { type Express, type Response } from 'express';
 import helmet from 'helmet';
 import pTimeout from 'p-timeout';
 
-import { createApiKeyService } from './auth/api-keys.js';
+import { createApiKeyAuthentication, LAST_USED_RESOLUTION_MS } from './auth/api-keys.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { createLastUsedRecorder } from './auth/last-used-recorder.js';
 import { createSessionService } from './auth/sessions.js';
 import type { AppConfig } from './config.js';
+import { CREDENTIALS_CHANNEL } from './db/change-notifications.js';
 import type { Database } from './db/database.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { authenticate } from './http/authenticate.js';
@@ -98,11 +100,20 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
   // The OpenAPI document and its reference page need no authentication.
   app.use(config.basePath || '/', apiDocsRouter(config));
 
-  const authenticator = createAuthenticator({
-    jwt: createJwtVerifier(config.auth.jwt),
-    apiKeys: createApiKeyService(database.prisma),
-    sessions: createSessionService(database.prisma),
+  const lastUsed = createLastUsedRecorder(database.prisma, { resolutionMs: LAST_USED_RESOLUTION_MS, logger });
+  database.beforeClose(lastUsed.flush);
+  const apiKeys = createApiKeyAuthentication(database.prisma, { cacheTtlMs: config.auth.cacheTtlMs, lastUsed });
+  const sessions = createSessionService(database.prisma, { cacheTtlMs: config.auth.cacheTtlMs });
+  // Payloads are `api_key:<digest>` or `session:<digest>` (the triggers' migration).
+  database.changes.on(CREDENTIALS_CHANNEL, (payload) => {
+    const [kind, digest = ''] = payload.split(':', 2);
+    (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
+  database.changes.onReset(() => {
+    apiKeys.cache.clear();
+    sessions.cache.clear();
+  });
+  const authenticator = createAuthenticator({ jwt: createJwtVerifier(config.auth.jwt), apiKeys, sessions });
   const api = express.Router();
   api.use(authenticate(authenticator, config.auth.sessionCookieName));
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
