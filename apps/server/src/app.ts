@@ -10,7 +10,7 @@ import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { createLastUsedRecorder } from './auth/last-used-recorder.js';
 import { createSessionService } from './auth/sessions.js';
 import type { AppConfig } from './config.js';
-import { CREDENTIALS_CHANNEL } from './db/change-notifications.js';
+import { CREDENTIALS_CHANNEL, MASTER_DATA_CHANNEL } from './db/change-notifications.js';
 import type { Database } from './db/database.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { authenticate } from './http/authenticate.js';
@@ -25,6 +25,7 @@ import { requestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
 import type { Logger } from './logger.js';
 import type { RedisClient } from './redis.js';
+import { DROPDOWN_TYPE_OF_TABLE } from './master-data/master-data-repository.js';
 import { createServices } from './services.js';
 
 export interface AppDependencies {
@@ -109,31 +110,33 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
     const [kind, digest = ''] = payload.split(':', 2);
     (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
+  const services = createServices(database.prisma, config);
+  // Payloads are the master table's name.
+  database.changes.on(MASTER_DATA_CHANNEL, (table) => {
+    const type = DROPDOWN_TYPE_OF_TABLE[table];
+    if (type) services.dropdowns.invalidate(type);
+  });
   database.changes.onReset(() => {
     apiKeys.cache.clear();
     sessions.cache.clear();
+    services.dropdowns.clear();
   });
   const authenticator = createAuthenticator({ jwt: createJwtVerifier(config.auth.jwt), apiKeys, sessions });
   const api = express.Router();
   api.use(authenticate(authenticator, config.auth.sessionCookieName));
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
-  createExpressEndpoints(
-    salesOrdersContract,
-    createSalesOrdersRouter(createServices(database.prisma, config), config),
-    api,
-    {
-      logInitialization: false,
-      // Per matched route: its permission first, then the body, so a caller without the
-      // permission gets 403 whatever the body holds.
-      globalMiddleware: [
-        requirePermission,
-        requireJsonBody,
-        express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
-      ],
-      // Validation failures go to errorHandler like every other error.
-      requestValidationErrorHandler: (error, _req, _res, next) => next(error),
-    },
-  );
+  createExpressEndpoints(salesOrdersContract, createSalesOrdersRouter(services, config), api, {
+    logInitialization: false,
+    // Per matched route: its permission first, then the body, so a caller without the
+    // permission gets 403 whatever the body holds.
+    globalMiddleware: [
+      requirePermission,
+      requireJsonBody,
+      express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
+    ],
+    // Validation failures go to errorHandler like every other error.
+    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
+  });
   app.use(config.basePath || '/', api);
 
   app.use(notFoundHandler);
