@@ -5,6 +5,7 @@
 // BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 32), BENCH_CPU_PROF=dir (profiles the service).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 import autocannon from 'autocannon';
@@ -31,10 +32,16 @@ const start = (script, env, nodeArgs = []) => {
   });
   const origin = new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
       if (!line.startsWith('{')) return;
       const entry = JSON.parse(line);
-      if (entry.msg === 'listening') resolve(`http://127.0.0.1:${entry.port}`);
+      if (entry.msg !== 'listening') return;
+      // From here the log is drained unread: parsing a line per request would take CPU from
+      // the load generator, which shares the machine.
+      lines.close();
+      child.stdout.resume();
+      resolve(`http://127.0.0.1:${entry.port}`);
     });
   });
   return { child, origin };
@@ -46,7 +53,14 @@ const stop = async (child) => {
   await exited;
 };
 
-const load = async (url, headers) => {
+/** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+const load = async (url, headers, pid) => {
+  const cpuBefore = cpuMs(pid);
   const body = JSON.stringify({
     details: [
       { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.333 },
@@ -67,6 +81,8 @@ const load = async (url, headers) => {
   });
   return {
     rps: Math.round(result.requests.average),
+    // Less sensitive to other load on the machine than req/s: the server's CPU per request.
+    cpuUsPerRequest: Math.round(((cpuMs(pid) - cpuBefore) * 1000) / result.requests.total),
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -88,7 +104,7 @@ const database = `so_overhead_${Date.now().toString(36)}`;
 await admin(`CREATE DATABASE "${database}"`);
 try {
   const baseline = start('scripts/bench-baseline.mjs', {});
-  const hello = await load(`${await baseline.origin}/hello`, {});
+  const hello = await load(`${await baseline.origin}/hello`, {}, baseline.child.pid);
   baseline.child.kill('SIGTERM');
   await once(baseline.child, 'exit');
 
@@ -102,9 +118,21 @@ try {
     .setSubject('bench')
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode(secret));
-  const totals = await load(`${origin}/api/sales-orders/calculate-totals`, { authorization: `Bearer ${token}` });
+  const totals = await load(
+    `${origin}/api/sales-orders/calculate-totals`,
+    { authorization: `Bearer ${token}` },
+    service.child.pid,
+  );
   await stop(service.child);
-  console.log(JSON.stringify({ hello, totals, ratio: Math.round((totals.rps / hello.rps) * 100) / 100 }));
+  const round = (value) => Math.round(value * 100) / 100;
+  console.log(
+    JSON.stringify({
+      hello,
+      totals,
+      ratio: round(totals.rps / hello.rps),
+      cpuRatio: round(hello.cpuUsPerRequest / totals.cpuUsPerRequest),
+    }),
+  );
 } finally {
   await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
 }

@@ -1,7 +1,6 @@
 import { salesOrdersContract } from '@sales-order/contract';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express, type Response } from 'express';
-import helmet from 'helmet';
 import pTimeout from 'p-timeout';
 
 import { createApiKeyAuthentication, LAST_USED_RESOLUTION_MS } from './auth/api-keys.js';
@@ -21,8 +20,9 @@ import { answerServiceUnavailable, databaseUnavailableHandler } from './http/dat
 import { success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
 import { rateLimitPerClient } from './http/rate-limit.js';
-import { requestLogging } from './http/request-logging.js';
+import { useRequestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
+import { securityHeaders } from './http/security-headers.js';
 import type { Logger } from './logger.js';
 import type { RedisClient } from './redis.js';
 import { DROPDOWN_TYPE_OF_TABLE } from './master-data/master-data-repository.js';
@@ -57,10 +57,10 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
   // Plain key=value parsing: no nested objects or prototype tricks from the query string.
   app.set('query parser', 'simple');
 
-  app.use(requestLogging(logger));
+  useRequestLogging(app, logger);
   // No upgrade-insecure-requests: behind plain HTTP (an internal network) it would send the
   // docs page's own assets to an https:// address that does not exist.
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.use(securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
 
   // Health checks come before the rate limit: a load balancer probing often from one address
   // must never be refused. They need no authentication and reveal nothing.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { RequestHandler } from 'express';
+import type { Express } from 'express';
 import { type Level, stdSerializers } from 'pino';
 
 import type { Principal } from '../auth/principal.js';
@@ -60,22 +60,31 @@ const levelOf = (req: LoggedRequest, res: ServerResponse): Level => {
  * Written here rather than with pino-http, which builds two child loggers per request (with
  * redaction over the whole request object) before it logs anything: that was about a tenth of
  * the CPU time of a request that does no database work. Here a request gets a child logger only
- * when something logs through `req.log`, which is rare (failures).
+ * when something logs through `req.log`, which is rare (failures). Installed on `app` first,
+ * before any other middleware.
  */
-export const requestLogging = (logger: Logger): RequestHandler => {
+export const useRequestLogging = (app: Express, logger: Logger): void => {
   // Built once: the serializers print headers under these keys at debug, as pino-http did.
   const accessLog = logger.child({}, { serializers: { req: stdSerializers.req, res: stdSerializers.res } });
-  return (req, res, next) => {
+  // `req.log` is a getter on this app's request prototype, defined once: a property defined on
+  // each request would change the shape of every request object and slow all later reads of it.
+  const requestLoggers = new WeakMap<object, Logger>();
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Express['request']): Logger {
+      let requestLogger = requestLoggers.get(this);
+      if (!requestLogger) {
+        requestLogger = logger.child({ reqId: this.id });
+        requestLoggers.set(this, requestLogger);
+      }
+      return requestLogger;
+    },
+  });
+  app.use((req, res, next) => {
     const startedAt = performance.now();
     const id = requestIdOf(req);
     req.id = id;
     res.setHeader('X-Request-Id', id);
-    let requestLogger: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: false,
-      get: () => (requestLogger ??= logger.child({ reqId: id })),
-    });
     const onDone = () => {
       res.off('finish', onDone);
       res.off('close', onDone);
@@ -97,5 +106,5 @@ export const requestLogging = (logger: Logger): RequestHandler => {
     res.on('finish', onDone);
     res.on('close', onDone);
     next();
-  };
+  });
 };
