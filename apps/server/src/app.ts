@@ -24,8 +24,8 @@ import { useRequestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
 import { securityHeaders } from './http/security-headers.js';
 import type { Logger } from './logger.js';
-import type { RedisClient } from './redis.js';
 import { DROPDOWN_TYPE_OF_TABLE } from './master-data/master-data-repository.js';
+import type { RedisClient } from './redis.js';
 import { createServices } from './services.js';
 
 export interface AppDependencies {

@@ -24,7 +24,7 @@ describe('dropdown cache with change notifications', () => {
   it('shows a product inserted, renamed and deactivated by the host with SQL in the next calls', async () => {
     const { prisma } = server.database;
     expect(await productNames(server)).not.toContain('Aardvark Feed');
-    const [{ id }] = await prisma.$queryRaw<{ id: number }[]>`
+    const [{ id }] = await prisma.$queryRaw<[{ id: number }]>`
       INSERT INTO products (code, name) VALUES ('HOST-1', 'Aardvark Feed') RETURNING id`;
     await eventually(async () => (await productNames(server)).includes('Aardvark Feed'), 2_000);
 
@@ -74,7 +74,7 @@ describe('dropdown over 50,000 products', () => {
     await prisma.$executeRaw`
       INSERT INTO products (code, name)
       SELECT 'BULK-' || n, 'Bulk Product ' || lpad(n::text, 5, '0') FROM generate_series(1, 50000) AS n`;
-    [lastByName] = await prisma.$queryRaw<{ id: number; name: string }[]>`
+    [lastByName] = await prisma.$queryRaw<[{ id: number; name: string }]>`
       SELECT id, name FROM products WHERE active ORDER BY name DESC, id DESC LIMIT 1`;
   }, 60_000);
   afterAll(() => server?.close());

@@ -17,7 +17,10 @@ const run = async (ending: 'throw' | 'exit') => {
   child.stderr.resume();
   // 'close': the process has exited and its output has all been read.
   const [code] = (await once(child, 'close')) as [number | null];
-  const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter((line) => line.startsWith('{'));
+  const lines = Buffer.concat(chunks)
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{'));
   return { code, indexes: lines.map((line) => (JSON.parse(line) as { index?: number }).index) };
 };
 

@@ -22,7 +22,8 @@ export const securityHeaders = (options: Readonly<HelmetOptions>): RequestHandle
   };
   let done = false;
   helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
-    if (error) throw error;
+    if (error instanceof Error) throw error;
+    if (error) throw new Error('helmet refused its options');
     done = true;
   });
   // helmet finishes synchronously for static options; anything else needs the real middleware.
