@@ -59,7 +59,14 @@ export const listenForChanges = (
     client.on('error', () => {});
     client.end().catch(() => {});
     client = undefined;
-    if (listening) logger.warn({ err: error }, 'change notifications lost: caches rely on their TTL until back');
+    // At info: a lost database is reported once per outage by the availability monitor; this
+    // line only says why caches now rely on their TTL.
+    if (listening) {
+      logger.info(
+        { reason: error instanceof Error ? error.message : undefined },
+        'change notifications lost: caches rely on their TTL until they are back',
+      );
+    }
     listening = false;
     reset();
     if (!closed) {
@@ -86,6 +93,7 @@ export const listenForChanges = (
       .then(() => candidate.query(CHANNELS.map((channel) => `LISTEN ${channel}`).join('; ')))
       .then(() => {
         if (client !== candidate) return;
+        if (delay > RECONNECT_FIRST_DELAY_MS) logger.info('change notifications are back');
         listening = true;
         delay = RECONNECT_FIRST_DELAY_MS;
         // Whatever changed while nobody listened is unknown: start afresh.
