@@ -46,5 +46,4 @@ describe('verified JWT cache', () => {
     expect((await withToken(forged)).status).toBe(401);
     expect((await withToken(token)).status).toBe(200);
   });
-
 });
