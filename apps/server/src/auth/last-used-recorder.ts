@@ -2,12 +2,12 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../logger.js';
 
 /** How often pending uses are written: a use shows in `last_used_at` within about this long. */
-const FLUSH_INTERVAL_MS = 1_000;
+const FLUSH_INTERVAL_MS = 2_000;
 
 /**
  * Records when each API key was last used without touching the request: a use is noted in
  * memory, at most once per key per `resolutionMs` (starting from the stored value), and the
- * notes are written together in one UPDATE about once a second, and on shutdown (`flush`). A
+ * notes are written together in one UPDATE every two seconds, and on shutdown (`flush`). A
  * failed write is logged and retried with the next batch; it never fails or delays a request.
  */
 export const createLastUsedRecorder = (
