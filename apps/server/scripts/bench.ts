@@ -91,10 +91,16 @@ const startProcess = (script: string, env: Record<string, string>) => {
   });
   const origin = new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
       if (!line.startsWith('{')) return;
       const entry = JSON.parse(line) as { msg?: string; port?: number };
-      if (entry.msg === 'listening') resolve(`http://127.0.0.1:${entry.port}`);
+      if (entry.msg !== 'listening') return;
+      // From here the log is drained unread: parsing the service's line per request would take
+      // CPU from autocannon, in this process, and make the service look slower than it is.
+      lines.close();
+      child.stdout.resume();
+      resolve(`http://127.0.0.1:${entry.port}`);
     });
   });
   return { child, origin };

@@ -1,14 +1,15 @@
 import { salesOrdersContract } from '@sales-order/contract';
 import { createExpressEndpoints } from '@ts-rest/express';
 import express, { type Express, type Response } from 'express';
-import helmet from 'helmet';
 import pTimeout from 'p-timeout';
 
-import { createApiKeyService } from './auth/api-keys.js';
+import { createApiKeyAuthentication, LAST_USED_RESOLUTION_MS } from './auth/api-keys.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { createLastUsedRecorder } from './auth/last-used-recorder.js';
 import { createSessionService } from './auth/sessions.js';
 import type { AppConfig } from './config.js';
+import { CREDENTIALS_CHANNEL, MASTER_DATA_CHANNEL } from './db/change-notifications.js';
 import type { Database } from './db/database.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { authenticate } from './http/authenticate.js';
@@ -19,9 +20,11 @@ import { answerServiceUnavailable, databaseUnavailableHandler } from './http/dat
 import { success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
 import { rateLimitPerClient } from './http/rate-limit.js';
-import { requestLogging } from './http/request-logging.js';
+import { useRequestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
+import { securityHeaders } from './http/security-headers.js';
 import type { Logger } from './logger.js';
+import { DROPDOWN_TYPE_OF_TABLE } from './master-data/master-data-repository.js';
 import type { RedisClient } from './redis.js';
 import { createServices } from './services.js';
 
@@ -54,10 +57,10 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
   // Plain key=value parsing: no nested objects or prototype tricks from the query string.
   app.set('query parser', 'simple');
 
-  app.use(requestLogging(logger));
+  useRequestLogging(app, logger);
   // No upgrade-insecure-requests: behind plain HTTP (an internal network) it would send the
   // docs page's own assets to an https:// address that does not exist.
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.use(securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
 
   // Health checks come before the rate limit: a load balancer probing often from one address
   // must never be refused. They need no authentication and reveal nothing.
@@ -98,31 +101,42 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
   // The OpenAPI document and its reference page need no authentication.
   app.use(config.basePath || '/', apiDocsRouter(config));
 
-  const authenticator = createAuthenticator({
-    jwt: createJwtVerifier(config.auth.jwt),
-    apiKeys: createApiKeyService(database.prisma),
-    sessions: createSessionService(database.prisma),
+  const lastUsed = createLastUsedRecorder(database.prisma, { resolutionMs: LAST_USED_RESOLUTION_MS, logger });
+  database.beforeClose(lastUsed.flush);
+  const apiKeys = createApiKeyAuthentication(database.prisma, { cacheTtlMs: config.auth.cacheTtlMs, lastUsed });
+  const sessions = createSessionService(database.prisma, { cacheTtlMs: config.auth.cacheTtlMs });
+  // Payloads are `api_key:<digest>` or `session:<digest>` (the triggers' migration).
+  database.changes.on(CREDENTIALS_CHANNEL, (payload) => {
+    const [kind, digest = ''] = payload.split(':', 2);
+    (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
+  const services = createServices(database.prisma, config);
+  // Payloads are the master table's name.
+  database.changes.on(MASTER_DATA_CHANNEL, (table) => {
+    const type = DROPDOWN_TYPE_OF_TABLE[table];
+    if (type) services.dropdowns.invalidate(type);
+  });
+  database.changes.onReset(() => {
+    apiKeys.cache.clear();
+    sessions.cache.clear();
+    services.dropdowns.clear();
+  });
+  const authenticator = createAuthenticator({ jwt: createJwtVerifier(config.auth.jwt), apiKeys, sessions });
   const api = express.Router();
   api.use(authenticate(authenticator, config.auth.sessionCookieName));
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
-  createExpressEndpoints(
-    salesOrdersContract,
-    createSalesOrdersRouter(createServices(database.prisma, config), config),
-    api,
-    {
-      logInitialization: false,
-      // Per matched route: its permission first, then the body, so a caller without the
-      // permission gets 403 whatever the body holds.
-      globalMiddleware: [
-        requirePermission,
-        requireJsonBody,
-        express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
-      ],
-      // Validation failures go to errorHandler like every other error.
-      requestValidationErrorHandler: (error, _req, _res, next) => next(error),
-    },
-  );
+  createExpressEndpoints(salesOrdersContract, createSalesOrdersRouter(services, config), api, {
+    logInitialization: false,
+    // Per matched route: its permission first, then the body, so a caller without the
+    // permission gets 403 whatever the body holds.
+    globalMiddleware: [
+      requirePermission,
+      requireJsonBody,
+      express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
+    ],
+    // Validation failures go to errorHandler like every other error.
+    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
+  });
   app.use(config.basePath || '/', api);
 
   app.use(notFoundHandler);

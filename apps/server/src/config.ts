@@ -223,6 +223,8 @@ const EnvironmentSchema = z
     JWT_PUBLIC_KEY: jwtPublicKey,
     JWT_ISSUER: optionalString,
     JWT_AUDIENCE: optionalString,
+    AUTH_CACHE_TTL_MS: integer('AUTH_CACHE_TTL_MS', 10_000, 0, 300_000),
+    MASTER_DATA_CACHE_TTL_MS: integer('MASTER_DATA_CACHE_TTL_MS', 60_000, 0, 3_600_000),
     SESSION_COOKIE_NAME: cookieName.transform((value) => value ?? 'erp_session'),
     ALLOWED_ORIGINS: allowedOrigins,
     RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000),
@@ -281,7 +283,14 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     },
     sessionCookieName: value.SESSION_COOKIE_NAME,
     allowedOrigins: value.ALLOWED_ORIGINS,
+    /**
+     * Longest time an API key or session is believed after the database stopped holding it live
+     * (0: looked up on every request). Announced changes drop it at once; this bounds a missed one.
+     */
+    cacheTtlMs: value.AUTH_CACHE_TTL_MS,
   },
+  /** Longest time a dropdown's records are reused without hearing of a change (0: read every time). */
+  masterDataCacheTtlMs: value.MASTER_DATA_CACHE_TTL_MS,
   rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
   trustProxy: value.TRUST_PROXY,
   bodyLimit: value.BODY_LIMIT,

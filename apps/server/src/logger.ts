@@ -1,4 +1,4 @@
-import { type DestinationStream, type Logger, pino } from 'pino';
+import { destination, type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 
@@ -10,6 +10,15 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+/**
+ * Standard output, written asynchronously: a request never waits on the write of its log line,
+ * and lines logged while a write is under way go out together in the next one. pino flushes
+ * what is left synchronously when the process exits, whether by process.exit (the end of a
+ * graceful shutdown), the end of the event loop or an uncaught exception; only a SIGKILL can
+ * lose lines.
+ */
+const asynchronousStdout = (): DestinationStream => destination({ dest: 1, sync: false });
+
 /** Structured JSON logs; credentials are replaced by "[Redacted]". */
-export const createLogger = (level: string, destination?: DestinationStream): Logger =>
+export const createLogger = (level: string, destination: DestinationStream = asynchronousStdout()): Logger =>
   pino({ level, redact: { paths: REDACTED_PATHS }, base: { service: 'sales-order-service' } }, destination);

@@ -16,14 +16,15 @@ export const createServices = (
     businessTimeZone,
     orderNumberMaxAhead,
     idempotency,
-  }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency'>,
+    masterDataCacheTtlMs,
+  }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency' | 'masterDataCacheTtlMs'>,
 ) => ({
   orders: createSalesOrderService(prisma, { orderNumberMaxAhead: BigInt(orderNumberMaxAhead) }),
   orderList: createOrderListService(prisma),
   orderHistory: createOrderHistoryService(prisma),
   idempotency: createIdempotencyService(prisma, idempotency),
   licences: createLicenceService(prisma, () => todayIn(businessTimeZone)),
-  dropdowns: createDropdownService(prisma),
+  dropdowns: createDropdownService(prisma, { cacheTtlMs: masterDataCacheTtlMs }),
   totals: { calculate: calculateTotals },
 });
 

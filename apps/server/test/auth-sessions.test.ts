@@ -5,6 +5,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 
 import { createSession } from './support/credentials.js';
+import { eventually } from './support/eventually.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
@@ -68,6 +69,8 @@ describe('host session cookie', () => {
       where: { tokenHash: createHash('sha256').update(token).digest('hex') },
       data: { revokedAt: new Date() },
     });
+    // The revocation reaches the service's credential cache through NOTIFY: at once, asynchronously.
+    await eventually(async () => (await readWith(cookie)).status === 401, 2_000);
     expectInvalidSession(await readWith(cookie));
   });
 

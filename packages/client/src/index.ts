@@ -353,12 +353,20 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     calculateTotals: (body: CalculateTotalsBody) => unwrap<Totals>(client.calculateTotals({ body })),
     /** POST /sales-orders/validate-licence */
     validateLicence: (body: ValidateLicenceBody) => unwrap<LicenceValidation>(client.validateLicence({ body })),
-    /** GET /sales-orders/dropdown-options/{type} */
-    getDropdownOptions: (type: DropdownType, selectedId?: number) =>
+    /**
+     * GET /sales-orders/dropdown-options/{type}: at most `limit` options (server default 1000, at
+     * most 5000) plus the selected one; `truncated` in the answer tells whether `q` (a
+     * case-insensitive part of the name) is needed to reach the rest.
+     */
+    getDropdownOptions: (type: DropdownType, selectedId?: number, { q, limit }: { q?: string; limit?: number } = {}) =>
       unwrap<DropdownOptions>(
         client.getDropdownOptions({
           params: { type },
-          query: selectedId === undefined ? {} : { selected_id: selectedId },
+          query: {
+            ...(selectedId === undefined ? {} : { selected_id: selectedId }),
+            ...(q === undefined ? {} : { q }),
+            ...(limit === undefined ? {} : { limit }),
+          },
         }),
       ),
   };

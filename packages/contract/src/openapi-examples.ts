@@ -127,6 +127,7 @@ const dropdown: DropdownOptions = {
     '<option value="5">Bogura Depot</option>\n<option value="2">Chattogram Depot</option>\n' +
     '<option value="1" selected>Dhaka Central Depot</option>',
   selected_id: 1,
+  truncated: false,
 };
 
 const maxNumber: MaxNumber = {

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import {
   CalculateTotalsBodySchema,
   CreateSalesOrderBodySchema,
+  DROPDOWN_LIMIT_DEFAULT,
   DropdownQuerySchema,
   idParam,
   isStorableText,
@@ -48,13 +49,17 @@ describe('integer ids in paths and query strings', () => {
     const maxNumber = MaxNumberQuerySchema.safeParse({ year_id: '0x10', location_id: '+1' });
     expect(maxNumber.error?.issues.map((issue) => issue.path.join('.')).sort()).toEqual(['location_id', 'year_id']);
     expect(DropdownQuerySchema.safeParse({ selected_id: '1.0' }).success).toBe(false);
-    expect(DropdownQuerySchema.parse({})).toEqual({});
+    expect(DropdownQuerySchema.parse({})).toEqual({ limit: DROPDOWN_LIMIT_DEFAULT });
   });
 
   it('keeps number inputs for typed callers', () => {
     expectTypeOf<z.input<typeof MaxNumberQuerySchema>>().toEqualTypeOf<{ year_id: number; location_id: number }>();
     expectTypeOf<z.input<typeof SalesOrderIdParamsSchema>>().toEqualTypeOf<{ id: number }>();
-    expectTypeOf<z.input<typeof DropdownQuerySchema>>().toEqualTypeOf<{ selected_id?: number | undefined }>();
+    expectTypeOf<z.input<typeof DropdownQuerySchema>>().toEqualTypeOf<{
+      selected_id?: number | undefined;
+      q?: string | undefined;
+      limit?: number | undefined;
+    }>();
   });
 
   it('keeps integer parameters in the OpenAPI document', () => {

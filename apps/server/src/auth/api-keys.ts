@@ -2,6 +2,8 @@ import { randomBytes, randomInt } from 'node:crypto';
 
 import { unauthenticated, unprocessable } from '../errors/domain-error.js';
 import type { ApiKey, PrismaClient } from '../generated/prisma/client.js';
+import { createCredentialCache } from './credential-cache.js';
+import type { LastUsedRecorder } from './last-used-recorder.js';
 import { KNOWN_PERMISSIONS, type Principal } from './principal.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
 
@@ -16,16 +18,13 @@ const PREFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 const KEY_PATTERN = /^(sok_[a-z2-7]{8})_[A-Za-z0-9_-]{43}$/;
 const PREFIX_PATTERN = /^sok_[a-z2-7]{8}$/;
 
-/** last_used_at is refreshed at most this often per key, so busy keys do not write on every request. */
+/** last_used_at is refreshed at most this often per key, so busy keys do not write on every use. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type ApiKeySummary = Pick<
   ApiKey,
   'prefix' | 'name' | 'permissions' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'
 >;
-
-/** What authenticating by a key needs of its row. */
-export type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions' | 'lastUsedAt'>;
 
 export type NewApiKey = {
   name: string;
@@ -111,30 +110,74 @@ export const createApiKeyService = (prisma: PrismaClient, now: () => Date = () =
     return prisma.apiKey.findMany({ select: summaryFields, orderBy: { id: 'asc' } });
   },
 
-  /**
-   * The stored key that `key` is, when it is known, unrevoked and unexpired; no side effects.
-   * Expiry is compared in SQL against the database's clock, like a host session's.
-   */
-  async find(key: string): Promise<LiveApiKey | null> {
+  /** Whether `key` is a stored key, unrevoked and unexpired; no side effects. */
+  async isLive(key: string): Promise<boolean> {
     const prefix = KEY_PATTERN.exec(key)?.[1];
-    if (prefix === undefined) return null;
-    const [row] = await prisma.$queryRaw<LiveApiKey[]>`
-      SELECT id, prefix, key_hash AS "keyHash", permissions, last_used_at AS "lastUsedAt" FROM api_keys
-      WHERE prefix = ${prefix} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
-    if (!row || !digestsEqual(row.keyHash, sha256Hex(key))) return null;
-    return row;
-  },
-
-  /** The caller a key belongs to; unknown, revoked and expired keys are all just "not valid". */
-  async authenticate(key: string): Promise<Principal> {
-    const row = await this.find(key);
-    if (!row) throw invalidKey();
-    const at = now();
-    if (row.lastUsedAt === null || at.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      await prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: at } });
-    }
-    return { subject: `api_key:${row.prefix}`, permissions: new Set(row.permissions), method: 'api_key' };
+    return prefix !== undefined && (await findLiveKey(prisma, prefix, sha256Hex(key))) !== null;
   },
 });
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>;
+
+/** What authenticating by a key needs of its row, and how long it has left by the database's clock. */
+type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions' | 'lastUsedAt'> & { msLeft: number | null };
+
+type AuthenticatedKey = { id: number; principal: Principal };
+
+/**
+ * The stored key whose prefix and SHA-256 these are, when it is unrevoked and unexpired; no side
+ * effects. Expiry is compared in SQL against the database's clock, like a host session's.
+ */
+const findLiveKey = async (prisma: PrismaClient, prefix: string, digest: string): Promise<LiveApiKey | null> => {
+  const [row] = await prisma.$queryRaw<LiveApiKey[]>`
+    SELECT id, prefix, key_hash AS "keyHash", permissions, last_used_at AS "lastUsedAt",
+      (EXTRACT(EPOCH FROM expires_at - now()) * 1000)::float8 AS "msLeft"
+    FROM api_keys
+    WHERE prefix = ${prefix} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+  return row && digestsEqual(row.keyHash, digest) ? row : null;
+};
+
+/**
+ * Authentication by key. The caller of a key is kept in a cache by the key's SHA-256 (see
+ * credential-cache.ts: successes only, at most AUTH_CACHE_TTL_MS and never past the key's
+ * expiry, dropped at once when the database announces a revocation); a use is recorded in
+ * `last_used_at` off the request path (last-used-recorder.ts).
+ */
+export const createApiKeyAuthentication = (
+  prisma: PrismaClient,
+  {
+    cacheTtlMs,
+    lastUsed,
+    now = () => new Date(),
+  }: { cacheTtlMs: number; lastUsed: LastUsedRecorder; now?: () => Date },
+) => {
+  const cache = createCredentialCache<AuthenticatedKey>(cacheTtlMs);
+
+  const lookup = async (prefix: string, digest: string) => {
+    const row = await findLiveKey(prisma, prefix, digest);
+    if (!row) return null;
+    lastUsed.stored(row.id, row.lastUsedAt);
+    const principal: Principal = {
+      subject: `api_key:${row.prefix}`,
+      permissions: new Set(row.permissions),
+      method: 'api_key',
+    };
+    return { value: { id: row.id, principal }, msLeft: row.msLeft };
+  };
+
+  return {
+    cache,
+    /** The caller a key belongs to; unknown, revoked and expired keys are all just "not valid". */
+    async authenticate(key: string): Promise<Principal> {
+      const prefix = KEY_PATTERN.exec(key)?.[1];
+      if (prefix === undefined) throw invalidKey();
+      const digest = sha256Hex(key);
+      const found = await cache.get(digest, () => lookup(prefix, digest));
+      if (!found) throw invalidKey();
+      lastUsed.used(found.id, now());
+      return found.principal;
+    },
+  };
+};
+
+export type ApiKeyAuthentication = ReturnType<typeof createApiKeyAuthentication>;

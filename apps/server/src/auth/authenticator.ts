@@ -1,5 +1,5 @@
 import { unauthenticated } from '../errors/domain-error.js';
-import type { ApiKeyService } from './api-keys.js';
+import type { ApiKeyAuthentication } from './api-keys.js';
 import type { JwtVerifier } from './jwt-verifier.js';
 import type { Principal } from './principal.js';
 import type { SessionService } from './sessions.js';
@@ -26,8 +26,8 @@ export type Authenticator = {
  */
 export const createAuthenticator = (methods: {
   jwt: JwtVerifier;
-  apiKeys: ApiKeyService;
-  sessions: SessionService;
+  apiKeys: Pick<ApiKeyAuthentication, 'authenticate'>;
+  sessions: Pick<SessionService, 'authenticate'>;
 }): Authenticator => ({
   async authenticate({ authorization, sessionToken }) {
     if (authorization !== undefined) {

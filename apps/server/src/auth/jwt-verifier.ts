@@ -2,6 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 
 import { isStorableText } from '@sales-order/contract';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 
 import { unauthenticated } from '../errors/domain-error.js';
 import { MAX_SUBJECT_LENGTH, type Principal } from './principal.js';
@@ -72,6 +73,18 @@ const permissionsOf = (payload: JWTPayload): string[] => {
   return [];
 };
 
+/**
+ * Verified tokens kept by their exact text, so a client sending the same token on every request
+ * is checked by signature once (an HMAC through WebCrypto was the largest single cost of a
+ * request). Only tokens that passed every check are kept; exp and nbf are compared again at each
+ * use, and an entry leaves no later than its exp. Bounded, least recently used first out.
+ */
+const VERIFIED_TOKENS_MAX = 10_000;
+// Longer texts are verified every time: one huge token must not pin memory in the cache.
+const MAX_CACHED_TOKEN_LENGTH = 8_192;
+
+type VerifiedToken = { principal: Principal; exp: number; nbf: number | undefined };
+
 export type JwtVerifier = {
   /** The caller a token names; throws an `unauthenticated` DomainError for any bad token. */
   verify(token: string): Promise<Principal>;
@@ -82,41 +95,64 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
   if (settings.secret) keys.set('HS256', settings.secret);
   if (settings.publicKey) keys.set(settings.publicKey.algorithm, settings.publicKey.key);
   const algorithms = [...keys.keys()];
+  const verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_TOKENS_MAX });
+
+  /** The cached caller of `token` when it is still inside its exp and nbf (with jose's leeway). */
+  const fromCache = (token: string): Principal | undefined => {
+    const entry = verified.get(token);
+    if (!entry) return undefined;
+    const now = Math.floor(Date.now() / 1000);
+    if (entry.exp <= now - CLOCK_TOLERANCE_SECONDS) {
+      verified.delete(token);
+      return undefined;
+    }
+    if (entry.nbf !== undefined && entry.nbf > now + CLOCK_TOLERANCE_SECONDS) return undefined;
+    return entry.principal;
+  };
+
+  const verifySignatureAndClaims = async (token: string): Promise<Principal> => {
+    let payload: JWTPayload;
+    try {
+      // jose checks `alg` against `algorithms` before asking for a key, so the lookup
+      // only ever sees an algorithm that has one.
+      ({ payload } = await jwtVerify(token, (header) => keys.get(header.alg)!, {
+        algorithms,
+        issuer: settings.issuer,
+        audience: settings.audience,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) throw unauthenticated('The access token has expired', 'token_expired');
+      if (error instanceof errors.JOSEError) throw invalidToken();
+      throw error;
+    }
+    // jose checks that iat is a number but not that it is past (only with maxTokenAge): a
+    // token issued in the future comes from a broken or forging issuer.
+    if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw invalidToken();
+    const subject = payload.sub;
+    // The subject is stored as created_by/updated_by text: it must be storable as sent.
+    if (
+      typeof subject !== 'string' ||
+      subject === '' ||
+      subject.length > MAX_SUBJECT_LENGTH ||
+      !isStorableText(subject)
+    ) {
+      throw invalidToken();
+    }
+    const principal: Principal = { subject, permissions: new Set(permissionsOf(payload)), method: 'jwt' };
+    // requiredClaims makes exp a number here; jose has checked nbf's type when present.
+    if (token.length <= MAX_CACHED_TOKEN_LENGTH) {
+      verified.set(token, { principal, exp: payload.exp!, nbf: payload.nbf });
+    }
+    return principal;
+  };
 
   return {
     async verify(token) {
       if (algorithms.length === 0)
         throw unauthenticated('This service is not configured to accept Bearer tokens', 'invalid_token');
-      let payload: JWTPayload;
-      try {
-        // jose checks `alg` against `algorithms` before asking for a key, so the lookup
-        // only ever sees an algorithm that has one.
-        ({ payload } = await jwtVerify(token, (header) => keys.get(header.alg)!, {
-          algorithms,
-          issuer: settings.issuer,
-          audience: settings.audience,
-          clockTolerance: CLOCK_TOLERANCE_SECONDS,
-          requiredClaims: ['exp', 'sub'],
-        }));
-      } catch (error) {
-        if (error instanceof errors.JWTExpired) throw unauthenticated('The access token has expired', 'token_expired');
-        if (error instanceof errors.JOSEError) throw invalidToken();
-        throw error;
-      }
-      // jose checks that iat is a number but not that it is past (only with maxTokenAge): a
-      // token issued in the future comes from a broken or forging issuer.
-      if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) throw invalidToken();
-      const subject = payload.sub;
-      // The subject is stored as created_by/updated_by text: it must be storable as sent.
-      if (
-        typeof subject !== 'string' ||
-        subject === '' ||
-        subject.length > MAX_SUBJECT_LENGTH ||
-        !isStorableText(subject)
-      ) {
-        throw invalidToken();
-      }
-      return { subject, permissions: new Set(permissionsOf(payload)), method: 'jwt' };
+      return fromCache(token) ?? verifySignatureAndClaims(token);
     },
   };
 };

@@ -1,5 +1,6 @@
 import { unauthenticated } from '../errors/domain-error.js';
 import type { PrismaClient, Session } from '../generated/prisma/client.js';
+import { createCredentialCache } from './credential-cache.js';
 import { MAX_SUBJECT_LENGTH, type Principal } from './principal.js';
 import { sha256Hex } from './token-hash.js';
 
@@ -16,18 +17,43 @@ const MAX_TOKEN_LENGTH = 4096;
 
 const invalidSession = () => unauthenticated('The session is not valid', 'invalid_session');
 
-export const createSessionService = (prisma: PrismaClient) => ({
-  /** The user of a live session; unknown, expired and revoked sessions are all "not valid". */
-  async authenticate(token: string): Promise<Principal> {
-    if (token.length > MAX_TOKEN_LENGTH) throw invalidSession();
-    const [session] = await prisma.$queryRaw<Pick<Session, 'userId' | 'permissions'>[]>`
-      SELECT user_id AS "userId", permissions FROM sessions
-      WHERE token_hash = ${sha256Hex(token)} AND revoked_at IS NULL AND expires_at > now()`;
-    if (!session) throw invalidSession();
-    if (session.userId === '' || session.userId.length > MAX_SUBJECT_LENGTH) throw invalidSession();
+type LiveSession = Pick<Session, 'userId' | 'permissions'> & { msLeft: number };
+
+/**
+ * The user of a session is kept in a cache by the token's SHA-256 (see credential-cache.ts:
+ * successes only, at most AUTH_CACHE_TTL_MS and never past the session's expiry, dropped at once
+ * when the database announces that the host changed or deleted the row).
+ */
+export const createSessionService = (prisma: PrismaClient, { cacheTtlMs }: { cacheTtlMs: number }) => {
+  const cache = createCredentialCache<Principal>(cacheTtlMs);
+
+  const lookup = async (digest: string) => {
+    const [session] = await prisma.$queryRaw<LiveSession[]>`
+      SELECT user_id AS "userId", permissions, (EXTRACT(EPOCH FROM expires_at - now()) * 1000)::float8 AS "msLeft"
+      FROM sessions
+      WHERE token_hash = ${digest} AND revoked_at IS NULL AND expires_at > now()`;
+    if (!session) return null;
+    if (session.userId === '' || session.userId.length > MAX_SUBJECT_LENGTH) return null;
     // The host may leave the array NULL; that is a session without permissions.
-    return { subject: session.userId, permissions: new Set(session.permissions ?? []), method: 'session' };
-  },
-});
+    const principal: Principal = {
+      subject: session.userId,
+      permissions: new Set(session.permissions ?? []),
+      method: 'session',
+    };
+    return { value: principal, msLeft: session.msLeft };
+  };
+
+  return {
+    cache,
+    /** The user of a live session; unknown, expired and revoked sessions are all "not valid". */
+    async authenticate(token: string): Promise<Principal> {
+      if (token.length > MAX_TOKEN_LENGTH) throw invalidSession();
+      const digest = sha256Hex(token);
+      const principal = await cache.get(digest, () => lookup(digest));
+      if (!principal) throw invalidSession();
+      return principal;
+    },
+  };
+};
 
 export type SessionService = ReturnType<typeof createSessionService>;

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { AppConfig } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { createLogger, type Logger } from '../logger.js';
+import { type ChangeNotifications, listenForChanges, noChangeNotifications } from './change-notifications.js';
 import { createDatabaseAvailability, type DatabaseAvailability } from './database-availability.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { applyMigrations } from './migrate.js';
@@ -21,6 +22,10 @@ export interface Database {
   ping(): Promise<void>;
   /** Whether the database answers, as the last failures and probes tell; logs outages once each. */
   availability: DatabaseAvailability;
+  /** What the triggers say changed (credentials, master data); nothing on the embedded database. */
+  changes: ChangeNotifications;
+  /** Runs `task` when the database closes, before its connections do (e.g. flushing pending writes). */
+  beforeClose(task: () => Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -95,13 +100,24 @@ export const openDatabase = async (
       transactionOptions: { maxWait: config.database.connectTimeoutMs, timeout: TRANSACTION_TIMEOUT_MS },
     });
     if (onQuery) prisma.$on('query' as never, (event: { query: string }) => onQuery(event.query));
+    // PGlite's socket server serves one connection at a time: a LISTEN connection would hold it.
+    const changes = embedded
+      ? noChangeNotifications()
+      : listenForChanges(url, { connectTimeoutMs: config.database.connectTimeoutMs, logger });
+    const closeTasks: (() => Promise<void>)[] = [];
     return {
       prisma,
       embedded: embedded !== undefined,
       appliedMigrations,
       ping,
       availability,
+      changes,
+      beforeClose: (task) => {
+        closeTasks.push(task);
+      },
       close: async () => {
+        for (const task of closeTasks) await task();
+        await changes.close();
         availability.stop();
         await prisma.$disconnect();
         await pool.end();

@@ -31,10 +31,14 @@ export const authenticate =
       return;
     }
     try {
+      const { authorization, cookie } = req.headers;
+      // An Authorization header decides alone (authenticator.ts): the cookie is read only without one.
       // The cookie value is hashed exactly as the browser sent it: no URI decoding.
-      const cookies = parseCookies(req.headers.cookie ?? '', { decode: (value) => value });
-      const sessionToken = cookies[sessionCookieName] || undefined;
-      req.principal = await authenticator.authenticate({ authorization: req.headers.authorization, sessionToken });
+      const sessionToken =
+        authorization === undefined && cookie !== undefined
+          ? parseCookies(cookie, { decode: (value) => value })[sessionCookieName] || undefined
+          : undefined;
+      req.principal = await authenticator.authenticate({ authorization, sessionToken });
       next();
     } catch (error) {
       next(error);

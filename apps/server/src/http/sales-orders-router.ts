@@ -36,7 +36,7 @@ export const createSalesOrdersRouter = (
 
     getDropdownOptions: async ({ params, query }) => ({
       status: 200,
-      body: success(await dropdowns.options(params.type, query.selected_id ?? null)),
+      body: success(await dropdowns.options(params.type, query)),
     }),
 
     listSalesOrders: async ({ query }) => ({ status: 200, body: success(await orderList.list(query)) }),

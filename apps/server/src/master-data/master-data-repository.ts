@@ -24,6 +24,15 @@ const ACTIVE_RECORDS: Record<DropdownType, (db: Db) => Promise<NamedRecord[]>> =
   ports: (db) => db.port.findMany(activeByName()),
 };
 
+/** The master table behind each dropdown type, by the name its change notices carry. */
+export const DROPDOWN_TYPE_OF_TABLE: Readonly<Record<string, DropdownType>> = {
+  field_officers: 'field-officers',
+  products: 'products',
+  locations: 'locations',
+  customers: 'customers',
+  ports: 'ports',
+};
+
 /**
  * Reads of the master data the host ERP owns. Each lookup is one query, whatever the number
  * of ids asked for.

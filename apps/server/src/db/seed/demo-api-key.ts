@@ -19,7 +19,7 @@ export const ensureDemoApiKey = async (
   const file = dataDir === 'memory://' ? undefined : path.resolve(dataDir, 'demo-api-key');
   if (file) {
     const saved = (await readFile(file, 'utf8').catch(() => '')).trim();
-    if (saved !== '' && (await apiKeys.find(saved))) return { key: saved, file };
+    if (saved !== '' && (await apiKeys.isLive(saved))) return { key: saved, file };
   }
   const { key } = await apiKeys.create({ name: 'demo', permissions: ['*'], expiresAt: null });
   if (file) {

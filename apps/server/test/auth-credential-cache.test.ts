@@ -1,0 +1,159 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+import { Permission } from '@sales-order/contract';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createApiKey, createSession } from './support/credentials.js';
+import { eventually } from './support/eventually.js';
+import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const PATH = '/sales-orders/calculate-totals';
+const BODY = { details: [{ quantity: 1, rate: 7 }] };
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+const withKey = (server: TestServer, key: string) =>
+  request(server.api).post(PATH).set('Authorization', `ApiKey ${key}`).send(BODY);
+// A cookie-authenticated write must come from a trusted origin: the service's own.
+const withCookie = (server: TestServer, cookie: string) =>
+  request(server.api).post(PATH).set('Cookie', cookie).set('Origin', server.origin).send(BODY);
+const statusWithKey = async (server: TestServer, key: string) => (await withKey(server, key)).status;
+const statusWithCookie = async (server: TestServer, cookie: string) => (await withCookie(server, cookie)).status;
+
+/** A key in the service's format, not yet stored: the test stores it with SQL, as the CLI would. */
+const unstoredKey = () => {
+  const prefix = `sok_${randomBytes(5)
+    .toString('hex')
+    .replace(/[^a-z2-7]/g, 'a')
+    .slice(0, 8)}`;
+  return { prefix, key: `${prefix}_${randomBytes(32).toString('base64url')}` };
+};
+
+// Far longer than any wait below: a change seen in time was seen through NOTIFY, not the TTL.
+const LONG_TTL = { AUTH_CACHE_TTL_MS: '300000' };
+
+describe('credential cache with change notifications', () => {
+  let server: QueryCountingServer;
+
+  beforeAll(async () => {
+    server = await startQueryCountingServer(LONG_TTL);
+  });
+  afterAll(() => server?.close());
+
+  it('refuses a key revoked with SQL at once (NOTIFY), although its caller is cached', async () => {
+    const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
+    expect(await statusWithKey(server, key)).toBe(200);
+    expect(await statusWithKey(server, key)).toBe(200);
+    await server.database.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE prefix = ${summary.prefix}`;
+    await eventually(async () => (await statusWithKey(server, key)) === 401, 2_000);
+  });
+
+  it('refuses a session revoked, expired or deleted by the host with SQL at once (NOTIFY)', async () => {
+    const statements = [
+      (hash: string) =>
+        server.database.prisma.$executeRaw`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${hash}`,
+      (hash: string) =>
+        server.database.prisma
+          .$executeRaw`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = ${hash}`,
+      (hash: string) => server.database.prisma.$executeRaw`DELETE FROM sessions WHERE token_hash = ${hash}`,
+    ];
+    for (const end of statements) {
+      const { token, cookie } = await createSession(server.database.prisma);
+      expect(await statusWithCookie(server, cookie)).toBe(200);
+      await end(sha256(token));
+      await eventually(async () => (await statusWithCookie(server, cookie)) === 401, 2_000);
+    }
+  });
+
+  // The use is written by a timer two seconds after it (last-used-recorder.ts), so an UPDATE
+  // during the burst can only come from the request path, as it did before the cache.
+  it('serves a burst with one key from one lookup, and records its use off the request path', async () => {
+    const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
+    const sent = await server.queriesDuring(async () => {
+      const statuses = await Promise.all(Array.from({ length: 20 }, () => statusWithKey(server, key)));
+      expect(statuses).toEqual(Array(20).fill(200));
+    });
+    expect(sent.filter((sql) => /\bapi_keys\b/.test(sql) && /^\s*SELECT/i.test(sql))).toHaveLength(1);
+    expect(sent.filter((sql) => /^\s*UPDATE/i.test(sql))).toEqual([]);
+    const lastUsed = async () =>
+      (await server.database.prisma.apiKey.findUniqueOrThrow({ where: { prefix: summary.prefix } })).lastUsedAt;
+    await eventually(async () => (await lastUsed()) !== null, 5_000);
+  });
+
+  it('keeps credentials by the whole key: another secret under a cached key prefix is refused', async () => {
+    const { key } = await createApiKey(server.database.prisma, [Permission.all]);
+    expect(await statusWithKey(server, key)).toBe(200);
+    expect(await statusWithKey(server, `${key.slice(0, 13)}${'A'.repeat(43)}`)).toBe(401);
+    expect(await statusWithKey(server, `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toBe(401);
+  });
+
+  it('does not keep refusals: a key or session refused a moment ago works as soon as it is stored', async () => {
+    const { prefix, key } = unstoredKey();
+    expect(await statusWithKey(server, key)).toBe(401);
+    await server.database.prisma.$executeRaw`
+      INSERT INTO api_keys (name, prefix, key_hash, permissions) VALUES ('late', ${prefix}, ${sha256(key)}, ARRAY['*'])`;
+    expect(await statusWithKey(server, key)).toBe(200);
+
+    const token = randomBytes(24).toString('base64url');
+    expect(await statusWithCookie(server, `erp_session=${token}`)).toBe(401);
+    await server.database.prisma.$executeRaw`
+      INSERT INTO sessions (token_hash, user_id, permissions, expires_at)
+      VALUES (${sha256(token)}, 'late-user', ARRAY['*'], now() + interval '1 hour')`;
+    expect(await statusWithCookie(server, `erp_session=${token}`)).toBe(200);
+  });
+
+  it('does not keep a key past its own expiry', async () => {
+    const { key } = await createApiKey(server.database.prisma, [Permission.read], {
+      expiresAt: new Date(Date.now() + 1_500),
+    });
+    expect(await statusWithKey(server, key)).toBe(200);
+    // No statement changes the row: only the expiry kept with the cached caller ends it.
+    await eventually(async () => (await statusWithKey(server, key)) === 401, 4_000);
+  });
+});
+
+describe('credential cache without change notifications', () => {
+  let server: TestServer;
+  const TTL_MS = 600;
+
+  beforeAll(async () => {
+    server = await startTestServer({ AUTH_CACHE_TTL_MS: String(TTL_MS) });
+    // A lost notice, as while the listening connection is down.
+    await server.database.prisma.$executeRaw`ALTER TABLE api_keys DISABLE TRIGGER api_keys_notify_change`;
+    await server.database.prisma.$executeRaw`ALTER TABLE sessions DISABLE TRIGGER sessions_notify_change`;
+  });
+  afterAll(() => server?.close());
+
+  it('refuses a revoked key and a revoked session within AUTH_CACHE_TTL_MS', async () => {
+    const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
+    const { token, cookie } = await createSession(server.database.prisma);
+    expect(await statusWithKey(server, key)).toBe(200);
+    expect(await statusWithCookie(server, cookie)).toBe(200);
+    const revokedAt = Date.now();
+    await server.database.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE prefix = ${summary.prefix}`;
+    await server.database.prisma
+      .$executeRaw`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${sha256(token)}`;
+    // Still served from the cache right after (nothing told the service)...
+    expect(await statusWithKey(server, key)).toBe(200);
+    // ...and refused once the TTL has run out.
+    await eventually(async () => (await statusWithKey(server, key)) === 401, TTL_MS + 1_000);
+    await eventually(async () => (await statusWithCookie(server, cookie)) === 401, TTL_MS + 1_000);
+    expect(Date.now() - revokedAt).toBeLessThan(TTL_MS + 1_500);
+  });
+
+  it('records a use again once LAST_USED_RESOLUTION_MS has passed since the stored one', async () => {
+    const { prisma } = server.database;
+    const { key, summary } = await createApiKey(prisma, [Permission.read]);
+    const lastUsed = async () =>
+      (await prisma.apiKey.findUniqueOrThrow({ where: { prefix: summary.prefix } })).lastUsedAt;
+    expect(await statusWithKey(server, key)).toBe(200);
+    await eventually(async () => (await lastUsed()) !== null, 5_000);
+    const old = new Date(Date.now() - 3_600_000);
+    await prisma.apiKey.update({ where: { prefix: summary.prefix }, data: { lastUsedAt: old } });
+    // Read again from the database once the cached caller has expired, then recorded again.
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 50));
+    expect(await statusWithKey(server, key)).toBe(200);
+    await eventually(async () => (await lastUsed())!.getTime() > old.getTime(), 5_000);
+  });
+});
