@@ -1,166 +1,59 @@
+import { fork } from 'node:child_process';
 import cluster from 'node:cluster';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-import gracefulShutdown from 'http-graceful-shutdown';
-
-import { createApp } from './app.js';
-import {
-  BACKGROUND_JOBS_SLOT,
-  isShutdownMessage,
-  runClusterPrimary,
-  type ShutdownMessage,
-  WORKER_SLOT_VARIABLE,
-} from './cluster-primary.js';
-import { type AppConfig, ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
-import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
-import { seedDemoData } from './db/seed/seed.js';
-import { createHttpServer } from './http-server.js';
-import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
-import { createLogger, type Logger } from './logger.js';
-import { closeRedis, connectRedis } from './redis.js';
-import { todayIn } from './shared/calendar.js';
-
-/** Whether this process migrates and seeds (a single process) or its primary did (a worker). */
-const seedWantedFor = (config: AppConfig, embedded: boolean) =>
-  config.seedDemoData === 'always' || (config.seedDemoData === 'auto' && embedded);
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
 
 /**
- * WEB_CONCURRENCY > 1, in the primary: migrations and the demo seed run here, once, before any
- * worker starts, so workers never race them (and never load the schema engine).
+ * prepare-database.ts (migrations, demo data) in a short-lived process of its own, with the same
+ * environment and Node flags, so that no serving process loads the migration engine's WASM (it
+ * stays resident once loaded: about 60 MB) and a cluster's workers never race the migrations.
  */
-const prepareDatabase = async (config: AppConfig, logger: Logger) => {
-  const database = await openDatabase(config, { log: (message) => logger.info(message), logger });
-  try {
-    if (seedWantedFor(config, database.embedded)) {
-      const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
-      if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
-    }
-  } finally {
-    await database.close();
-  }
+const prepareDatabaseInChildProcess = async (): Promise<void> => {
+  const self = fileURLToPath(import.meta.url);
+  const child = fork(path.join(path.dirname(self), `prepare-database${path.extname(self)}`), [], { stdio: 'inherit' });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error('preparing the database (migrations, demo data) failed: see the log above');
 };
 
 /**
- * Serves HTTP: as the single process (migrates, seeds when embedded, runs the background jobs,
- * stops on signals), or as cluster worker `slot` (none of that but the background jobs in
- * BACKGROUND_JOBS_SLOT; stops when its primary says so).
+ * Starts the service: configuration, database (migrated, seeded when wanted), HTTP, in one
+ * process (WEB_CONCURRENCY=1) or in a node:cluster primary and its workers. The serving code is
+ * imported only where it runs, so that a cluster's primary stays small.
  */
-const serve = async (config: AppConfig, logger: Logger, worker?: { slot: number }) => {
-  const database = await openDatabase(config, {
-    log: (message) => logger.info(message),
-    logger,
-    migrate: worker === undefined,
-  });
-  logger.info(
-    database.embedded ? { dataDir: config.database.dataDir } : { database: 'server' },
-    database.embedded ? 'using the embedded database' : 'using the PostgreSQL server from DATABASE_URL',
-  );
-
-  const seedWanted = worker === undefined && seedWantedFor(config, database.embedded);
-  if (seedWanted) {
-    const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
-    if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
-  }
-  // The demo key exists only on the embedded database: never on a server from DATABASE_URL.
-  const demoKey =
-    database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
-
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
-  let draining = false;
-  const app = createApp({ config, logger, database, redis, isDraining: () => draining });
-  // Periodic jobs run in one process of a cluster, not once per worker.
-  const idempotencyPurge =
-    worker === undefined || worker.slot === BACKGROUND_JOBS_SLOT
-      ? startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger })
-      : undefined;
-  const server = createHttpServer(app, config, logger).listen(config.port, config.host);
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  // A cluster's primary says 'listening' once every worker does.
-  logger.info({ host: config.host, port, basePath: config.basePath }, worker ? 'worker listening' : 'listening');
-  if (database.embedded) {
-    // Plain text for the person at the terminal, beside the JSON log (which never holds a key).
-    const base = `http://${config.host}:${port}${config.basePath}`;
-    const howToCall = demoKey
-      ? [
-          `  demo API key (embedded database only${demoKey.file ? `; kept in ${demoKey.file}` : ''}):`,
-          `    Authorization: ApiKey ${demoKey.key}`,
-          `  try: curl -H "Authorization: ApiKey ${demoKey.key}" ${base}/sales-orders/1`,
-        ]
-      : [
-          `  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'`,
-        ];
-    console.log(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
-  }
-
-  // SIGTERM (an orchestrator): /readyz turns 503 first and everything is still served for
-  // SHUTDOWN_DRAIN_DELAY_MS, while the load balancer stops sending; then the server stops
-  // accepting, in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS) and the pool closes.
-  // SIGINT (a person at a terminal) skips the drain. A worker hears the signal from its
-  // primary (a terminal's Ctrl+C also reaches workers directly: that one is left to the primary).
-  let signalled: ShutdownMessage['signal'] = 'SIGTERM';
-  const shutdown = gracefulShutdown(server, {
-    signals: worker ? '' : 'SIGINT SIGTERM',
-    timeout: config.shutdown.timeoutMs,
-    development: false,
-    forceExit: true,
-    preShutdown: async (received) => {
-      draining = true;
-      const signal = worker ? signalled : received;
-      if (signal !== 'SIGTERM' || config.shutdown.drainDelayMs === 0) return;
-      logger.info(
-        { signal, drainDelayMs: config.shutdown.drainDelayMs },
-        'draining: /readyz answers 503, requests are still served',
-      );
-      await sleep(config.shutdown.drainDelayMs);
-    },
-    onShutdown: async (received) => {
-      logger.info({ signal: worker ? signalled : received }, 'shutting down: finishing in-flight requests');
-      await idempotencyPurge?.stop();
-      await database.close();
-      if (redis) await closeRedis(redis);
-    },
-    finally: () => logger.info('stopped'),
-  });
-  if (worker) {
-    const stop = (signal: ShutdownMessage['signal']) => {
-      signalled = signal;
-      // Called by hand, the library does not exit by itself as it does on a signal.
-      shutdown().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    };
-    process.on('message', (message) => {
-      if (isShutdownMessage(message)) stop(message.signal);
-    });
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGINT', () => {});
-  }
-};
-
-/** Starts the service: configuration, database (migrated, seeded when embedded), HTTP. */
 const main = async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   if (cluster.isWorker) {
+    const [{ serve }, { WORKER_SLOT_VARIABLE }] = await Promise.all([
+      import('./serve.js'),
+      import('./cluster-primary.js'),
+    ]);
     // The pid tells the workers' lines apart.
-    await serve(config, logger.child({ pid: process.pid }), { slot: Number(process.env[WORKER_SLOT_VARIABLE]) });
+    await serve(config, logger.child({ pid: process.pid }), {
+      worker: { slot: Number(process.env[WORKER_SLOT_VARIABLE]) },
+      prepared: true,
+    });
     return;
   }
   // Node 20 still runs the service (engines >= 20.19), but gets no more security fixes.
   if (Number(process.versions.node.split('.')[0]) < 22) {
     logger.warn({ node: process.version }, 'Node.js 20 is past its end of life: run the service on Node.js 24 LTS');
   }
+  // On a PostgreSQL server, migrations and the demo data run in a process of their own, once;
+  // the embedded database lives in the serving process, which prepares it itself.
+  const prepared = config.database.url !== undefined;
+  if (prepared) await prepareDatabaseInChildProcess();
   if (config.webConcurrency === 1) {
-    await serve(config, logger);
+    const { serve } = await import('./serve.js');
+    await serve(config, logger, { prepared });
     return;
   }
+  const { runClusterPrimary } = await import('./cluster-primary.js');
   const primaryLogger = logger.child({ pid: process.pid });
-  await prepareDatabase(config, primaryLogger);
   primaryLogger.info({ workers: config.webConcurrency }, 'starting the workers');
   runClusterPrimary(config, primaryLogger);
 };
