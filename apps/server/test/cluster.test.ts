@@ -190,7 +190,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         { timeout: 1_500, interval: 50 },
       );
       expect((await fresh(server, '/sales-orders/3', '203.0.113.201')).status).toBe(401);
-      await vi.waitFor(async () => expect(await connectionRefused(port)).toBe(true), { timeout: 10_000, interval: 100 });
+      await vi.waitFor(async () => expect(await connectionRefused(port)).toBe(true), {
+        timeout: 10_000,
+        interval: 100,
+      });
       const [code] = await exited;
       expect(code).toBe(0);
       const stopped = pidsOf(server, 'stopped');
