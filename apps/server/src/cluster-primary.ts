@@ -52,7 +52,7 @@ export const runClusterPrimary = (config: AppConfig, logger: Logger): void => {
     slotOf.set(worker, slot);
     worker.on('listening', (address) => {
       listening.add(slot);
-      if (announced || listening.size < slots) return;
+      if (announced || stopping || listening.size < slots) return;
       announced = true;
       logger.info({ host: config.host, port: address.port, basePath: config.basePath, workers: slots }, 'listening');
     });

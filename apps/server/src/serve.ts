@@ -27,6 +27,20 @@ export const serve = async (
   logger: Logger,
   { worker, prepared = false }: { worker?: { slot: number }; prepared?: boolean } = {},
 ) => {
+  // A worker may be told to stop while it is still starting: remembered, acted on once it can.
+  let stop: ((signal: ShutdownMessage['signal']) => void) | undefined;
+  let stopAsked: ShutdownMessage['signal'] | undefined;
+  if (worker) {
+    const ask = (signal: ShutdownMessage['signal']) => {
+      stopAsked ??= signal;
+      stop?.(stopAsked);
+    };
+    process.on('message', (message) => {
+      if (isShutdownMessage(message)) ask(message.signal);
+    });
+    process.on('SIGTERM', () => ask('SIGTERM'));
+    process.on('SIGINT', () => {});
+  }
   const database = await openDatabase(config, {
     log: (message) => logger.info(message),
     logger,
@@ -105,7 +119,7 @@ export const serve = async (
     finally: () => logger.info('stopped'),
   });
   if (worker) {
-    const stop = (signal: ShutdownMessage['signal']) => {
+    stop = (signal) => {
       signalled = signal;
       // Called by hand, the library does not exit by itself as it does on a signal.
       shutdown().then(
@@ -113,10 +127,6 @@ export const serve = async (
         () => process.exit(1),
       );
     };
-    process.on('message', (message) => {
-      if (isShutdownMessage(message)) stop(message.signal);
-    });
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGINT', () => {});
+    if (stopAsked) stop(stopAsked);
   }
 };
