@@ -36,10 +36,13 @@ REDIS_KEY_PREFIX="smoke-scale-out-$$-$RANDOM:"
 CLEANUP+=("redis-cli -u '$REDIS_URL' --scan --pattern '${REDIS_KEY_PREFIX}*' | xargs -r redis-cli -u '$REDIS_URL' del")
 for instance in a b; do
   port_var="PORT_${instance^^}"
+  # Instance b runs two cluster workers: the budget is shared by three processes.
+  workers=1
+  [ "$instance" = b ] && workers=2
   # Both start together and both apply pending migrations at start-up (none left here).
   start_instance "$DEPLOY_DIR" "instance-$instance" DATABASE_URL="$DATABASE_URL" HOST=127.0.0.1 PORT="${!port_var}" \
     REDIS_URL="$REDIS_URL" REDIS_KEY_PREFIX="$REDIS_KEY_PREFIX" RATE_LIMIT_PER_MINUTE="$RATE_LIMIT" \
-    TRUST_PROXY=loopback LOG_LEVEL=warn
+    TRUST_PROXY=loopback LOG_LEVEL=warn WEB_CONCURRENCY="$workers"
 done
 wait_ready "http://127.0.0.1:$PORT_A/readyz" 90
 wait_ready "http://127.0.0.1:$PORT_B/readyz" 90

@@ -106,7 +106,49 @@ const startProcess = (script: string, env: Record<string, string>) => {
   return { child, origin };
 };
 
-const startService = (env: Record<string, string>) => startProcess('dist/main.js', env);
+/** The heap bounds the Dockerfile gives the service (docs/performance.md, "Runtime, cores and memory"). */
+const SERVICE_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=4';
+
+const startService = (env: Record<string, string>) =>
+  startProcess('dist/main.js', { NODE_OPTIONS: SERVICE_NODE_OPTIONS, ...env });
+
+/** Scenarios run again on WEB_CONCURRENCY=2 workers (a PostgreSQL server only), by name. */
+const CLUSTER_SCENARIOS = [
+  'POST calculate-totals',
+  'GET order (5 lines)',
+  'POST order (5 lines, server numbering, one series)',
+];
+
+/** A process and its children (a cluster's primary and workers), Linux /proc. */
+const processTree = async (pid: number): Promise<number[]> => {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  return [pid, ...children.split(/\s+/).filter(Boolean).map(Number)];
+};
+
+/** Peak resident memory of a cluster while `work` runs: its largest process and its total, in MB. */
+const peakClusterRss = async <T>(pid: number, work: () => Promise<T>) => {
+  const peaks = new Map<number, number>();
+  let total = 0;
+  const sample = async () => {
+    let sum = 0;
+    for (const each of await processTree(pid)) {
+      const status = await readFile(`/proc/${each}/status`, 'utf8').catch(() => '');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peaks.set(each, Math.max(peaks.get(each) ?? 0, kb));
+      sum += kb;
+    }
+    total = Math.max(total, sum);
+  };
+  const timer = setInterval(() => void sample(), 250);
+  try {
+    const result = await work();
+    await sample();
+    const largest = Math.max(...[...peaks].filter(([each]) => each !== pid).map(([, kb]) => kb));
+    return { result, rss: `${Math.round(largest / 1024)} (total ${Math.round(total / 1024)})` };
+  } finally {
+    clearInterval(timer);
+  }
+};
 
 /** Peak resident memory of a process while `work` runs, in MB (Linux /proc). */
 const peakRss = async <T>(
@@ -228,6 +270,8 @@ interface Row {
   p99: number;
   failed: number;
   rssMb: number | null;
+  /** For a cluster: the largest worker's peak and the whole cluster's, instead of rssMb. */
+  rssNote?: string;
   /** `read`: the cost of a 5-line read it is compared with (req/s of that read / its own). */
   against: 'hello' | 'pgbench' | 'read' | null;
 }
@@ -367,6 +411,32 @@ const main = async () => {
       const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }));
       rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against });
     }
+    if (serverUrl) {
+      // The same database, now served by two workers (node:cluster); the single process idles.
+      const cluster = startService({ ...env, SEED_DEMO_DATA: 'never', WEB_CONCURRENCY: '2' });
+      try {
+        const clusterOrigin = await cluster.origin;
+        for (const { name, against, ...scenario } of scenarios.filter((each) =>
+          CLUSTER_SCENARIOS.includes(each.name),
+        )) {
+          const measured = await peakClusterRss(cluster.child.pid!, () =>
+            load({ ...scenario, url: scenario.url.replace(origin, clusterOrigin), headers }),
+          );
+          rows.push({
+            scenario: `${name} (2 workers)`,
+            ...measured.result,
+            rssMb: null,
+            rssNote: measured.rss,
+            against,
+          });
+        }
+      } finally {
+        if (cluster.child.exitCode === null) {
+          cluster.child.kill('SIGTERM');
+          await new Promise((resolve) => cluster.child.once('exit', resolve));
+        }
+      }
+    }
   } finally {
     service.child.kill('SIGTERM');
     await new Promise((resolve) => service.child.once('exit', resolve));
@@ -394,7 +464,7 @@ const main = async () => {
           : row.against === 'read'
             ? `cost ${(read / row.rps).toFixed(2)} x 5-line read`
             : 'baseline',
-    'RSS MB': row.rssMb ?? '-',
+    'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     failed: row.failed,
   }));
   if (anchor)
@@ -415,6 +485,11 @@ const main = async () => {
         : 'Embedded database: no pgbench anchor (set BENCH_DATABASE_URL).',
     );
   if (anchor) console.log('pgbench reports an average latency (shown as p50), not percentiles.');
+  console.log(
+    serverUrl
+      ? '(2 workers): WEB_CONCURRENCY=2 on the same database; RSS MB is the largest worker (and the whole cluster, primary included).'
+      : 'No 2-worker rows: the embedded database runs in one process (set BENCH_DATABASE_URL).',
+  );
 };
 
 await main();

@@ -244,6 +244,7 @@ const EnvironmentSchema = z
     HTTP_REQUEST_TIMEOUT_MS: integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
     SHUTDOWN_DRAIN_DELAY_MS: integer('SHUTDOWN_DRAIN_DELAY_MS', 5_000, 0, 600_000),
     SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1_000, 600_000),
+    WEB_CONCURRENCY: integer('WEB_CONCURRENCY', 1, 1, 64),
   })
   .superRefine((value, ctx) => {
     // Node refuses a server whose headers may take longer than the whole request.
@@ -252,6 +253,16 @@ const EnvironmentSchema = z
         code: z.ZodIssueCode.custom,
         path: ['HTTP_HEADERS_TIMEOUT_MS'],
         message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+      });
+    }
+    // PGlite lives inside one process and runs one query at a time: workers could not share it.
+    if (value.WEB_CONCURRENCY > 1 && value.DATABASE_URL === undefined) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['WEB_CONCURRENCY'],
+        message:
+          'must be 1 with the embedded database (DATABASE_URL unset): it lives inside one process and runs one query at a time; ' +
+          'set DATABASE_URL to a PostgreSQL server to run several workers',
       });
     }
   });
@@ -318,6 +329,8 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     /** Then, how long in-flight requests may take before their connections are cut. */
     timeoutMs: value.SHUTDOWN_TIMEOUT_MS,
   },
+  /** Worker processes serving the port (node:cluster); 1 is a single process, no cluster. */
+  webConcurrency: value.WEB_CONCURRENCY,
 }));
 
 export type AppConfig = z.output<typeof ConfigSchema>;

@@ -6,8 +6,6 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { createLogger, type Logger } from '../logger.js';
 import { type ChangeNotifications, listenForChanges, noChangeNotifications } from './change-notifications.js';
 import { createDatabaseAvailability, type DatabaseAvailability } from './database-availability.js';
-import { startEmbeddedPostgres } from './embedded.js';
-import { applyMigrations } from './migrate.js';
 import { UTC_SESSION_OPTIONS } from './time-zone.js';
 
 export type { PrismaClient };
@@ -35,6 +33,11 @@ interface OpenOptions {
   onQuery?: (sql: string) => void;
   /** Where database outages are reported (once per outage); none when absent. */
   logger?: Logger;
+  /**
+   * Apply pending migrations first (the default). A cluster worker does not: its primary
+   * migrated before forking, so workers never race each other or load the schema engine.
+   */
+  migrate?: boolean;
 }
 
 /**
@@ -67,12 +70,16 @@ const serverTimeouts = ({ statementTimeoutMs, lockTimeoutMs }: AppConfig['databa
  */
 export const openDatabase = async (
   config: Pick<AppConfig, 'database'>,
-  { log = () => {}, onQuery, logger = createLogger('silent') }: OpenOptions = {},
+  { log = () => {}, onQuery, logger = createLogger('silent'), migrate = true }: OpenOptions = {},
 ): Promise<Database> => {
-  const embedded = config.database.url ? undefined : await startEmbeddedPostgres(config.database.dataDir);
+  // Imported on demand: a process on a PostgreSQL server never loads PGlite, and one that does
+  // not migrate never loads the schema engine's WASM (both stay resident once loaded).
+  const embedded = config.database.url
+    ? undefined
+    : await (await import('./embedded.js')).startEmbeddedPostgres(config.database.dataDir);
   const url = config.database.url ?? embedded!.url;
   try {
-    const appliedMigrations = await applyMigrations(url);
+    const appliedMigrations = migrate ? await (await import('./migrate.js')).applyMigrations(url) : [];
     if (appliedMigrations.length > 0) log(`applied migrations: ${appliedMigrations.join(', ')}`);
     const pool = new pg.Pool({
       connectionString: url,

@@ -1,3 +1,6 @@
+import cluster from 'node:cluster';
+
+import { ClusterMemoryStoreWorker } from '@express-rate-limit/cluster-memory-store';
 import { type ClientRateLimitInfo, MemoryStore, type Options, type Store } from 'express-rate-limit';
 import pTimeout, { TimeoutError } from 'p-timeout';
 import { RedisStore } from 'rate-limit-redis';
@@ -11,16 +14,25 @@ const WARNING_INTERVAL_MS = 60_000;
 const PROBE_INTERVAL_MS = 1_000;
 
 /**
+ * Counts kept on this machine: in a node:cluster worker (WEB_CONCURRENCY > 1), in the primary
+ * process, which every worker asks (main.ts starts its side), so that a client's budget is one
+ * across the workers; in a single process, in its own memory.
+ */
+export const localRateLimitStore = (): Store =>
+  cluster.isWorker ? new ClusterMemoryStoreWorker({ prefix: 'rate-limit' }) : new MemoryStore();
+
+/**
  * Counts in Redis, so that every instance shares one budget per client; while Redis is
- * unreachable or slow, counts in this process's memory instead. The limit then holds per
- * instance (at most N x the limit across N instances) rather than failing open or refusing
+ * unreachable or slow, counts on this machine instead (localRateLimitStore: the cluster's
+ * primary, or this process). The limit then holds per instance (at most N x the limit across N
+ * instances) rather than failing open or refusing
  * every request, and the shared count resumes by itself when Redis answers again.
  */
 export class RedisStoreWithFallback implements Store {
   readonly localKeys = false;
   readonly prefix: string;
   private readonly redis: RedisStore;
-  private readonly memory = new MemoryStore();
+  private readonly memory = localRateLimitStore();
   private options: Options | undefined;
   private lastWarningAt = 0;
   /**
@@ -49,7 +61,7 @@ export class RedisStoreWithFallback implements Store {
 
   init(options: Options): void {
     this.options = options;
-    this.memory.init(options);
+    void this.memory.init?.(options);
     if (this.client.isReady) this.initRedis();
   }
 
@@ -121,33 +133,33 @@ export class RedisStoreWithFallback implements Store {
   increment(key: string): Promise<ClientRateLimitInfo> {
     return this.either(
       () => this.redis.increment(key),
-      () => this.memory.increment(key),
+      async () => this.memory.increment(key),
     );
   }
 
   get(key: string): Promise<ClientRateLimitInfo | undefined> {
     return this.either(
       () => this.redis.get(key),
-      () => this.memory.get(key),
+      async () => this.memory.get?.(key),
     );
   }
 
   decrement(key: string): Promise<void> {
     return this.either(
       () => this.redis.decrement(key),
-      () => this.memory.decrement(key),
+      async () => this.memory.decrement(key),
     );
   }
 
   resetKey(key: string): Promise<void> {
     return this.either(
       () => this.redis.resetKey(key),
-      () => this.memory.resetKey(key),
+      async () => this.memory.resetKey(key),
     );
   }
 
   shutdown(): void {
     clearTimeout(this.probeTimer);
-    this.memory.shutdown();
+    void this.memory.shutdown?.();
   }
 }

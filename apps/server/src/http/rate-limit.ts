@@ -1,14 +1,16 @@
+import cluster from 'node:cluster';
+
 import { ErrorCode } from '@sales-order/contract';
 import { rateLimit, type Store } from 'express-rate-limit';
 
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../redis.js';
 import { failure } from './envelope.js';
-import { RedisStoreWithFallback } from './rate-limit-store.js';
+import { localRateLimitStore, RedisStoreWithFallback } from './rate-limit-store.js';
 
 export type RateLimitSettings = {
   limitPerMinute: number;
-  /** Shared counts across instances; without it each process counts in memory. */
+  /** Shared counts across instances; without it each instance counts in memory (its cluster's primary). */
   redis?: RedisClient;
   redisKeyPrefix: string;
   /** How long a Redis answer may take before the request is counted in memory instead. */
@@ -30,9 +32,13 @@ export const rateLimitPerClient = ({
   redisTimeoutMs,
   logger,
 }: RateLimitSettings) => {
+  // Without Redis, a single process keeps express-rate-limit's own memory store; cluster
+  // workers share counts through the primary.
   const store: Store | undefined = redis
     ? new RedisStoreWithFallback(redis, `${redisKeyPrefix}rate-limit:`, logger, redisTimeoutMs)
-    : undefined;
+    : cluster.isWorker
+      ? localRateLimitStore()
+      : undefined;
   const message = `Too many requests: at most ${limitPerMinute} per minute from one address`;
   return rateLimit({
     windowMs: 60_000,

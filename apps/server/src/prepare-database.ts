@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { type AppConfig, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { seedDemoData } from './db/seed/seed.js';
+import { createLogger, type Logger } from './logger.js';
+import { todayIn } from './shared/calendar.js';
+
+/** Demo data is loaded on request (always), or by default on the embedded database only. */
+export const seedWantedFor = (config: AppConfig, embedded: boolean) =>
+  config.seedDemoData === 'always' || (config.seedDemoData === 'auto' && embedded);
+
+/**
+ * Applies pending migrations and loads the demo data when wanted, then closes the database. main.ts
+ * runs this file as a process of its own (below) on a PostgreSQL server.
+ */
+export const prepareDatabase = async (config: AppConfig, logger: Logger) => {
+  const database = await openDatabase(config, { log: (message) => logger.info(message), logger });
+  try {
+    if (seedWantedFor(config, database.embedded)) {
+      const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
+      if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
+    }
+  } finally {
+    await database.close();
+  }
+};
+
+const thisFile = fileURLToPath(import.meta.url);
+
+// Run as that process: log as the service does, with the pid to tell this process's lines apart.
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === thisFile) {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel).child({ pid: process.pid });
+  prepareDatabase(config, logger).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      logger.error({ err: error }, 'preparing the database failed');
+      process.exit(1);
+    },
+  );
+}

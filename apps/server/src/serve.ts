@@ -1,0 +1,132 @@
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import gracefulShutdown from 'http-graceful-shutdown';
+
+import { createApp } from './app.js';
+import { BACKGROUND_JOBS_SLOT, isShutdownMessage, type ShutdownMessage } from './cluster-primary.js';
+import type { AppConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
+import { seedDemoData } from './db/seed/seed.js';
+import { createHttpServer } from './http-server.js';
+import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
+import type { Logger } from './logger.js';
+import { seedWantedFor } from './prepare-database.js';
+import { closeRedis, connectRedis } from './redis.js';
+import { todayIn } from './shared/calendar.js';
+
+/**
+ * Serves HTTP: as the single process (stops on signals; runs the background jobs), or as
+ * cluster worker `slot` (stops when its primary says so; runs the background jobs in
+ * BACKGROUND_JOBS_SLOT only). Unless `prepared` (migrated and seeded by a process of its own,
+ * see prepare-database.ts), migrates and seeds first.
+ */
+export const serve = async (
+  config: AppConfig,
+  logger: Logger,
+  { worker, prepared = false }: { worker?: { slot: number }; prepared?: boolean } = {},
+) => {
+  // A worker may be told to stop while it is still starting: remembered, acted on once it can.
+  let stop: ((signal: ShutdownMessage['signal']) => void) | undefined;
+  let stopAsked: ShutdownMessage['signal'] | undefined;
+  if (worker) {
+    const ask = (signal: ShutdownMessage['signal']) => {
+      stopAsked ??= signal;
+      stop?.(stopAsked);
+    };
+    process.on('message', (message) => {
+      if (isShutdownMessage(message)) ask(message.signal);
+    });
+    process.on('SIGTERM', () => ask('SIGTERM'));
+    process.on('SIGINT', () => {});
+  }
+  const database = await openDatabase(config, {
+    log: (message) => logger.info(message),
+    logger,
+    migrate: !prepared,
+  });
+  logger.info(
+    database.embedded ? { dataDir: config.database.dataDir } : { database: 'server' },
+    database.embedded ? 'using the embedded database' : 'using the PostgreSQL server from DATABASE_URL',
+  );
+
+  const seedWanted = !prepared && seedWantedFor(config, database.embedded);
+  if (seedWanted) {
+    const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
+    if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
+  }
+  // The demo key exists only on the embedded database: never on a server from DATABASE_URL.
+  const demoKey =
+    database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
+
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  let draining = false;
+  const app = createApp({ config, logger, database, redis, isDraining: () => draining });
+  // Periodic jobs run in one process of a cluster, not once per worker.
+  const idempotencyPurge =
+    worker === undefined || worker.slot === BACKGROUND_JOBS_SLOT
+      ? startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger })
+      : undefined;
+  const server = createHttpServer(app, config, logger).listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  // A cluster's primary says 'listening' once every worker does.
+  logger.info({ host: config.host, port, basePath: config.basePath }, worker ? 'worker listening' : 'listening');
+  if (database.embedded) {
+    // Plain text for the person at the terminal, beside the JSON log (which never holds a key).
+    const base = `http://${config.host}:${port}${config.basePath}`;
+    const howToCall = demoKey
+      ? [
+          `  demo API key (embedded database only${demoKey.file ? `; kept in ${demoKey.file}` : ''}):`,
+          `    Authorization: ApiKey ${demoKey.key}`,
+          `  try: curl -H "Authorization: ApiKey ${demoKey.key}" ${base}/sales-orders/1`,
+        ]
+      : [
+          `  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'`,
+        ];
+    console.log(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
+  }
+
+  // SIGTERM (an orchestrator): /readyz turns 503 first and everything is still served for
+  // SHUTDOWN_DRAIN_DELAY_MS, while the load balancer stops sending; then the server stops
+  // accepting, in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS) and the pool closes.
+  // SIGINT (a person at a terminal) skips the drain. A worker hears the signal from its
+  // primary (a terminal's Ctrl+C also reaches workers directly: that one is left to the primary).
+  let signalled: ShutdownMessage['signal'] = 'SIGTERM';
+  const shutdown = gracefulShutdown(server, {
+    signals: worker ? '' : 'SIGINT SIGTERM',
+    timeout: config.shutdown.timeoutMs,
+    development: false,
+    forceExit: true,
+    preShutdown: async (received) => {
+      draining = true;
+      const signal = worker ? signalled : received;
+      if (signal !== 'SIGTERM' || config.shutdown.drainDelayMs === 0) return;
+      logger.info(
+        { signal, drainDelayMs: config.shutdown.drainDelayMs },
+        'draining: /readyz answers 503, requests are still served',
+      );
+      await sleep(config.shutdown.drainDelayMs);
+    },
+    onShutdown: async (received) => {
+      logger.info({ signal: worker ? signalled : received }, 'shutting down: finishing in-flight requests');
+      await idempotencyPurge?.stop();
+      await database.close();
+      if (redis) await closeRedis(redis);
+    },
+    finally: () => logger.info('stopped'),
+  });
+  if (worker) {
+    stop = (signal) => {
+      signalled = signal;
+      // Called by hand, the library does not exit by itself as it does on a signal.
+      shutdown().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    if (stopAsked) stop(stopAsked);
+  }
+};
