@@ -22,6 +22,7 @@
  *   pnpm bench                       # 5 s per scenario, 32 connections
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 pnpm bench
  *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
+ *   BENCH_ONLY='POST order' pnpm bench  # only the scenarios whose name contains it (baselines always run)
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -38,6 +39,7 @@ import pg from 'pg';
 import { loadBulkOrders } from './bulk-orders.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const only = process.env.BENCH_ONLY;
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const serverRoot = path.resolve(import.meta.dirname, '..');
 const secret = 'bench-only-secret-for-hs256-tokens-0123456789';
@@ -214,6 +216,11 @@ const createBody = {
   details: fiveLines,
   other_charges: [{ description: 'Freight', amount: 0 }],
 };
+/** The same order with 500 lines: a create's cost should not grow with its lines much. */
+const create500Body = {
+  ...createBody,
+  details: Array.from({ length: 500 }, (_, index) => fiveLines[index % fiveLines.length]!),
+};
 
 interface Row {
   scenario: string;
@@ -222,7 +229,7 @@ interface Row {
   p99: number;
   failed: number;
   rssMb: number | null;
-  against: 'hello' | 'pgbench' | null;
+  against: 'hello' | 'pgbench' | 'create' | null;
 }
 
 const main = async () => {
@@ -342,8 +349,15 @@ const main = async () => {
         url: `${origin}/api/sales-orders`,
         body: createBody,
       },
+      {
+        name: 'POST order (500 lines)',
+        against: 'create',
+        method: 'POST',
+        url: `${origin}/api/sales-orders`,
+        body: create500Body,
+      },
     ];
-    for (const { name, against, ...scenario } of scenarios) {
+    for (const { name, against, ...scenario } of scenarios.filter(({ name }) => !only || name.includes(only))) {
       const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }));
       rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against });
     }
@@ -355,6 +369,7 @@ const main = async () => {
   }
 
   const hello = rows[0]!.rps;
+  const fiveLineCreate = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
   console.log(
     `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
   );
@@ -370,7 +385,11 @@ const main = async () => {
           ? anchor
             ? `${(row.rps / anchor.tps).toFixed(2)} x pgbench`
             : 'no pgbench'
-          : 'baseline',
+          : row.against === 'create'
+            ? fiveLineCreate
+              ? `${(fiveLineCreate.rps / row.rps).toFixed(2)} x 5-line create's cost`
+              : '-'
+            : 'baseline',
     'RSS MB': row.rssMb ?? '-',
     failed: row.failed,
   }));
