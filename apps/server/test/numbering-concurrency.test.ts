@@ -35,8 +35,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       return rows.map((row) => Number(row.last_sequence));
     };
     const sequenceOf = (orderNumber: string) => Number(/-(\d+)$/.exec(orderNumber)![1]);
-    const marker = async (code: string) =>
-      database.prisma.product.create({ data: { code, name: `marker ${code}` } });
+    const marker = async (code: string) => database.prisma.product.create({ data: { code, name: `marker ${code}` } });
 
     beforeAll(async () => {
       testDatabase = await createTestDatabase();
@@ -48,7 +47,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       sql = new pg.Client({ connectionString: testDatabase.env.DATABASE_URL });
       await sql.connect();
       const start = () =>
-        startServerProcess({ ...testDatabase.env, JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_PER_MINUTE: '100000' });
+        startServerProcess({
+          ...testDatabase.env,
+          JWT_SECRET: TEST_JWT_SECRET,
+          RATE_LIMIT_PER_MINUTE: '100000',
+          // 60 creates queue on one counter row on a loaded machine: wait as long as needed.
+          DATABASE_LOCK_TIMEOUT_MS: '10000',
+          DATABASE_STATEMENT_TIMEOUT_MS: '30000',
+        });
       running.push(...(await Promise.all([start(), start()])));
     }, 120_000);
 

@@ -55,7 +55,13 @@ interface ReferenceRow {
  */
 const findReferences = async (
   db: Db,
-  { customerId, locationId, salesOrderDate, productIds, packsizeIds }: {
+  {
+    customerId,
+    locationId,
+    salesOrderDate,
+    productIds,
+    packsizeIds,
+  }: {
     customerId?: number;
     locationId?: number;
     salesOrderDate?: string;

@@ -248,13 +248,7 @@ export const createSalesOrderService = (
         });
       const created = { sales_order_id: orderId, order_number: '', total_amount: toJsonNumber(total) };
       const completed = await orderWriteRepository
-        .completeCreate(
-          tx,
-          orderId,
-          numbering,
-          history,
-          idempotency && { ...idempotency.claimed, result: created },
-        )
+        .completeCreate(tx, orderId, numbering, history, idempotency && { ...idempotency.claimed, result: created })
         .catch((error: unknown) => {
           // A server number already taken: only by an order stored without moving the counter.
           throw isUniqueViolation(error) ? duplicateNumber('the next number of the series') : error;
