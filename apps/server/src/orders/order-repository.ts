@@ -1,4 +1,4 @@
-import { Prisma } from '../generated/prisma/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 
 /**

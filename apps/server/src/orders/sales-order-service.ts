@@ -28,24 +28,24 @@ import {
   formatOrderNumber,
   orderNumberKey,
   readSuppliedNumber,
-  seriesPrefix,
   type Series,
+  seriesPrefix,
 } from './numbering.js';
 import { changesBetween, type OrderSnapshot } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
 import { checkOrderReferences } from './order-references.js';
 import { orderRepository, type StoredOrder } from './order-repository.js';
+import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
 import {
   type ChargeToStore,
   isUniqueViolation,
   type LineToStore,
   type LockedOrder,
   type Numbering,
-  orderWriteRepository,
   type OrderToStore,
+  orderWriteRepository,
   type StoredContents,
 } from './order-write-repository.js';
-import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
 
 /** Who acts: the authenticated subject, recorded as created_by / updated_by / deleted_by. */
 export type Actor = string | null;
