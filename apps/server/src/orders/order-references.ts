@@ -42,7 +42,7 @@ interface ReferenceRow {
   location_code: string | null;
   location_active: boolean | null;
   financial_year_id: number | null;
-  /** YYYY-MM-DD: a date travels as text, so no time zone ever shifts it. */
+  /** YYYY-MM-DD (to_char: whatever the DateStyle): a date travels as text, so no time zone shifts it. */
   financial_year_start: string | null;
   products: { id: number; active: boolean }[];
   packsizes: { id: number; productId: number; active: boolean }[];
@@ -73,7 +73,7 @@ const findReferences = async (
     SELECT
       (SELECT active FROM customers WHERE id = ${customerId ?? null}::int) AS customer_active,
       l.code AS location_code, l.active AS location_active,
-      y.id AS financial_year_id, y.start_date::text AS financial_year_start,
+      y.id AS financial_year_id, to_char(y.start_date, 'YYYY-MM-DD') AS financial_year_start,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'active', active)), '[]')
         FROM products WHERE id = ANY(${productIds}::int[])) AS products,
       (SELECT coalesce(json_agg(json_build_object('id', id, 'productId', product_id, 'active', active)), '[]')

@@ -232,7 +232,7 @@ export const orderWriteRepository = {
       UPDATE sales_orders SET version = version + 1, updated_at = now(), updated_by = ${actor}::text
       WHERE id = ${id}::int AND deleted_at IS NULL
         AND (${expectedVersions === undefined}::boolean OR version = ANY(${[...(expectedVersions ?? [])]}::int[]))
-      RETURNING sales_order_no, customer_id, sales_order_date::text AS sales_order_date, location_id,
+      RETURNING sales_order_no, customer_id, to_char(sales_order_date, 'YYYY-MM-DD') AS sales_order_date, location_id,
         financial_year_id, remarks, subtotal::text AS subtotal, other_charges_total::text AS other_charges_total,
         grand_total::text AS grand_total, version`;
     return row ?? null;
