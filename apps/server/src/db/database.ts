@@ -109,6 +109,9 @@ export const openDatabase = async (
     const prisma = new PrismaClient({
       adapter: new PrismaPg(pool, { statementNameGenerator: statementName }),
       log: onQuery ? [{ emit: 'event', level: 'query' }] : [],
+      // Otherwise every query captures a stack trace (new Error()) for a code frame in error
+      // messages: about 4 % of a create's CPU. Errors keep their codes and meta.
+      errorFormat: 'minimal',
       // Waiting to start a transaction is waiting for a connection: the same bound.
       transactionOptions: { maxWait: config.database.connectTimeoutMs, timeout: TRANSACTION_TIMEOUT_MS },
     });
