@@ -107,7 +107,9 @@ export const openDatabase = async (
     // Losing idle connections is how a cut shows first: it starts the outage's one report.
     pool.on('error', (error) => availability.reportFailure(error));
     const prisma = new PrismaClient({
-      adapter: new PrismaPg(pool, { statementNameGenerator: statementName }),
+      // Not on the embedded database: its clients share one session, where a name one client
+      // prepared already exists for the next.
+      adapter: new PrismaPg(pool, embedded ? {} : { statementNameGenerator: statementName }),
       log: onQuery ? [{ emit: 'event', level: 'query' }] : [],
       // Otherwise every query captures a stack trace (new Error()) for a code frame in error
       // messages: about 4 % of a create's CPU. Errors keep their codes and meta.
