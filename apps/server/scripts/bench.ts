@@ -22,6 +22,7 @@
  *   pnpm bench                       # 5 s per scenario, 32 connections
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 pnpm bench
  *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
+ *   BENCH_ONLY='POST order' pnpm bench  # only the scenarios whose name contains it (baselines always run)
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -38,6 +39,7 @@ import pg from 'pg';
 import { loadBulkOrders } from './bulk-orders.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const only = process.env.BENCH_ONLY;
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const serverRoot = path.resolve(import.meta.dirname, '..');
 const secret = 'bench-only-secret-for-hs256-tokens-0123456789';
@@ -262,6 +264,11 @@ const createBody = {
   details: fiveLines,
   other_charges: [{ description: 'Freight', amount: 0 }],
 };
+/** The same order with 500 lines: a create's cost should not grow with its lines much. */
+const create500Body = {
+  ...createBody,
+  details: Array.from({ length: 500 }, (_, index) => fiveLines[index % fiveLines.length]!),
+};
 
 interface Row {
   scenario: string;
@@ -272,8 +279,8 @@ interface Row {
   rssMb: number | null;
   /** For a cluster: the largest worker's peak and the whole cluster's, instead of rssMb. */
   rssNote?: string;
-  /** `read`: the cost of a 5-line read it is compared with (req/s of that read / its own). */
-  against: 'hello' | 'pgbench' | 'read' | null;
+  /** `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this one's). */
+  against: 'hello' | 'pgbench' | 'read' | 'create' | null;
 }
 
 const main = async () => {
@@ -406,8 +413,15 @@ const main = async () => {
         url: `${origin}/api/sales-orders`,
         body: createBody,
       },
+      {
+        name: 'POST order (500 lines)',
+        against: 'create',
+        method: 'POST',
+        url: `${origin}/api/sales-orders`,
+        body: create500Body,
+      },
     ];
-    for (const { name, against, ...scenario } of scenarios) {
+    for (const { name, against, ...scenario } of scenarios.filter(({ name }) => !only || name.includes(only))) {
       const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }));
       rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against });
     }
@@ -445,7 +459,8 @@ const main = async () => {
   }
 
   const hello = rows[0]!.rps;
-  const read = rows.find((row) => row.scenario === 'GET order (5 lines)')!.rps;
+  const fiveLineRead = rows.find((row) => row.scenario === 'GET order (5 lines)');
+  const fiveLineCreate = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
   console.log(
     `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
   );
@@ -462,8 +477,14 @@ const main = async () => {
             ? `${(row.rps / anchor.tps).toFixed(2)} x pgbench`
             : 'no pgbench'
           : row.against === 'read'
-            ? `cost ${(read / row.rps).toFixed(2)} x 5-line read`
-            : 'baseline',
+            ? fiveLineRead
+              ? `cost ${(fiveLineRead.rps / row.rps).toFixed(2)} x 5-line read`
+              : '-'
+            : row.against === 'create'
+              ? fiveLineCreate
+                ? `cost ${(fiveLineCreate.rps / row.rps).toFixed(2)} x 5-line create`
+                : '-'
+              : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     failed: row.failed,
   }));

@@ -1,7 +1,10 @@
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 
-/** Every database statement about Idempotency-Keys. */
+/**
+ * Every database statement about Idempotency-Keys, but the one storing a result: the use case
+ * writes that in its own last statement (orders/order-write-repository.ts).
+ */
 
 export interface StoredKey {
   fingerprint: string;
@@ -41,11 +44,6 @@ export const idempotencyRepository = {
         WHERE idempotency_keys.expires_at <= now()
       RETURNING id`;
     return rows.length === 1;
-  },
-
-  /** Stores the result beside the claim, in the same transaction as the work it describes. */
-  complete: async (db: Db, subject: string, key: string, result: Prisma.InputJsonValue): Promise<void> => {
-    await db.idempotencyKey.update({ where: { subject_key: { subject, key } }, data: { result } });
   },
 
   /**

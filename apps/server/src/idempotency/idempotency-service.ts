@@ -30,12 +30,15 @@ export interface IdempotentRequest {
   request: unknown;
 }
 
-/** Handed to the use case, which calls both inside its own transaction. */
+/** Handed to the use case, which uses both inside its own transaction. */
 export interface IdempotencyGuard {
   /** The transaction's first write: takes the key, or waits for whoever holds it. */
   claim(tx: Db): Promise<void>;
-  /** Its last write: the result a retry will get. */
-  complete(tx: Db, result: Prisma.InputJsonValue): Promise<void>;
+  /**
+   * The claimed key: the use case's last write stores the result a retry will get in its row
+   * (`idempotency_keys.result`), in the same statement that settles what the result says.
+   */
+  readonly claimed: { subject: string; key: string };
 }
 
 export interface IdempotentOutcome<T> {
@@ -118,7 +121,7 @@ export const createIdempotencyService = (prisma: PrismaClient, { ttlHours, waitS
           if (!claimed) throw new KeyCommittedMeanwhile();
           await idempotencyRepository.setLockTimeout(tx, previous);
         },
-        complete: (tx, result) => idempotencyRepository.complete(tx, subject, key, result),
+        claimed: { subject, key },
       };
       // A committed key answers at once, without a transaction; a key committed while this
       // request ran (the concurrent retry) answers after its claim has waited for it.

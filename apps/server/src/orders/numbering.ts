@@ -16,7 +16,8 @@ import { type ErrorDetail, ValidationCode } from '@sales-order/contract';
  *   keeps the two in step.
  */
 
-const SEQUENCE_MIN_DIGITS = 5;
+/** A sequence is zero-padded to at least this many digits (mirrored in SQL by order-write-repository). */
+export const SEQUENCE_MIN_DIGITS = 5;
 /** ORDER_NUMBER_MAX_AHEAD's default. */
 export const DEFAULT_ORDER_NUMBER_MAX_AHEAD = 10_000n;
 const SERIES_SHAPE = /^(.+)-(\d{4})-(\d+)$/;
@@ -29,6 +30,10 @@ export interface Series {
 
 const canonical = (prefix: string, year: string, sequence: bigint) =>
   `${prefix.toUpperCase()}-${year}-${sequence.toString().padStart(SEQUENCE_MIN_DIGITS, '0')}`;
+
+/** What every canonical number of a series starts with, e.g. DHK-2026-. */
+export const seriesPrefix = (series: Series): string =>
+  `${series.locationCode.toUpperCase()}-${series.financialYearStart.getUTCFullYear()}-`;
 
 /** The canonical number of a series' sequence, e.g. DHK-2026-00042. */
 export const formatOrderNumber = (series: Series, sequence: bigint): string =>

@@ -1,31 +1,31 @@
-import type { HistoryAction, HistoryChanges } from '@sales-order/contract';
-
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 
-/** What a history entry compares: an order's header, lines and charges, deleted or not. */
-const orderState = {
-  details: { orderBy: { lineNo: 'asc' } },
-  otherCharges: { orderBy: { lineNo: 'asc' } },
-} satisfies Prisma.SalesOrderInclude;
+/** Reads of the audit trail. Its writes are part of the orders' write statements (order-write-repository). */
 
-export type OrderState = Prisma.SalesOrderGetPayload<{ include: typeof orderState }>;
-
-export interface HistoryEntryToStore {
-  salesOrderId: number;
+export interface StoredHistoryEntry {
   version: number;
-  action: HistoryAction;
-  at: Date;
+  action: string;
+  /** The spec's DateTime (YYYY-MM-DD HH:mm:ss, UTC), formatted in SQL. */
+  at: string;
   by: string | null;
-  changes: HistoryChanges;
+  changes: Prisma.JsonValue;
 }
 
 export const orderHistoryRepository = {
-  /** The order as stored now (deleted included): one statement per table, whatever the line count. */
-  findState: (db: Db, id: number): Promise<OrderState | null> =>
-    db.salesOrder.findUnique({ where: { id }, include: orderState }),
-
-  insert: async (db: Db, entry: HistoryEntryToStore): Promise<void> => {
-    await db.salesOrderHistory.create({ data: entry });
+  /**
+   * Whether an order with this id was ever created (deleted ones included), and its entries,
+   * oldest first: one statement. Raw SQL, so Prisma compiles no query plan for it.
+   */
+  entries: async (db: Db, salesOrderId: number): Promise<{ exists: boolean; entries: StoredHistoryEntry[] }> => {
+    const [row] = await db.$queryRaw<{ exists: boolean; entries: StoredHistoryEntry[] }[]>`
+      SELECT EXISTS (SELECT 1 FROM sales_orders WHERE id = ${salesOrderId}::int) AS exists,
+        coalesce((
+          SELECT json_agg(json_build_object(
+              'version', version, 'action', action,
+              'at', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), 'by', by, 'changes', changes)
+            ORDER BY version)
+          FROM sales_order_history WHERE sales_order_id = ${salesOrderId}::int), '[]') AS entries`;
+    return row!;
   },
 };

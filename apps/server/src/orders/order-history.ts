@@ -12,51 +12,44 @@ import {
 
 import { notFound } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import type { Db } from '../master-data/master-data-repository.js';
-import { formatCalendarDate, formatDateTime } from '../shared/calendar.js';
-import { toJsonNumber } from '../shared/money.js';
-import { orderHistoryRepository, type OrderState } from './order-history-repository.js';
-import { orderReadRepository } from './order-read-repository.js';
+import { orderHistoryRepository } from './order-history-repository.js';
 
 /**
  * The audit trail of an order: each create, update and delete records one entry, inside the
- * transaction of the change, comparing the order before and after it.
+ * transaction of the change (in the same statement as its last write), comparing the order
+ * before and after it. The write paths know both states without reading the order back: the
+ * state before comes from the statement that locks the order, the state after is what they
+ * write.
  */
 
 type Value = FieldChange['from'];
 
-const headerOf = (state: OrderState): Record<string, Value> => ({
-  sales_order_no: state.salesOrderNo,
-  customer_id: state.customerId,
-  sales_order_date: formatCalendarDate(state.salesOrderDate),
-  location_id: state.locationId,
-  financial_year_id: state.financialYearId,
-  remarks: state.remarks,
-});
+/** The header fields a history entry compares, in the order they are listed. */
+// A type alias, not an interface: it is compared as a Record of field values.
+export type OrderHeader = {
+  sales_order_no: string;
+  customer_id: number;
+  /** YYYY-MM-DD */
+  sales_order_date: string;
+  location_id: number;
+  financial_year_id: number;
+  remarks: string | null;
+};
 
-const linesOf = (state: OrderState): HistoryLine[] =>
-  state.details.map((line) => ({
-    line_no: line.lineNo,
-    product_id: line.productId,
-    packsize_id: line.packsizeId,
-    quantity: toJsonNumber(line.quantity),
-    rate: toJsonNumber(line.rate),
-    amount: toJsonNumber(line.amount),
-    remarks: line.remarks,
-  }));
+/** An order as a history entry compares it: numbers as the JSON numbers the API shows. */
+export interface OrderSnapshot {
+  header: OrderHeader;
+  lines: HistoryLine[];
+  charges: HistoryCharge[];
+  totals: HistoryTotals;
+}
 
-const chargesOf = (state: OrderState): HistoryCharge[] =>
-  state.otherCharges.map((charge) => ({
-    line_no: charge.lineNo,
-    description: charge.description,
-    amount: toJsonNumber(charge.amount),
-  }));
-
-const totalsOf = (state: OrderState): HistoryTotals => ({
-  subtotal: toJsonNumber(state.subtotal),
-  other_charges_total: toJsonNumber(state.otherChargesTotal),
-  grand_total: toJsonNumber(state.grandTotal),
-});
+/**
+ * Where a create's entry holds the order's number: `sales_order_no` is the first header field
+ * and never null, so it is the first field change. A server-numbered create takes its number
+ * in its last statement, which writes the number there (docs/decisions.md, numbering).
+ */
+export const CREATED_NUMBER_PATH = ['fields', '0', 'to'] as const;
 
 /** The fields whose values differ between two records of the same shape. */
 const fieldChanges = (before: Record<string, Value>, after: Record<string, Value>): FieldChange[] =>
@@ -82,62 +75,34 @@ const itemChanges = <T extends { line_no: number }>(before: T[], after: T[]) => 
 };
 
 /** What changed from `before` (null: the order did not exist) to `after`. */
-export const changesBetween = (before: OrderState | null, after: OrderState): HistoryChanges => ({
-  fields: fieldChanges(before ? headerOf(before) : {}, headerOf(after)),
-  lines: itemChanges(before ? linesOf(before) : [], linesOf(after)),
-  other_charges: itemChanges(before ? chargesOf(before) : [], chargesOf(after)),
-  totals_before: before ? totalsOf(before) : null,
-  totals_after: totalsOf(after),
+export const changesBetween = (before: OrderSnapshot | null, after: OrderSnapshot): HistoryChanges => ({
+  fields: fieldChanges(before?.header ?? {}, after.header),
+  lines: itemChanges(before?.lines ?? [], after.lines),
+  other_charges: itemChanges(before?.charges ?? [], after.charges),
+  totals_before: before ? before.totals : null,
+  totals_after: after.totals,
 });
 
-interface ChangeToRecord {
-  orderId: number;
+/** A history entry to write in the statement that completes a change. */
+export interface HistoryEntryToWrite {
   action: HistoryAction;
   actor: string | null;
-  /**
-   * The order before the change (`stateOf` before writing); null on create; omitted when the
-   * change touched nothing compared here (a delete only stamps deleted_at).
-   */
-  before?: OrderState | null;
+  changes: HistoryChanges;
 }
-
-/** Calls the order service makes inside its write transactions. */
-export const orderHistory = {
-  /** The order as it stands, deleted or not: read inside the transaction before and after it writes. */
-  stateOf: async (tx: Db, orderId: number): Promise<OrderState> => {
-    const state = await orderHistoryRepository.findState(tx, orderId);
-    // The caller holds the order's row lock, so it exists.
-    if (!state) throw new Error(`order ${orderId} vanished inside its own transaction`);
-    return state;
-  },
-
-  /** Records the change the transaction just made, stamped with the order's new version and time. */
-  record: async (tx: Db, { orderId, action, actor, before }: ChangeToRecord): Promise<void> => {
-    const after = await orderHistory.stateOf(tx, orderId);
-    await orderHistoryRepository.insert(tx, {
-      salesOrderId: orderId,
-      version: after.version,
-      action,
-      at: after.deletedAt ?? after.updatedAt,
-      by: actor,
-      changes: changesBetween(before === undefined ? after : before, after),
-    });
-  },
-};
 
 export const createOrderHistoryService = (prisma: PrismaClient) => ({
   /** Every entry of an order, deleted orders included; 404 only for an id never created. */
   async get(orderId: number): Promise<SalesOrderHistory> {
-    const entries = await orderReadRepository.findHistory(prisma, orderId);
-    if (!entries) throw notFound(`sales order ${orderId} not found`);
+    const found = await orderHistoryRepository.entries(prisma, orderId);
+    if (!found.exists) throw notFound(`sales order ${orderId} not found`);
     return {
       sales_order_id: orderId,
-      entries: entries.map((entry) => ({
+      entries: found.entries.map((entry) => ({
         version: entry.version,
         action: HistoryActionSchema.parse(entry.action),
-        at: formatDateTime(entry.at),
+        at: entry.at,
         by: entry.by,
-        // Written by `record` in this shape; parsing keeps the type honest.
+        // Written by the order's write paths in this shape; parsing keeps the type honest.
         changes: HistoryChangesSchema.parse(entry.changes),
       })),
     };

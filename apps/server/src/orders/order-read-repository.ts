@@ -1,4 +1,4 @@
-import type { HistoryEntry, MaxNumber, SalesOrder } from '@sales-order/contract';
+import type { MaxNumber, SalesOrder } from '@sales-order/contract';
 
 import { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
@@ -36,14 +36,6 @@ export interface SeriesReadRow {
   last_sequence: string;
 }
 
-/** One history entry as stored: `action` and `changes` are parsed by the service, `at` is an instant. */
-export type HistoryReadRow = Pick<HistoryEntry, 'version' | 'by'> & { action: string; at: Date; changes: unknown };
-
-/** The history statement's row: all null on the one row of an order without entries. */
-type HistoryJoinRow = { [K in keyof HistoryReadRow]: HistoryReadRow[K] | null };
-
-const isEntry = (row: HistoryJoinRow): row is HistoryReadRow => row.version !== null;
-
 export const orderReadRepository = {
   /** A live (not deleted) order with its customer name, lines with product names, and charges. */
   findLive: async (db: Db, id: number): Promise<OrderReadRow | null> => {
@@ -70,21 +62,6 @@ export const orderReadRepository = {
       FROM sales_orders o JOIN customers c ON c.id = o.customer_id
       WHERE o.id = ${id} AND o.deleted_at IS NULL`;
     return row ?? null;
-  },
-
-  /**
-   * Every history entry of an order, oldest first, deleted orders included; null when no order
-   * with this id was ever created. One statement: the order LEFT JOIN its entries, so an order
-   * without entries still answers one row.
-   */
-  findHistory: async (db: Db, id: number): Promise<HistoryReadRow[] | null> => {
-    const rows = await db.$queryRaw<HistoryJoinRow[]>`
-      SELECT h.version, h.action, h.at, h.by, h.changes
-      FROM sales_orders o LEFT JOIN sales_order_history h ON h.sales_order_id = o.id
-      WHERE o.id = ${id}
-      ORDER BY h.version`;
-    if (rows.length === 0) return null;
-    return rows.filter(isEntry);
   },
 
   /**

@@ -3,6 +3,9 @@ import {
   type CreateSalesOrderBody,
   type DeletedSalesOrder,
   type ErrorDetail,
+  type HistoryCharge,
+  type HistoryLine,
+  type HistoryTotals,
   type MaxNumber,
   type MaxNumberQuery,
   type OtherChargeInput,
@@ -16,7 +19,6 @@ import {
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
-import type { Db } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime, parseCalendarDate } from '../shared/calendar.js';
 import { toDecimal, toJsonNumber } from '../shared/money.js';
 import {
@@ -26,13 +28,23 @@ import {
   orderNumberKey,
   readSuppliedNumber,
   type Series,
+  seriesPrefix,
 } from './numbering.js';
-import { orderHistory } from './order-history.js';
+import { changesBetween, type OrderSnapshot } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
 import { orderReadRepository, type OrderReadRow } from './order-read-repository.js';
 import { checkOrderReferences } from './order-references.js';
-import { type ChargeToStore, isDuplicateKeyError, type LineToStore, orderRepository } from './order-repository.js';
 import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
+import {
+  type ChargeToStore,
+  isUniqueViolation,
+  type LineToStore,
+  type LockedOrder,
+  type Numbering,
+  type OrderToStore,
+  orderWriteRepository,
+  type StoredContents,
+} from './order-write-repository.js';
 
 /** Who acts: the authenticated subject, recorded as created_by / updated_by / deleted_by. */
 export type Actor = string | null;
@@ -54,6 +66,55 @@ const linesToStore = (details: SalesOrderDetailInput[], problems: ErrorDetail[])
 const chargesToStore = (charges: OtherChargeInput[]): ChargeToStore[] =>
   charges.map((charge) => ({ description: charge.description, amount: toDecimal(charge.amount).toFixed(2) }));
 
+/** Lines as a history entry shows them: the stored scale (numeric(18,3/4/2)), as JSON numbers. */
+const historyLines = (lines: LineToStore[]): HistoryLine[] =>
+  lines.map((line, index) => ({
+    line_no: index + 1,
+    product_id: line.productId,
+    packsize_id: line.packsizeId,
+    quantity: toJsonNumber(line.quantity.toFixed(3)),
+    rate: toJsonNumber(line.rate.toFixed(4)),
+    amount: toJsonNumber(line.amount.toFixed(2)),
+    remarks: line.remarks,
+  }));
+
+const historyCharges = (charges: ChargeToStore[]): HistoryCharge[] =>
+  charges.map((charge, index) => ({
+    line_no: index + 1,
+    description: charge.description,
+    amount: toJsonNumber(charge.amount),
+  }));
+
+const historyTotals = (totals: { subtotal: string; otherChargesTotal: string; grandTotal: string }): HistoryTotals => ({
+  subtotal: toJsonNumber(totals.subtotal),
+  other_charges_total: toJsonNumber(totals.otherChargesTotal),
+  grand_total: toJsonNumber(totals.grandTotal),
+});
+
+/** The state a locked order was in before an update, as its history entry compares it. */
+const snapshotBefore = (order: LockedOrder, contents: StoredContents): OrderSnapshot => ({
+  header: {
+    sales_order_no: order.sales_order_no,
+    customer_id: order.customer_id,
+    sales_order_date: order.sales_order_date,
+    location_id: order.location_id,
+    financial_year_id: order.financial_year_id,
+    remarks: order.remarks,
+  },
+  lines: contents.lines.map((line) => ({
+    ...line,
+    quantity: toJsonNumber(line.quantity),
+    rate: toJsonNumber(line.rate),
+    amount: toJsonNumber(line.amount),
+  })),
+  charges: contents.charges.map((charge) => ({ ...charge, amount: toJsonNumber(charge.amount) })),
+  totals: historyTotals({
+    subtotal: order.subtotal,
+    otherChargesTotal: order.other_charges_total,
+    grandTotal: order.grand_total,
+  }),
+});
+
 const toReadShape = (order: OrderReadRow): SalesOrder => ({
   ...order,
   subtotal: toJsonNumber(order.subtotal),
@@ -69,20 +130,6 @@ const toReadShape = (order: OrderReadRow): SalesOrder => ({
   created_at: formatDateTime(order.created_at),
   updated_at: formatDateTime(order.updated_at),
 });
-
-/** Moves a series' counter past a supplied number of that series, within `maxAhead` of it. */
-const takeSuppliedSequence = async (
-  tx: Db,
-  series: { locationId: number; financialYearId: number },
-  sequence: bigint,
-  maxAhead: bigint,
-) => {
-  const problems: ErrorDetail[] = [];
-  const counter = await orderRepository.lockCounter(tx, series.locationId, series.financialYearId);
-  const moved = counterAfterSuppliedNumber(counter, sequence, maxAhead, problems);
-  if (moved === null) throw unprocessable(problems);
-  if (moved !== counter) await orderRepository.setCounter(tx, series.locationId, series.financialYearId, moved);
-};
 
 export interface SalesOrderServiceOptions {
   /** How far past its series' counter a supplied series number may be (ORDER_NUMBER_MAX_AHEAD). */
@@ -123,50 +170,77 @@ export const createSalesOrderService = (
       series && input.sales_order_no != null ? readSuppliedNumber(input.sales_order_no, series, problems) : null;
     if (problems.length > 0 || !location || !financialYear || !series) throw unprocessable(problems);
 
+    const orderToStore: OrderToStore = {
+      salesOrderNo: supplied?.orderNumber ?? null,
+      sequence: supplied?.sequence ?? null,
+      locationId: location.id,
+      financialYearId: financialYear.id,
+      customerId: input.customer_id,
+      salesOrderDate: formatCalendarDate(parseCalendarDate(input.sales_order_date)),
+      remarks: input.remarks ?? null,
+      subtotal: subtotal.toFixed(2),
+      otherChargesTotal: otherChargesTotal.toFixed(2),
+      grandTotal: total.toFixed(2),
+      createdBy: actor,
+    };
+    const chargesStored = chargesToStore(charges);
+    const ids = { locationId: location.id, financialYearId: financialYear.id };
+    const numbering: Numbering =
+      supplied === null
+        ? { kind: 'server', ...ids, prefix: seriesPrefix(series) }
+        : supplied.kind === 'series'
+          ? { kind: 'supplied-series', ...ids, sequence: supplied.sequence, maxAhead: orderNumberMaxAhead }
+          : { kind: 'free-form' };
+    const history = {
+      action: 'create' as const,
+      actor,
+      changes: changesBetween(null, {
+        header: {
+          // Settled by the last statement when the server numbers the order.
+          sales_order_no: orderToStore.salesOrderNo ?? '',
+          customer_id: orderToStore.customerId,
+          sales_order_date: orderToStore.salesOrderDate,
+          location_id: orderToStore.locationId,
+          financial_year_id: orderToStore.financialYearId,
+          remarks: orderToStore.remarks,
+        },
+        lines: historyLines(lines),
+        charges: historyCharges(chargesStored),
+        totals: historyTotals(orderToStore),
+      }),
+    };
+    const duplicateNumber = (salesOrderNo: string) =>
+      unprocessable([
+        {
+          path: 'sales_order_no',
+          message: `${salesOrderNo} is already the number of another order (case and zero padding ignored, deleted orders included)`,
+          code: ValidationCode.duplicateOrderNumber,
+        },
+      ]);
+
+    // The series' counter is locked by the last statement only (completeCreate), from there to
+    // COMMIT: everything else a create writes happens before, unnumbered.
     return prisma.$transaction(async (tx) => {
       await idempotency?.claim(tx);
-      let salesOrderNo: string;
-      let sequence: bigint | null;
-      if (supplied === null) {
-        sequence = await orderRepository.nextSequence(tx, location.id, financialYear.id);
-        salesOrderNo = formatOrderNumber(series, sequence);
-      } else {
-        ({ orderNumber: salesOrderNo, sequence } = supplied);
-        if (supplied.kind === 'series') {
-          const ids = { locationId: location.id, financialYearId: financialYear.id };
-          await takeSuppliedSequence(tx, ids, supplied.sequence, orderNumberMaxAhead);
-        }
-      }
-      const order = await orderRepository
-        .insert(tx, {
-          salesOrderNo,
-          sequence,
-          locationId: location.id,
-          financialYearId: financialYear.id,
-          customerId: input.customer_id,
-          salesOrderDate: parseCalendarDate(input.sales_order_date),
-          remarks: input.remarks ?? null,
-          subtotal: subtotal.toFixed(2),
-          otherChargesTotal: otherChargesTotal.toFixed(2),
-          grandTotal: total.toFixed(2),
-          createdBy: actor,
-        })
+      const orderId = await orderWriteRepository
+        .insertOrder(tx, orderToStore, lines, chargesStored)
         .catch((error: unknown) => {
-          if (!isDuplicateKeyError(error)) throw error;
-          throw unprocessable([
-            {
-              path: 'sales_order_no',
-              message: `${salesOrderNo} is already the number of another order (case and zero padding ignored, deleted orders included)`,
-              code: ValidationCode.duplicateOrderNumber,
-            },
-          ]);
+          throw isUniqueViolation(error) ? duplicateNumber(orderToStore.salesOrderNo ?? '') : error;
         });
-      await orderRepository.insertLines(tx, order.id, lines);
-      await orderRepository.insertCharges(tx, order.id, chargesToStore(charges));
-      const created = { sales_order_id: order.id, order_number: salesOrderNo, total_amount: toJsonNumber(total) };
-      await orderHistory.record(tx, { orderId: order.id, action: 'create', actor, before: null });
-      await idempotency?.complete(tx, created);
-      return created;
+      const created = { sales_order_id: orderId, order_number: '', total_amount: toJsonNumber(total) };
+      const completed = await orderWriteRepository
+        .completeCreate(tx, orderId, numbering, history, idempotency && { ...idempotency.claimed, result: created })
+        .catch((error: unknown) => {
+          // A server number already taken: only by an order stored without moving the counter.
+          throw isUniqueViolation(error) ? duplicateNumber('the next number of the series') : error;
+        });
+      if (numbering.kind === 'supplied-series') {
+        const problems: ErrorDetail[] = [];
+        // The counter stayed where it was when the number is too far ahead of it.
+        if (counterAfterSuppliedNumber(completed.counter!, numbering.sequence, numbering.maxAhead, problems) === null)
+          throw unprocessable(problems);
+      }
+      return { ...created, order_number: completed.salesOrderNo };
     });
   },
 
@@ -177,14 +251,15 @@ export const createSalesOrderService = (
     expected?: ExpectedVersions,
   ): Promise<UpdatedSalesOrder> {
     return prisma.$transaction(async (tx) => {
-      const current = await orderRepository.lockForUpdate(tx, id, actor, expected);
+      const current = await orderWriteRepository.lockForUpdate(tx, id, actor, expected);
       if (!current) throw await missingOrChanged(tx, id, expected);
-      const before = await orderHistory.stateOf(tx, id);
+      const contents = await orderWriteRepository.contentsOf(tx, id);
+      const before = snapshotBefore(current, contents);
 
       const problems: ErrorDetail[] = [];
       if (
         input.sales_order_no !== undefined &&
-        orderNumberKey(input.sales_order_no) !== orderNumberKey(current.salesOrderNo)
+        orderNumberKey(input.sales_order_no) !== orderNumberKey(current.sales_order_no)
       ) {
         problems.push({
           path: 'sales_order_no',
@@ -192,7 +267,7 @@ export const createSalesOrderService = (
           code: ValidationCode.orderNumberChange,
         });
       }
-      if (input.location_id !== undefined && input.location_id !== current.locationId) {
+      if (input.location_id !== undefined && input.location_id !== current.location_id) {
         problems.push({
           path: 'location_id',
           message: 'an order cannot move to another location',
@@ -203,19 +278,20 @@ export const createSalesOrderService = (
       const subtotal = priced?.subtotal ?? toDecimal(current.subtotal);
       const otherChargesTotal = input.other_charges
         ? totalCharges(input.other_charges)
-        : toDecimal(current.otherChargesTotal);
+        : toDecimal(current.other_charges_total);
       const total = grandTotal({ subtotal, otherChargesTotal, claimed: input.grand_total }, problems);
       // Only what the update changes must be active: the references the order already holds may not be.
-      const keptLines = input.details
-        ? await orderRepository.findLineReferences(tx, id)
-        : { productIds: new Set<number>(), packsizeIds: new Set<number>() };
+      const keptLines = {
+        productIds: new Set(contents.lines.map((line) => line.product_id)),
+        packsizeIds: new Set(contents.lines.flatMap((line) => (line.packsize_id === null ? [] : [line.packsize_id]))),
+      };
       const { financialYear } = await checkOrderReferences(
         tx,
         { customerId: input.customer_id, salesOrderDate: input.sales_order_date, details: input.details },
         problems,
-        { customerId: current.customerId, salesOrderDate: formatCalendarDate(current.salesOrderDate), ...keptLines },
+        { customerId: current.customer_id, salesOrderDate: current.sales_order_date, ...keptLines },
       );
-      if (financialYear && financialYear.id !== current.financialYearId) {
+      if (financialYear && financialYear.id !== current.financial_year_id) {
         problems.push({
           path: 'sales_order_date',
           message: 'an order cannot move to another financial year',
@@ -225,32 +301,44 @@ export const createSalesOrderService = (
       // Throwing rolls back the version bump taken with the lock.
       if (problems.length > 0) throw unprocessable(problems);
 
-      await orderRepository.update(tx, id, {
-        customerId: input.customer_id,
-        salesOrderDate: input.sales_order_date === undefined ? undefined : parseCalendarDate(input.sales_order_date),
-        remarks: input.remarks,
+      const header = {
+        customerId: input.customer_id ?? current.customer_id,
+        salesOrderDate:
+          input.sales_order_date === undefined
+            ? current.sales_order_date
+            : formatCalendarDate(parseCalendarDate(input.sales_order_date)),
+        remarks: input.remarks === undefined ? current.remarks : input.remarks,
         subtotal: subtotal.toFixed(2),
         otherChargesTotal: otherChargesTotal.toFixed(2),
         grandTotal: total.toFixed(2),
-      });
-      if (priced) {
-        await orderRepository.deleteLines(tx, id);
-        await orderRepository.insertLines(tx, id, priced.lines);
-      }
-      if (input.other_charges) {
-        await orderRepository.deleteCharges(tx, id);
-        await orderRepository.insertCharges(tx, id, chargesToStore(input.other_charges));
-      }
-      await orderHistory.record(tx, { orderId: id, action: 'update', actor, before });
+      };
+      const replacedCharges = input.other_charges ? chargesToStore(input.other_charges) : undefined;
+      const after: OrderSnapshot = {
+        header: {
+          ...before.header,
+          customer_id: header.customerId,
+          sales_order_date: header.salesOrderDate,
+          remarks: header.remarks,
+        },
+        lines: priced ? historyLines(priced.lines) : before.lines,
+        charges: replacedCharges ? historyCharges(replacedCharges) : before.charges,
+        totals: historyTotals(header),
+      };
+      await orderWriteRepository.writeUpdate(
+        tx,
+        id,
+        header,
+        { lines: priced?.lines, charges: replacedCharges },
+        { action: 'update', actor, changes: changesBetween(before, after) },
+      );
       return { sales_order_id: id, updated: true as const, version: current.version };
     });
   },
 
   async remove(id: number, actor: Actor, expected?: ExpectedVersions): Promise<DeletedSalesOrder> {
-    await prisma.$transaction(async (tx) => {
-      if (!(await orderRepository.softDelete(tx, id, actor, expected))) throw await missingOrChanged(tx, id, expected);
-      await orderHistory.record(tx, { orderId: id, action: 'delete', actor });
-    });
+    // One statement, its own transaction: the soft delete and its history entry.
+    if (!(await orderWriteRepository.softDelete(prisma, id, actor, expected)))
+      throw await missingOrChanged(prisma, id, expected);
     return { sales_order_id: id, deleted: true };
   },
 

@@ -33,8 +33,13 @@ const spawnServer = (env: Record<string, string>, stderr: 'inherit' | 'pipe'): C
   });
 };
 
-export const startServerProcess = (env: Record<string, string>): Promise<ServerProcess> => {
-  const child = spawnServer(env, 'inherit');
+export const startServerProcess = (
+  env: Record<string, string>,
+  /** Receives what the process prints to stderr, line by line (otherwise it goes to the test's). */
+  onStderrLine?: (line: string) => void,
+): Promise<ServerProcess> => {
+  const child = spawnServer(env, onStderrLine ? 'pipe' : 'inherit');
+  if (onStderrLine) createInterface({ input: child.stderr! }).on('line', onStderrLine);
   const output: string[] = [];
   return new Promise((resolve, reject) => {
     let port: number | undefined;

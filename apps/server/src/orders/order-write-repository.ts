@@ -1,0 +1,336 @@
+import type { HistoryChanges } from '@sales-order/contract';
+
+import { Prisma } from '../generated/prisma/client.js';
+import type { Db } from '../master-data/master-data-repository.js';
+import { SEQUENCE_MIN_DIGITS } from './numbering.js';
+import { CREATED_NUMBER_PATH, type HistoryEntryToWrite } from './order-history.js';
+import type { PricedLine } from './order-pricing.js';
+
+/**
+ * Every statement that writes an order, its lines, charges and history. All raw SQL: Prisma
+ * compiles a query plan for each model query shape it has not seen (and for every createMany),
+ * on the event loop; a raw statement is sent as it is. Each write is a fixed number of
+ * statements whatever the line count: lines and charges go in as arrays through unnest().
+ * Decimals travel as text and are cast to numeric in SQL, never through a JS number.
+ */
+
+export interface LineToStore extends PricedLine {
+  productId: number;
+  packsizeId: number | null;
+  remarks: string | null;
+}
+
+export interface ChargeToStore {
+  description: string;
+  /** Fixed-point text, 2 places. */
+  amount: string;
+}
+
+export interface OrderToStore {
+  /** A supplied number as stored; null: the server numbers the order in `completeCreate`. */
+  salesOrderNo: string | null;
+  /** The sequence of a supplied series number; null for a free-form or a server number. */
+  sequence: bigint | null;
+  locationId: number;
+  financialYearId: number;
+  customerId: number;
+  /** YYYY-MM-DD */
+  salesOrderDate: string;
+  remarks: string | null;
+  subtotal: string;
+  otherChargesTotal: string;
+  grandTotal: string;
+  createdBy: string | null;
+}
+
+/** How a create's number is settled in its last statement. */
+export type Numbering =
+  /** The next sequence of the series, as `{prefix}{sequence zero-padded to SEQUENCE_MIN_DIGITS}`. */
+  | { kind: 'server'; locationId: number; financialYearId: number; prefix: string }
+  /** A supplied series number: moves the counter up to it, unless it is more than `maxAhead` past. */
+  | { kind: 'supplied-series'; locationId: number; financialYearId: number; sequence: bigint; maxAhead: bigint }
+  /** A free-form number: no counter. */
+  | { kind: 'free-form' };
+
+/** A result to store for an Idempotency-Key claimed in the same transaction. */
+export interface IdempotencyResultToStore {
+  subject: string;
+  key: string;
+  /** The result, its `order_number` field overwritten with the order's number. */
+  result: Prisma.InputJsonValue;
+}
+
+export interface CompletedCreate {
+  salesOrderNo: string;
+  /** Where the series' counter stands after the statement; null for a free-form number. */
+  counter: bigint | null;
+}
+
+/** The header of an order, as locked by `lockForUpdate`. Decimals and the date as text. */
+export interface LockedOrder {
+  sales_order_no: string;
+  customer_id: number;
+  sales_order_date: string;
+  location_id: number;
+  financial_year_id: number;
+  remarks: string | null;
+  subtotal: string;
+  other_charges_total: string;
+  grand_total: string;
+  /** The version after the bump. */
+  version: number;
+}
+
+export interface StoredContents {
+  lines: {
+    line_no: number;
+    product_id: number;
+    packsize_id: number | null;
+    quantity: string;
+    rate: string;
+    amount: string;
+    remarks: string | null;
+  }[];
+  charges: { line_no: number; description: string; amount: string }[];
+}
+
+/** A unique-constraint violation (PostgreSQL 23505), as a raw statement reports it. */
+export const isUniqueViolation = (error: unknown): boolean =>
+  error instanceof Prisma.PrismaClientKnownRequestError &&
+  (error.code === 'P2002' || JSON.stringify(error.meta ?? {}).includes('23505'));
+
+/** Lines and charges of the order `orderId` (an SQL expression), one INSERT per table as CTEs. */
+const contentsInserts = (orderId: Prisma.Sql, lines: LineToStore[], charges: ChargeToStore[]) => Prisma.sql`
+  lines AS (
+    INSERT INTO sales_order_details (sales_order_id, line_no, product_id, packsize_id, quantity, rate, amount, remarks)
+    SELECT ${orderId}, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks
+    FROM unnest(
+      ${lines.map((line) => line.productId)}::int[],
+      ${lines.map((line) => line.packsizeId)}::int[],
+      ${lines.map((line) => line.quantity.toFixed(3))}::text[]::numeric[],
+      ${lines.map((line) => line.rate.toFixed(4))}::text[]::numeric[],
+      ${lines.map((line) => line.amount.toFixed(2))}::text[]::numeric[],
+      ${lines.map((line) => line.remarks)}::text[]
+    ) WITH ORDINALITY AS l(product_id, packsize_id, quantity, rate, amount, remarks, line_no)
+  ),
+  charges AS (
+    INSERT INTO sales_order_other_charges (sales_order_id, line_no, description, amount)
+    SELECT ${orderId}, c.line_no, c.description, c.amount
+    FROM unnest(
+      ${charges.map((charge) => charge.description)}::text[],
+      ${charges.map((charge) => charge.amount)}::text[]::numeric[]
+    ) WITH ORDINALITY AS c(description, amount, line_no)
+  )`;
+
+/** Locks (creating it at 0) and moves a series' counter: the statement's first CTE, `counter`. */
+const counterMove = (numbering: Numbering): Prisma.Sql => {
+  switch (numbering.kind) {
+    case 'server':
+      return Prisma.sql`counter AS (
+        INSERT INTO sales_order_counters AS c (location_id, financial_year_id, last_sequence)
+        VALUES (${numbering.locationId}::int, ${numbering.financialYearId}::int, 1)
+        ON CONFLICT (location_id, financial_year_id) DO UPDATE SET last_sequence = c.last_sequence + 1
+        RETURNING last_sequence),`;
+    case 'supplied-series': {
+      const { sequence, maxAhead } = numbering;
+      // Too far ahead: the counter stays where it is, and the caller sees that from it.
+      return Prisma.sql`counter AS (
+        INSERT INTO sales_order_counters AS c (location_id, financial_year_id, last_sequence)
+        VALUES (${numbering.locationId}::int, ${numbering.financialYearId}::int,
+          CASE WHEN ${sequence}::bigint <= ${maxAhead}::bigint THEN ${sequence}::bigint ELSE 0 END)
+        ON CONFLICT (location_id, financial_year_id) DO UPDATE SET last_sequence = CASE
+          WHEN ${sequence}::bigint > c.last_sequence + ${maxAhead}::bigint THEN c.last_sequence
+          ELSE greatest(c.last_sequence, ${sequence}::bigint) END
+        RETURNING last_sequence),`;
+    }
+    case 'free-form':
+      return Prisma.sql`counter AS (SELECT NULL::bigint AS last_sequence),`;
+  }
+};
+
+/** The order after its number is settled: the server's number is set here, from the counter. */
+const numberedOrder = (orderId: number, numbering: Numbering): Prisma.Sql =>
+  numbering.kind === 'server'
+    ? Prisma.sql`numbered AS (
+        UPDATE sales_orders o SET sequence = counter.last_sequence,
+          sales_order_no = ${numbering.prefix}
+            || lpad(counter.last_sequence::text, greatest(${SEQUENCE_MIN_DIGITS}::int, length(counter.last_sequence::text)), '0')
+        FROM counter WHERE o.id = ${orderId}::int
+        RETURNING o.id, o.sales_order_no, o.version, o.updated_at)`
+    : Prisma.sql`numbered AS (
+        SELECT id, sales_order_no, version, updated_at FROM sales_orders WHERE id = ${orderId}::int)`;
+
+const historyJson = (changes: HistoryChanges) => JSON.stringify(changes);
+
+export const orderWriteRepository = {
+  /**
+   * Inserts an order with its lines and charges: one statement. Without a supplied number the
+   * order holds a unique placeholder until `completeCreate` numbers it; nobody ever sees it,
+   * the transaction being uncommitted until then.
+   */
+  insertOrder: async (db: Db, order: OrderToStore, lines: LineToStore[], charges: ChargeToStore[]) => {
+    const [row] = await db.$queryRaw<{ id: number }[]>`
+      WITH inserted AS (
+        INSERT INTO sales_orders (sales_order_no, sequence, location_id, financial_year_id, customer_id,
+          sales_order_date, remarks, subtotal, other_charges_total, grand_total, created_by, updated_by)
+        VALUES (coalesce(${order.salesOrderNo}::text, 'unnumbered:' || gen_random_uuid()), ${order.sequence}::bigint,
+          ${order.locationId}::int, ${order.financialYearId}::int, ${order.customerId}::int,
+          ${order.salesOrderDate}::date, ${order.remarks}::text, ${order.subtotal}::numeric,
+          ${order.otherChargesTotal}::numeric, ${order.grandTotal}::numeric, ${order.createdBy}::text,
+          ${order.createdBy}::text)
+        RETURNING id),
+      ${contentsInserts(Prisma.sql`(SELECT id FROM inserted)`, lines, charges)}
+      SELECT id FROM inserted`;
+    return row!.id;
+  },
+
+  /**
+   * A create's last statement before COMMIT: locks and moves the series' counter, numbers the
+   * order from it (server numbering), writes the history entry and the Idempotency-Key's
+   * result with that number. The counter row is locked from here to COMMIT only; a rolled-back
+   * create gives its number back.
+   */
+  completeCreate: async (
+    db: Db,
+    orderId: number,
+    numbering: Numbering,
+    history: HistoryEntryToWrite,
+    idempotency?: IdempotencyResultToStore,
+  ): Promise<CompletedCreate> => {
+    const storeResult = idempotency
+      ? Prisma.sql`, stored_result AS (
+          UPDATE idempotency_keys k
+          SET result = jsonb_set(${JSON.stringify(idempotency.result)}::jsonb, '{order_number}', to_jsonb(n.sales_order_no))
+          FROM numbered n WHERE k.subject = ${idempotency.subject} AND k.key = ${idempotency.key})`
+      : Prisma.empty;
+    const [row] = await db.$queryRaw<{ sales_order_no: string; counter: bigint | null }[]>`
+      WITH ${counterMove(numbering)}
+      ${numberedOrder(orderId, numbering)},
+      history AS (
+        INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
+        SELECT n.id, n.version, ${history.action}, n.updated_at, ${history.actor}::text,
+          jsonb_set(${historyJson(history.changes)}::jsonb, ${[...CREATED_NUMBER_PATH]}::text[], to_jsonb(n.sales_order_no))
+        FROM numbered n)
+      ${storeResult}
+      SELECT n.sales_order_no, (SELECT last_sequence FROM counter) AS counter FROM numbered n`;
+    return { salesOrderNo: row!.sales_order_no, counter: row!.counter === null ? null : BigInt(row!.counter) };
+  },
+
+  /**
+   * Takes the row lock of a live order for the rest of the transaction, bumping its version
+   * and stamping the updater. Null when the order does not exist, is deleted, or is not at one
+   * of `expectedVersions` (when given): the check and the bump are one statement, so of two
+   * writers expecting the same version only the first succeeds.
+   */
+  lockForUpdate: async (
+    db: Db,
+    id: number,
+    actor: string | null,
+    expectedVersions?: readonly number[],
+  ): Promise<LockedOrder | null> => {
+    const [row] = await db.$queryRaw<LockedOrder[]>`
+      UPDATE sales_orders SET version = version + 1, updated_at = now(), updated_by = ${actor}::text
+      WHERE id = ${id}::int AND deleted_at IS NULL
+        AND (${expectedVersions === undefined}::boolean OR version = ANY(${[...(expectedVersions ?? [])]}::int[]))
+      RETURNING sales_order_no, customer_id, to_char(sales_order_date, 'YYYY-MM-DD') AS sales_order_date, location_id,
+        financial_year_id, remarks, subtotal::text AS subtotal, other_charges_total::text AS other_charges_total,
+        grand_total::text AS grand_total, version`;
+    return row ?? null;
+  },
+
+  /**
+   * The lines and charges of an order, decimals as text. Its own statement after the lock: a
+   * subquery of the locking UPDATE would read them as they were before it waited for the lock.
+   */
+  contentsOf: async (db: Db, id: number): Promise<StoredContents> => {
+    const [row] = await db.$queryRaw<StoredContents[]>`
+      SELECT
+        coalesce((SELECT json_agg(json_build_object('line_no', line_no, 'product_id', product_id,
+            'packsize_id', packsize_id, 'quantity', quantity::text, 'rate', rate::text, 'amount', amount::text,
+            'remarks', remarks) ORDER BY line_no)
+          FROM sales_order_details WHERE sales_order_id = ${id}::int), '[]') AS lines,
+        coalesce((SELECT json_agg(json_build_object('line_no', line_no, 'description', description,
+            'amount', amount::text) ORDER BY line_no)
+          FROM sales_order_other_charges WHERE sales_order_id = ${id}::int), '[]') AS charges`;
+    return row!;
+  },
+
+  /**
+   * Writes an update locked by `lockForUpdate`: the header, removes the lines and charges it
+   * replaces, and records the history entry (one statement); then inserts the replacements
+   * (a second one, only when something is replaced: the unique line numbers of the removed and
+   * the new rows must not meet in one statement).
+   */
+  writeUpdate: async (
+    db: Db,
+    id: number,
+    header: {
+      customerId: number;
+      salesOrderDate: string;
+      remarks: string | null;
+      subtotal: string;
+      otherChargesTotal: string;
+      grandTotal: string;
+    },
+    replaced: { lines?: LineToStore[]; charges?: ChargeToStore[] },
+    history: HistoryEntryToWrite,
+  ): Promise<void> => {
+    await db.$executeRaw`
+      WITH header AS (
+        UPDATE sales_orders SET customer_id = ${header.customerId}::int, sales_order_date = ${header.salesOrderDate}::date,
+          remarks = ${header.remarks}::text, subtotal = ${header.subtotal}::numeric,
+          other_charges_total = ${header.otherChargesTotal}::numeric, grand_total = ${header.grandTotal}::numeric
+        WHERE id = ${id}::int
+        RETURNING id, version, updated_at),
+      old_lines AS (
+        DELETE FROM sales_order_details WHERE sales_order_id = ${id}::int AND ${replaced.lines !== undefined}::boolean),
+      old_charges AS (
+        DELETE FROM sales_order_other_charges WHERE sales_order_id = ${id}::int AND ${replaced.charges !== undefined}::boolean)
+      INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
+      SELECT id, version, ${history.action}, updated_at, ${history.actor}::text, ${historyJson(history.changes)}::jsonb
+      FROM header`;
+    if (replaced.lines === undefined && replaced.charges === undefined) return;
+    await db.$executeRaw`
+      WITH ${contentsInserts(Prisma.sql`${id}::int`, replaced.lines ?? [], replaced.charges ?? [])}
+      SELECT 1`;
+  },
+
+  /**
+   * Soft-deletes a live order at one of `expectedVersions` (any version when not given) and
+   * records the history entry: one statement. False when no such order was live.
+   */
+  softDelete: async (
+    db: Db,
+    id: number,
+    actor: string | null,
+    expectedVersions?: readonly number[],
+  ): Promise<boolean> => {
+    // A delete changes nothing a history entry compares: no field, line or charge changes, the
+    // totals before and after are the order's.
+    const rows = await db.$queryRaw<{ id: number }[]>`
+      WITH deleted AS (
+        UPDATE sales_orders SET deleted_at = now(), deleted_by = ${actor}::text, updated_at = now(),
+          updated_by = ${actor}::text, version = version + 1
+        WHERE id = ${id}::int AND deleted_at IS NULL
+          AND (${expectedVersions === undefined}::boolean OR version = ANY(${[...(expectedVersions ?? [])]}::int[]))
+        RETURNING id, version, deleted_at,
+          jsonb_build_object('subtotal', subtotal, 'other_charges_total', other_charges_total,
+            'grand_total', grand_total) AS totals)
+      INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
+      SELECT id, version, 'delete', deleted_at, ${actor}::text, jsonb_build_object(
+          'fields', '[]'::jsonb,
+          'lines', '{"added": [], "removed": [], "changed": []}'::jsonb,
+          'other_charges', '{"added": [], "removed": [], "changed": []}'::jsonb,
+          'totals_before', totals, 'totals_after', totals)
+      FROM deleted
+      RETURNING sales_order_id AS id`;
+    return rows.length === 1;
+  },
+
+  /** The version of a live order; null when it does not exist or is deleted. */
+  liveVersion: async (db: Db, id: number): Promise<number | null> => {
+    const [row] = await db.$queryRaw<{ version: number }[]>`
+      SELECT version FROM sales_orders WHERE id = ${id}::int AND deleted_at IS NULL`;
+    return row?.version ?? null;
+  },
+};

@@ -1,0 +1,193 @@
+import pg from 'pg';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { loadConfig } from '../src/config.js';
+import { type Database, openDatabase } from '../src/db/database.js';
+import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
+import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
+import { createTestDatabase } from './support/test-server.js';
+import { signJwt, TEST_JWT_SECRET } from './support/tokens.js';
+
+/**
+ * Server numbering under load, as it runs in production: two server processes on one
+ * PostgreSQL database. A create takes its series' counter in its last statement only
+ * (docs/decisions.md): the numbers of committed orders must still be exactly 1..N, and the
+ * counter row must be free while a create does everything else.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'server numbering across processes and the counter lock (skipped without TEST_DATABASE_URL)',
+  () => {
+    let testDatabase: Awaited<ReturnType<typeof createTestDatabase>>;
+    let database: Database;
+    let fixtures: Fixtures;
+    let token: string;
+    let sql: pg.Client;
+    const running: ServerProcess[] = [];
+
+    const post = (server: ServerProcess, body: object) =>
+      request(server.api).post('/sales-orders').set('Authorization', `Bearer ${token}`).send(body);
+    const counterOf = async (locationId: number) => {
+      const { rows } = await sql.query<{ last_sequence: string }>(
+        'SELECT last_sequence::text FROM sales_order_counters WHERE location_id = $1',
+        [locationId],
+      );
+      return rows.map((row) => Number(row.last_sequence));
+    };
+    const sequenceOf = (orderNumber: string) => Number(/-(\d+)$/.exec(orderNumber)![1]);
+    const marker = async (code: string) => database.prisma.product.create({ data: { code, name: `marker ${code}` } });
+
+    beforeAll(async () => {
+      testDatabase = await createTestDatabase();
+      database = await openDatabase(
+        loadConfig({ DATABASE_URL: testDatabase.env.DATABASE_URL!, DATABASE_POOL_MAX: '2' }),
+      );
+      fixtures = await createFixtures(database.prisma);
+      token = await signJwt({ payload: { permissions: ['*'] }, expiresIn: '1h' });
+      sql = new pg.Client({ connectionString: testDatabase.env.DATABASE_URL });
+      await sql.connect();
+      const start = () =>
+        startServerProcess({
+          ...testDatabase.env,
+          JWT_SECRET: TEST_JWT_SECRET,
+          RATE_LIMIT_PER_MINUTE: '100000',
+          // 60 creates queue for pooled connections and on one counter row, on a loaded
+          // machine: wait as long as needed (test-server.ts's bounds), never answer 503.
+          DATABASE_CONNECT_TIMEOUT_MS: '10000',
+          DATABASE_LOCK_TIMEOUT_MS: '10000',
+          DATABASE_STATEMENT_TIMEOUT_MS: '30000',
+        });
+      running.push(...(await Promise.all([start(), start()])));
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(running.map(stopServerProcess));
+      await sql?.end();
+      await database?.close();
+      await testDatabase?.drop();
+    });
+
+    it('numbers 60 concurrent creates through two processes exactly 1..N, rolled-back creates giving theirs back', async () => {
+      const [a, b] = running as [ServerProcess, ServerProcess];
+      const { chattogram } = fixtures.locations;
+      const refused = await marker('REFUSED');
+      // As a host DBA could: refuse the history entry (written by the create's last statement,
+      // after the counter moved) of orders with a line of the marker product.
+      await sql.query(`
+        CREATE FUNCTION test_refuse_marker() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM sales_order_details
+                     WHERE sales_order_id = NEW.sales_order_id AND product_id = ${refused.id}) THEN
+            RAISE EXCEPTION 'refused by the host';
+          END IF;
+          RETURN NEW;
+        END $$`);
+      await sql.query(
+        'CREATE TRIGGER test_refuse_marker BEFORE INSERT ON sales_order_history FOR EACH ROW EXECUTE FUNCTION test_refuse_marker()',
+      );
+      try {
+        const responses = await Promise.all(
+          Array.from({ length: 60 }, (_, index) =>
+            post(
+              index % 2 === 0 ? a : b,
+              orderBody(fixtures, {
+                location_id: chattogram.id,
+                remarks: `concurrent ${index}`,
+                // Every fifth create fails after taking a number, and must give it back.
+                details:
+                  index % 5 === 4
+                    ? [{ product_id: refused.id, quantity: 1, rate: 1 }]
+                    : [{ product_id: fixtures.products.otherProduct.id, quantity: index + 1, rate: 2 }],
+              }),
+            ),
+          ),
+        );
+        const failed = responses.filter((response) => response.status !== 201);
+        expect(failed.map((response) => response.status)).toEqual(Array.from({ length: 12 }, () => 500));
+        const numbers = responses
+          .filter((response) => response.status === 201)
+          .map((response) => response.body.data.order_number as string);
+        expect(numbers.every((number) => number.startsWith('CTG-2026-'))).toBe(true);
+        expect(numbers.map(sequenceOf).sort((x, y) => x - y)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+        // What is stored agrees: 48 orders numbered 1..48, the counter at 48.
+        const { rows } = await sql.query<{ seq: string; sales_order_no: string }>(
+          'SELECT sequence::text AS seq, sales_order_no FROM sales_orders WHERE location_id = $1 ORDER BY sequence',
+          [chattogram.id],
+        );
+        expect(rows.map((row) => Number(row.seq))).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+        expect(rows.map((row) => row.sales_order_no)).toEqual(
+          Array.from({ length: 48 }, (_, i) => `CTG-2026-${String(i + 1).padStart(5, '0')}`),
+        );
+        expect(await counterOf(chattogram.id)).toEqual([48]);
+      } finally {
+        await sql.query('DROP TRIGGER test_refuse_marker ON sales_order_history');
+      }
+    }, 60_000);
+
+    it('leaves the counter row unlocked while a create is paused before its last statement', async () => {
+      const [a, b] = running as [ServerProcess, ServerProcess];
+      const { dhaka } = fixtures.locations;
+      // The series' counter row exists and stands at 1.
+      expect((await post(a, orderBody(fixtures)).expect(201)).body.data.order_number).toBe('DHK-2026-00001');
+
+      // A create with a line of the paused product waits, inside its transaction and after its
+      // order, lines and charges are written, for an advisory lock this test holds.
+      const lockKey = 770_001;
+      const paused = await marker('PAUSED');
+      await sql.query(`
+        CREATE FUNCTION test_pause_marker() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.product_id = ${paused.id} THEN PERFORM pg_advisory_xact_lock(${lockKey}); END IF;
+          RETURN NEW;
+        END $$`);
+      await sql.query(
+        'CREATE TRIGGER test_pause_marker BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_pause_marker()',
+      );
+      await sql.query('SELECT pg_advisory_lock($1)', [lockKey]);
+      let released = false;
+      try {
+        const pausedCreate = post(
+          a,
+          orderBody(fixtures, { details: [{ product_id: paused.id, quantity: 1, rate: 1 }] }),
+        ).then((response) => response);
+        // Deterministic: wait until the create's backend is waiting for the advisory lock.
+        for (let waited = 0; ; waited += 50) {
+          const { rows } = await sql.query<{ waiting: number }>(
+            `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+            [lockKey],
+          );
+          if (rows[0]!.waiting === 1) break;
+          if (waited > 20_000) throw new Error('the create never reached the pause');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+
+        // The counter row is free: another connection locks it without waiting ...
+        await sql.query('BEGIN');
+        try {
+          const { rows } = await sql.query<{ last_sequence: string }>(
+            'SELECT last_sequence::text FROM sales_order_counters WHERE location_id = $1 FOR UPDATE NOWAIT',
+            [dhaka.id],
+          );
+          expect(rows).toEqual([{ last_sequence: '1' }]);
+        } finally {
+          await sql.query('ROLLBACK');
+        }
+        // ... and a create in the same series, through the other process, completes meanwhile.
+        const meanwhile = await post(b, orderBody(fixtures)).timeout(10_000);
+        expect(meanwhile.status).toBe(201);
+        expect(meanwhile.body.data.order_number).toBe('DHK-2026-00002');
+
+        await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+        released = true;
+        const resumed = await pausedCreate;
+        expect(resumed.status).toBe(201);
+        // Numbered when it reached its last statement: after the one that passed it.
+        expect(resumed.body.data.order_number).toBe('DHK-2026-00003');
+        expect(await counterOf(dhaka.id)).toEqual([3]);
+      } finally {
+        if (!released) await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+        await sql.query('DROP TRIGGER test_pause_marker ON sales_order_details');
+      }
+    }, 60_000);
+  },
+);
