@@ -3,7 +3,7 @@ import type { HistoryChanges } from '@sales-order/contract';
 import { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 import { SEQUENCE_MIN_DIGITS } from './numbering.js';
-import { CREATED_NUMBER_PATH, type HistoryEntryToWrite } from './order-history.js';
+import { CREATED_NUMBER_PATH, type HistoryEntryToWrite, type OrderHeader } from './order-history.js';
 import type { PricedLine } from './order-pricing.js';
 
 /**
@@ -67,13 +67,7 @@ export interface CompletedCreate {
 }
 
 /** The header of an order, as locked by `lockForUpdate`. Decimals and the date as text. */
-export interface LockedOrder {
-  sales_order_no: string;
-  customer_id: number;
-  sales_order_date: string;
-  location_id: number;
-  financial_year_id: number;
-  remarks: string | null;
+export interface LockedOrder extends OrderHeader {
   subtotal: string;
   other_charges_total: string;
   grand_total: string;
@@ -264,14 +258,10 @@ export const orderWriteRepository = {
   writeUpdate: async (
     db: Db,
     id: number,
-    header: {
-      customerId: number;
-      salesOrderDate: string;
-      remarks: string | null;
-      subtotal: string;
-      otherChargesTotal: string;
-      grandTotal: string;
-    },
+    header: Pick<
+      OrderToStore,
+      'customerId' | 'salesOrderDate' | 'remarks' | 'subtotal' | 'otherChargesTotal' | 'grandTotal'
+    >,
     replaced: { lines?: LineToStore[]; charges?: ChargeToStore[] },
     history: HistoryEntryToWrite,
   ): Promise<void> => {
