@@ -1,17 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { MIGRATIONS_DIR } from '../src/db/schema-engine.js';
-import { adminQuery, databaseUrl } from './support/postgres-server.js';
+import { createDatabaseBefore, migrationSql } from './support/postgres-server.js';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const MIGRATION = '20261122072000_licence_use_index';
-
-const migrationSql = async (folder: string) => readFile(path.join(MIGRATIONS_DIR, folder, 'migration.sql'), 'utf8');
 
 /**
  * Lines written before the lines carried their order's date and live flag, then the migration:
@@ -20,6 +15,7 @@ const migrationSql = async (folder: string) => readFile(path.join(MIGRATIONS_DIR
 describe.skipIf(!serverUrl)(`migration ${MIGRATION} on existing orders (needs TEST_DATABASE_URL)`, () => {
   const name = `so_test_migration_${randomBytes(6).toString('hex')}`;
   let client: pg.Client;
+  let drop: (() => Promise<void>) | undefined;
 
   const lines = async () =>
     (
@@ -29,14 +25,7 @@ describe.skipIf(!serverUrl)(`migration ${MIGRATION} on existing orders (needs TE
     ).rows;
 
   beforeAll(async () => {
-    await adminQuery(serverUrl!, `CREATE DATABASE "${name}"`);
-    client = new pg.Client({ connectionString: databaseUrl(serverUrl!, name) });
-    await client.connect();
-    const earlier = (await readdir(MIGRATIONS_DIR, { withFileTypes: true }))
-      .filter((entry) => entry.isDirectory() && entry.name < MIGRATION)
-      .map((entry) => entry.name)
-      .sort();
-    for (const folder of earlier) await client.query(await migrationSql(folder));
+    ({ client, drop } = await createDatabaseBefore(serverUrl!, name, MIGRATION));
 
     await client.query(`
       INSERT INTO locations (id, code, name) VALUES (1, 'DHK', 'Dhaka');
@@ -52,10 +41,7 @@ describe.skipIf(!serverUrl)(`migration ${MIGRATION} on existing orders (needs TE
     await client.query(await migrationSql(MIGRATION));
   });
 
-  afterAll(async () => {
-    await client?.end();
-    await adminQuery(serverUrl!, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  });
+  afterAll(() => drop?.());
 
   it("gives every existing line its order's date and live flag", async () => {
     expect(await lines()).toEqual([

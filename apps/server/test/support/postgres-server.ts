@@ -1,4 +1,9 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
 import pg from 'pg';
+
+import { MIGRATIONS_DIR } from '../../src/db/schema-engine.js';
 
 export const databaseUrl = (serverUrl: string, database: string): string => {
   const url = new URL(serverUrl);
@@ -34,4 +39,34 @@ export const withOwnConnection = async <T>(
   } finally {
     await client.end();
   }
+};
+
+/** The SQL of one migration folder, as the schema engine would apply it. */
+export const migrationSql = async (folder: string): Promise<string> =>
+  readFile(path.join(MIGRATIONS_DIR, folder, 'migration.sql'), 'utf8');
+
+/**
+ * A new database `name` on the test server with every migration before `migration` applied, for
+ * a test that writes rows as they stood then and applies `migration` over them. `drop` closes the
+ * client and drops the database.
+ */
+export const createDatabaseBefore = async (serverUrl: string, name: string, migration: string) => {
+  await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
+  const client = new pg.Client({ connectionString: databaseUrl(serverUrl, name) });
+  const drop = async () => {
+    await client.end().catch(() => {});
+    await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  };
+  try {
+    await client.connect();
+    const earlier = (await readdir(MIGRATIONS_DIR, { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory() && entry.name < migration)
+      .map((entry) => entry.name)
+      .sort();
+    for (const folder of earlier) await client.query(await migrationSql(folder));
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  return { client, drop };
 };
