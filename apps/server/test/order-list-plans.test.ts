@@ -2,23 +2,15 @@ import { LIST_TOTAL_CAP, type ListCursor, type ListSort } from '@sales-order/con
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { loadBulkOrders } from '../scripts/bulk-orders.js';
-import { Prisma } from '../src/generated/prisma/client.js';
+import type { Prisma } from '../src/generated/prisma/client.js';
 import { countQuery, type OrderListFilter, pageQuery } from '../src/orders/order-list-repository.js';
 import { withOwnConnection } from './support/postgres-server.js';
+import { explain, nodesOf, orderTableSeqScans } from './support/query-plans.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 const ORDERS = 200_000;
 const CUSTOMERS = 500;
 const PRODUCTS = 200;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Plan Rows': number;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 /**
  * The list's query plans on a real PostgreSQL with 200,000 orders loaded (in SQL, for this file
@@ -61,19 +53,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
     );
   }, 300_000);
 
-  const planOf = async (query: Prisma.Sql): Promise<PlanNode> => {
-    const [row] = await suite.server.database.prisma.$queryRaw<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
-      Prisma.sql`EXPLAIN (FORMAT JSON) ${query}`,
-    );
-    return row!['QUERY PLAN'][0].Plan;
-  };
-
-  const seqScans = (plan: PlanNode) =>
-    nodesOf(plan).filter(
-      (node) =>
-        node['Node Type'] === 'Seq Scan' &&
-        ['sales_orders', 'sales_order_details'].includes(node['Relation Name'] ?? ''),
-    );
+  const planOf = (query: Prisma.Sql) => explain(suite.server.database.prisma, query);
 
   const live: OrderListFilter = { includeDeleted: false };
   const cursors: Record<ListSort, ListCursor> = {
@@ -92,7 +72,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
         for (const filter of [live, { includeDeleted: true }]) {
           const plan = await planOf(pageQuery(filter, sort, cursor, 51));
           const label = `${sort} ${cursor ? 'with' : 'without'} cursor, include_deleted=${filter.includeDeleted}`;
-          expect(seqScans(plan), label).toEqual([]);
+          expect(orderTableSeqScans(plan), label).toEqual([]);
           expect(
             nodesOf(plan).filter((node) => node['Node Type'].includes('Sort')),
             label,
@@ -125,7 +105,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('GET /sales-orders query plans w
       for (const filter of filters) {
         const plan = await planOf(pageQuery(filter, sort, undefined, 51));
         const label = `${sort} ${JSON.stringify(filter)}`;
-        expect(seqScans(plan), label).toEqual([]);
+        expect(orderTableSeqScans(plan), label).toEqual([]);
         for (const sortNode of nodesOf(plan).filter((node) => node['Node Type'] === 'Sort')) {
           const input = sortNode.Plans?.[0]?.['Plan Rows'] ?? 0;
           expect(input, `${label}: rows into a sort`).toBeLessThan(ORDERS / 20);
