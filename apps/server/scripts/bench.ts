@@ -22,6 +22,8 @@
  *   pnpm bench                       # 5 s per scenario, 32 connections
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 pnpm bench
  *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
+ *   BENCH_ONLY=calculate-totals pnpm bench   # only the scenarios whose name contains it
+ *   BENCH_CPU_PROF=/tmp/prof pnpm bench      # + a V8 CPU profile of the single service process
  *   BENCH_ONLY='POST order' pnpm bench  # only the scenarios whose name contains it (baselines always run)
  */
 import { execFile, spawn } from 'node:child_process';
@@ -81,8 +83,8 @@ const loadListOrders = async (url: string, orders: number) => {
 };
 
 /** A server in a process of its own (same Node binary); resolves with its origin once it listens. */
-const startProcess = (script: string, env: Record<string, string>) => {
-  const child = spawn(process.execPath, [script], {
+const startProcess = (script: string, env: Record<string, string>, nodeArgs: string[] = []) => {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: serverRoot,
     env: {
       ...process.env,
@@ -115,8 +117,13 @@ const startProcess = (script: string, env: Record<string, string>) => {
 /** The heap bounds the Dockerfile gives the service (docs/performance.md, "Runtime, cores and memory"). */
 const SERVICE_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=4';
 
-const startService = (env: Record<string, string>) =>
-  startProcess('dist/main.js', { NODE_OPTIONS: SERVICE_NODE_OPTIONS, ...env });
+/** BENCH_CPU_PROF=dir: the single service process writes a V8 CPU profile there when it stops. */
+const profileArgs = process.env.BENCH_CPU_PROF
+  ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
+  : [];
+
+const startService = (env: Record<string, string>, nodeArgs: string[] = []) =>
+  startProcess('dist/main.js', { NODE_OPTIONS: SERVICE_NODE_OPTIONS, ...env }, nodeArgs);
 
 /** Scenarios run again on WEB_CONCURRENCY=2 workers (a PostgreSQL server only), by name. */
 const CLUSTER_SCENARIOS = [
@@ -178,6 +185,12 @@ const peakRss = async <T>(
   }
 };
 
+/** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
+const cpuMs = async (pid: number): Promise<number> => {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
 interface Load {
   url: string;
   method: 'GET' | 'POST';
@@ -185,7 +198,12 @@ interface Load {
   headers?: Record<string, string>;
 }
 
-const load = async ({ url, method, body, headers = {} }: Load) => {
+/**
+ * Drives `url` for the scenario's time. With the serving process's `pid`, also its CPU time per
+ * request, which moves far less than req/s when other work shares the machine.
+ */
+const load = async ({ url, method, body, headers = {} }: Load, pid?: number) => {
+  const cpuBefore = pid === undefined ? undefined : await cpuMs(pid);
   const result = await autocannon({
     url,
     method,
@@ -199,6 +217,10 @@ const load = async ({ url, method, body, headers = {} }: Load) => {
     p50: result.latency.p50,
     p99: result.latency.p99,
     failed: result.non2xx + result.errors + result.timeouts,
+    cpuUs:
+      pid === undefined || cpuBefore === undefined
+        ? null
+        : Math.round((((await cpuMs(pid)) - cpuBefore) * 1000) / result.requests.total),
   };
 };
 
@@ -281,6 +303,8 @@ interface Row {
   p99: number;
   failed: number;
   rssMb: number | null;
+  /** The serving process's CPU time per request, in µs; null for a cluster (its work is in the workers). */
+  cpuUs: number | null;
   /** For a cluster: the largest worker's peak and the whole cluster's, instead of rssMb. */
   rssNote?: string;
   /** `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this one's). */
@@ -297,7 +321,7 @@ const main = async () => {
   try {
     const origin = await baseline.origin;
     const measured = await peakRss(baseline.child.pid, () =>
-      load({ url: `${origin}/hello`, method: 'POST', body: { details: fiveLines } }),
+      load({ url: `${origin}/hello`, method: 'POST', body: { details: fiveLines } }, baseline.child.pid),
     );
     rows.push({
       scenario: 'baseline: Express hello world, JSON in and out',
@@ -320,7 +344,7 @@ const main = async () => {
   } else {
     env = { DATA_DIR: dataDir!, SEED_DEMO_DATA: 'always' };
   }
-  const service = startService(env);
+  const service = startService(env, profileArgs);
   try {
     const origin = await service.origin;
     const listOrders = Number(process.env.BENCH_LIST_ORDERS ?? 200_000);
@@ -426,7 +450,7 @@ const main = async () => {
       },
     ];
     for (const { name, against, ...scenario } of scenarios.filter(({ name }) => !only || name.includes(only))) {
-      const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }));
+      const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }, service.child.pid));
       rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against });
     }
     if (serverUrl) {
@@ -434,8 +458,8 @@ const main = async () => {
       const cluster = startService({ ...env, SEED_DEMO_DATA: 'never', WEB_CONCURRENCY: '2' });
       try {
         const clusterOrigin = await cluster.origin;
-        for (const { name, against, ...scenario } of scenarios.filter((each) =>
-          CLUSTER_SCENARIOS.includes(each.name),
+        for (const { name, against, ...scenario } of scenarios.filter(
+          (each) => CLUSTER_SCENARIOS.includes(each.name) && (!only || each.name.includes(only)),
         )) {
           const measured = await peakClusterRss(cluster.child.pid!, () =>
             load({ ...scenario, url: scenario.url.replace(origin, clusterOrigin), headers }),
@@ -490,6 +514,7 @@ const main = async () => {
                 : '-'
               : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
+    'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,
   }));
   if (anchor)
@@ -500,6 +525,7 @@ const main = async () => {
       'p99 ms': '-',
       ratio: 'baseline',
       'RSS MB': '-',
+      'CPU µs/req': '-',
       failed: 0,
     });
   console.table(table);
