@@ -5,7 +5,7 @@ import { UnsecuredJWT } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ConfigError, loadConfig } from '../src/config.js';
+import { configProblems } from './support/config-problems.js';
 import { orderBody } from './support/fixtures.js';
 import { startTestServer, type TestServer, useServerWithFixtures } from './support/test-server.js';
 import { secretKey, signJwt, TEST_JWT_SECRET } from './support/tokens.js';
@@ -183,15 +183,7 @@ describe('JWT bearer tokens with ES256 (JWT_PUBLIC_KEY) beside HS256', () => {
 });
 
 describe('JWT configuration', () => {
-  const problemsOf = (env: Record<string, string>) => {
-    try {
-      loadConfig(env);
-    } catch (error) {
-      if (error instanceof ConfigError) return error.problems.join('\n');
-      throw error;
-    }
-    return '';
-  };
+  const problemsOf = (env: Record<string, string>) => configProblems(env).join('\n');
 
   it('refuses a JWT_SECRET shorter than 32 bytes, without echoing it', () => {
     const problems = problemsOf({ JWT_SECRET: 'short-secret-value' });

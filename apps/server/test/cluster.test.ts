@@ -5,7 +5,8 @@ import net from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { ConfigError, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { configProblems } from './support/config-problems.js';
 import { adminQuery, databaseUrl } from './support/postgres-server.js';
 import {
   runFailingServerProcess,
@@ -78,15 +79,7 @@ const expectOneBudgetAcrossWorkers = async (server: ServerProcess) => {
 };
 
 describe('WEB_CONCURRENCY configuration', () => {
-  const problems = (env: Record<string, string>) => {
-    try {
-      loadConfig(env);
-      return '';
-    } catch (error) {
-      if (error instanceof ConfigError) return error.problems.join('\n');
-      throw error;
-    }
-  };
+  const problems = (env: Record<string, string>) => configProblems(env).join('\n');
 
   it('defaults to one process and is parsed strictly', () => {
     expect(loadConfig({}).webConcurrency).toBe(1);

@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
-import { ConfigError, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { configProblems } from './support/config-problems.js';
 import { runFailingServerProcess } from './support/server-process.js';
-
-/** The problems loadConfig reports for `env`, or [] when it accepts it. */
-const problemsOf = (env: Record<string, string>): string[] => {
-  try {
-    loadConfig(env);
-    return [];
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.problems;
-  }
-};
 
 /** Asserts `env` is refused with exactly one problem, naming `variable`; returns it. */
 const refusedFor = (variable: string, env: Record<string, string>): string => {
-  const problems = problemsOf(env);
+  const problems = configProblems(env);
   expect(problems, JSON.stringify(env)).toHaveLength(1);
   expect(problems[0], JSON.stringify(env)).toMatch(new RegExp(`^${variable}: `));
   return problems[0]!;
@@ -50,7 +40,7 @@ describe('configuration: integers', () => {
   });
 
   it('names every bad integer variable at once', () => {
-    const problems = problemsOf({ DATABASE_POOL_MAX: '1e1', RATE_LIMIT_PER_MINUTE: '0x10', PORT: '3000' });
+    const problems = configProblems({ DATABASE_POOL_MAX: '1e1', RATE_LIMIT_PER_MINUTE: '0x10', PORT: '3000' });
     expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
       'DATABASE_POOL_MAX',
       'RATE_LIMIT_PER_MINUTE',
@@ -147,7 +137,7 @@ describe('configuration: other values', () => {
   });
 
   it('never repeats a refused value that may be a secret', () => {
-    const problems = problemsOf({
+    const problems = configProblems({
       DATABASE_URL: 'mysql://orders:hunter2-database-password@db.example.com/orders',
       REDIS_URL: 'http://:hunter2-redis-password@cache.example.com',
       JWT_SECRET: 'hunter2-too-short',

@@ -7,9 +7,10 @@ import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { ConfigError, loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
 import { createHttpServer } from '../src/http-server.js';
 import { createLogger } from '../src/logger.js';
+import { configProblems } from './support/config-problems.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt, TEST_JWT_SECRET } from './support/tokens.js';
@@ -27,15 +28,7 @@ const connectionRefused = (port: number) =>
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
 
-const configProblems = (env: Record<string, string>) => {
-  try {
-    loadConfig(env);
-    return '';
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems.join('\n');
-    throw error;
-  }
-};
+const configProblemsText = (env: Record<string, string>) => configProblems(env).join('\n');
 
 describe('HTTP timeouts from configuration', () => {
   it('default to a 5 s keep-alive, 10 s for the headers and 30 s for the whole request', () => {
@@ -52,12 +45,12 @@ describe('HTTP timeouts from configuration', () => {
   });
 
   it('refuses headers allowed longer than the whole request, and values out of range, naming the variable', () => {
-    expect(configProblems({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toMatch(
+    expect(configProblemsText({ HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' })).toMatch(
       /^HTTP_HEADERS_TIMEOUT_MS: /,
     );
-    expect(configProblems({ DATABASE_STATEMENT_TIMEOUT_MS: '5' })).toMatch(/^DATABASE_STATEMENT_TIMEOUT_MS: /);
-    expect(configProblems({ REDIS_TIMEOUT_MS: 'soon' })).toMatch(/^REDIS_TIMEOUT_MS: /);
-    expect(configProblems({ SHUTDOWN_DRAIN_DELAY_MS: '-1' })).toMatch(/^SHUTDOWN_DRAIN_DELAY_MS: /);
+    expect(configProblemsText({ DATABASE_STATEMENT_TIMEOUT_MS: '5' })).toMatch(/^DATABASE_STATEMENT_TIMEOUT_MS: /);
+    expect(configProblemsText({ REDIS_TIMEOUT_MS: 'soon' })).toMatch(/^REDIS_TIMEOUT_MS: /);
+    expect(configProblemsText({ SHUTDOWN_DRAIN_DELAY_MS: '-1' })).toMatch(/^SHUTDOWN_DRAIN_DELAY_MS: /);
   });
 
   describe('a client trickling its body', () => {
