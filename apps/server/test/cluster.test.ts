@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import net from 'node:net';
 
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,6 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { configProblems } from './support/config-problems.js';
 import { adminQuery, databaseUrl } from './support/postgres-server.js';
 import {
+  connectionRefused,
   runFailingServerProcess,
   type ServerProcess,
   startServerProcess,
@@ -38,16 +38,6 @@ const primaryPid = (server: ServerProcess) => pidsOf(server, 'listening')[0];
  */
 const fresh = (server: ServerProcess, path: string, client: string) =>
   request(server.api).get(path).set('Connection', 'close').set('X-Forwarded-For', client);
-
-const connectionRefused = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
 
 /** An empty database: the migrations have to run for real. */
 const createEmptyDatabase = async () => {

@@ -11,22 +11,16 @@ import { loadConfig } from '../src/config.js';
 import { createHttpServer } from '../src/http-server.js';
 import { createLogger } from '../src/logger.js';
 import { configProblems } from './support/config-problems.js';
-import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
+import {
+  connectionRefused,
+  type ServerProcess,
+  startServerProcess,
+  stopServerProcess,
+} from './support/server-process.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt, TEST_JWT_SECRET } from './support/tokens.js';
 
 const TOTALS_BODY = JSON.stringify({ details: [{ quantity: 2, rate: 10.5 }] });
-
-/** Whether a TCP connection to the port is refused (nothing listens any more). */
-const connectionRefused = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
 
 const configProblemsText = (env: Record<string, string>) => configProblems(env).join('\n');
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -87,3 +88,14 @@ export const runFailingServerProcess = (
     });
   });
 };
+
+/** Whether a TCP connection to the port on loopback is refused (nothing listens any more). */
+export const connectionRefused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
