@@ -208,19 +208,17 @@ describe('transactions', () => {
 
   describe('a create that fails inside its transaction, after the counter moved', () => {
     /**
-     * As a host DBA could: a trigger refusing the history entry of an order with a line of a
-     * marker product, but only once the order's series counter stands past `counterBefore`, so
-     * the failure provably comes after the counter moved, in the same transaction (otherwise
-     * the create succeeds and the test fails). The counter moves in the create's last
-     * statement, which also writes the history entry.
+     * As a host DBA could: a trigger refusing a line of a marker product, but only once the
+     * order's series counter stands past `counterBefore`, so the failure provably comes after
+     * the counter moved, in the same statement (otherwise the create succeeds and the test
+     * fails). The create's one statement moves the counter, then inserts the order and lines.
      */
     const refuseMarkerLinesAfterCounterPassed = async (productId: number, counterBefore: bigint) => {
       const prisma = suite.server.database.prisma;
       await prisma.$executeRawUnsafe(`
         CREATE OR REPLACE FUNCTION test_refuse_marker_line() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          IF EXISTS (SELECT 1 FROM sales_order_details d
-                     WHERE d.sales_order_id = NEW.sales_order_id AND d.product_id = ${productId}) AND (
+          IF NEW.product_id = ${productId} AND (
             SELECT c.last_sequence FROM sales_orders o
             JOIN sales_order_counters c ON c.location_id = o.location_id AND c.financial_year_id = o.financial_year_id
             WHERE o.id = NEW.sales_order_id
@@ -229,9 +227,9 @@ describe('transactions', () => {
           END IF;
           RETURN NEW;
         END $$`);
-      await prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS test_refuse_marker_line ON sales_order_history');
+      await prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS test_refuse_marker_line ON sales_order_details');
       await prisma.$executeRawUnsafe(
-        'CREATE TRIGGER test_refuse_marker_line BEFORE INSERT ON sales_order_history FOR EACH ROW EXECUTE FUNCTION test_refuse_marker_line()',
+        'CREATE TRIGGER test_refuse_marker_line BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_refuse_marker_line()',
       );
     };
 
@@ -273,7 +271,7 @@ describe('transactions', () => {
         });
         expect(await snapshot()).toEqual(before);
       } finally {
-        await prisma.$executeRawUnsafe('DROP TRIGGER test_refuse_marker_line ON sales_order_history');
+        await prisma.$executeRawUnsafe('DROP TRIGGER test_refuse_marker_line ON sales_order_details');
       }
       const next = await suite.server.http
         .post('/sales-orders')

@@ -11,9 +11,9 @@ import { signJwt, TEST_JWT_SECRET } from './support/tokens.js';
 
 /**
  * Server numbering under load, as it runs in production: two server processes on one
- * PostgreSQL database. A create takes its series' counter in its last statement only
- * (docs/decisions.md): the numbers of committed orders must still be exactly 1..N, and the
- * counter row must be free while a create does everything else.
+ * PostgreSQL database. A create is one statement, its own transaction, that takes its
+ * series' counter (docs/decisions.md): the numbers of committed orders must be exactly 1..N,
+ * and the counter row locked by that statement only.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)(
   'server numbering across processes and the counter lock (skipped without TEST_DATABASE_URL)',
@@ -71,19 +71,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       const [a, b] = running as [ServerProcess, ServerProcess];
       const { chattogram } = fixtures.locations;
       const refused = await marker('REFUSED');
-      // As a host DBA could: refuse the history entry (written by the create's last statement,
-      // after the counter moved) of orders with a line of the marker product.
+      // As a host DBA could: refuse a line of the marker product. The create's statement has
+      // moved the counter by then (the order is numbered from it) and fails whole.
       await sql.query(`
         CREATE FUNCTION test_refuse_marker() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          IF EXISTS (SELECT 1 FROM sales_order_details
-                     WHERE sales_order_id = NEW.sales_order_id AND product_id = ${refused.id}) THEN
-            RAISE EXCEPTION 'refused by the host';
-          END IF;
+          IF NEW.product_id = ${refused.id} THEN RAISE EXCEPTION 'refused by the host'; END IF;
           RETURN NEW;
         END $$`);
       await sql.query(
-        'CREATE TRIGGER test_refuse_marker BEFORE INSERT ON sales_order_history FOR EACH ROW EXECUTE FUNCTION test_refuse_marker()',
+        'CREATE TRIGGER test_refuse_marker BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_refuse_marker()',
       );
       try {
         const responses = await Promise.all(
@@ -120,18 +117,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         );
         expect(await counterOf(chattogram.id)).toEqual([48]);
       } finally {
-        await sql.query('DROP TRIGGER test_refuse_marker ON sales_order_history');
+        await sql.query('DROP TRIGGER test_refuse_marker ON sales_order_details');
       }
     }, 60_000);
 
-    it('leaves the counter row unlocked while a create is paused before its last statement', async () => {
+    it("locks the counter row within the create's one statement, which is its whole transaction", async () => {
       const [a, b] = running as [ServerProcess, ServerProcess];
       const { dhaka } = fixtures.locations;
       // The series' counter row exists and stands at 1.
       expect((await post(a, orderBody(fixtures)).expect(201)).body.data.order_number).toBe('DHK-2026-00001');
 
-      // A create with a line of the paused product waits, inside its transaction and after its
-      // order, lines and charges are written, for an advisory lock this test holds.
+      // A create with a line of the paused product waits, inside its statement and after its
+      // counter moved, for an advisory lock this test holds.
       const lockKey = 770_001;
       const paused = await marker('PAUSED');
       await sql.query(`
@@ -151,38 +148,45 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           orderBody(fixtures, { details: [{ product_id: paused.id, quantity: 1, rate: 1 }] }),
         ).then((response) => response);
         // Deterministic: wait until the create's backend is waiting for the advisory lock.
-        for (let waited = 0; ; waited += 50) {
-          const { rows } = await sql.query<{ waiting: number }>(
-            `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+        let pid = 0;
+        for (let waited = 0; pid === 0; waited += 50) {
+          const { rows } = await sql.query<{ pid: number }>(
+            `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
             [lockKey],
           );
-          if (rows[0]!.waiting === 1) break;
-          if (waited > 20_000) throw new Error('the create never reached the pause');
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          if (rows.length === 1) pid = rows[0]!.pid;
+          else if (waited > 20_000) throw new Error('the create never reached the pause');
+          else await new Promise((resolve) => setTimeout(resolve, 50));
         }
 
-        // The counter row is free: another connection locks it without waiting ...
+        // The statement it is paused in moves the counter and inserts the order (and, the
+        // query-shape test shows, no BEGIN came before it: the statement is the transaction).
+        const { rows: activity } = await sql.query<{ query: string }>(
+          'SELECT query FROM pg_stat_activity WHERE pid = $1',
+          [pid],
+        );
+        expect(activity[0]!.query).toMatch(/INSERT INTO "?sales_order_counters/);
+        expect(activity[0]!.query).toMatch(/INSERT INTO "?sales_orders"? /);
+        // The counter row is locked by that statement ...
         await sql.query('BEGIN');
         try {
-          const { rows } = await sql.query<{ last_sequence: string }>(
-            'SELECT last_sequence::text FROM sales_order_counters WHERE location_id = $1 FOR UPDATE NOWAIT',
-            [dhaka.id],
-          );
-          expect(rows).toEqual([{ last_sequence: '1' }]);
+          await expect(
+            sql.query('SELECT 1 FROM sales_order_counters WHERE location_id = $1 FOR UPDATE NOWAIT', [dhaka.id]),
+          ).rejects.toThrow(/could not obtain lock/);
         } finally {
           await sql.query('ROLLBACK');
         }
-        // ... and a create in the same series, through the other process, completes meanwhile.
-        const meanwhile = await post(b, orderBody(fixtures)).timeout(10_000);
-        expect(meanwhile.status).toBe(201);
-        expect(meanwhile.body.data.order_number).toBe('DHK-2026-00002');
+        // ... so a create in the same series, through the other process, waits for it.
+        const meanwhile = post(b, orderBody(fixtures))
+          .timeout(20_000)
+          .then((response) => response);
 
         await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
         released = true;
         const resumed = await pausedCreate;
         expect(resumed.status).toBe(201);
-        // Numbered when it reached its last statement: after the one that passed it.
-        expect(resumed.body.data.order_number).toBe('DHK-2026-00003');
+        expect(resumed.body.data.order_number).toBe('DHK-2026-00002');
+        expect((await meanwhile).body.data.order_number).toBe('DHK-2026-00003');
         expect(await counterOf(dhaka.id)).toEqual([3]);
       } finally {
         if (!released) await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);

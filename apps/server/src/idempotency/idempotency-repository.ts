@@ -2,8 +2,8 @@ import type { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 
 /**
- * Every database statement about Idempotency-Keys, but the one storing a result: the use case
- * writes that in its own last statement (orders/order-write-repository.ts).
+ * Every database statement about Idempotency-Keys, but the one storing a create's result: the
+ * create's own statement writes that (orders/order-write-repository.ts).
  */
 
 export interface StoredKey {

@@ -47,7 +47,7 @@ export interface OrderSnapshot {
 /**
  * Where a create's entry holds the order's number: `sales_order_no` is the first header field
  * and never null, so it is the first field change. A server-numbered create takes its number
- * in its last statement, which writes the number there (docs/decisions.md, numbering).
+ * in the statement that writes the entry, which puts the number there (docs/decisions.md).
  */
 export const CREATED_NUMBER_PATH = ['fields', '0', 'to'] as const;
 

@@ -27,7 +27,7 @@ export interface ChargeToStore {
 }
 
 export interface OrderToStore {
-  /** A supplied number as stored; null: the server numbers the order in `completeCreate`. */
+  /** A supplied number as stored; null: the server numbers the order from its series' counter. */
   salesOrderNo: string | null;
   /** The sequence of a supplied series number; null for a free-form or a server number. */
   sequence: bigint | null;
@@ -43,7 +43,7 @@ export interface OrderToStore {
   createdBy: string | null;
 }
 
-/** How a create's number is settled in its last statement. */
+/** How a create's number is settled. */
 export type Numbering =
   /** The next sequence of the series, as `{prefix}{sequence zero-padded to SEQUENCE_MIN_DIGITS}`. */
   | { kind: 'server'; locationId: number; financialYearId: number; prefix: string }
@@ -56,11 +56,12 @@ export type Numbering =
 export interface IdempotencyResultToStore {
   subject: string;
   key: string;
-  /** The result, its `order_number` field overwritten with the order's number. */
+  /** The result, its `sales_order_id` and `order_number` fields overwritten with the order's. */
   result: Prisma.InputJsonValue;
 }
 
-export interface CompletedCreate {
+export interface CreatedOrder {
+  id: number;
   salesOrderNo: string;
   /** Where the series' counter stands after the statement; null for a free-form number. */
   counter: bigint | null;
@@ -93,12 +94,17 @@ export const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Prisma.PrismaClientKnownRequestError &&
   (error.code === 'P2002' || JSON.stringify(error.meta ?? {}).includes('23505'));
 
-/** Lines and charges of the order `orderId` (an SQL expression), one INSERT per table as CTEs. */
-const contentsInserts = (orderId: Prisma.Sql, lines: LineToStore[], charges: ChargeToStore[]) => Prisma.sql`
+/** Lines and charges of the order `orderId` (an SQL expression over `fromItem`), one INSERT per table as CTEs. */
+const contentsInserts = (
+  orderId: Prisma.Sql,
+  fromItem: Prisma.Sql,
+  lines: LineToStore[],
+  charges: ChargeToStore[],
+) => Prisma.sql`
   lines AS (
     INSERT INTO sales_order_details (sales_order_id, line_no, product_id, packsize_id, quantity, rate, amount, remarks)
     SELECT ${orderId}, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks
-    FROM unnest(
+    FROM ${fromItem} unnest(
       ${lines.map((line) => line.productId)}::int[],
       ${lines.map((line) => line.packsizeId)}::int[],
       ${lines.map((line) => line.quantity.toFixed(3))}::text[]::numeric[],
@@ -110,7 +116,7 @@ const contentsInserts = (orderId: Prisma.Sql, lines: LineToStore[], charges: Cha
   charges AS (
     INSERT INTO sales_order_other_charges (sales_order_id, line_no, description, amount)
     SELECT ${orderId}, c.line_no, c.description, c.amount
-    FROM unnest(
+    FROM ${fromItem} unnest(
       ${charges.map((charge) => charge.description)}::text[],
       ${charges.map((charge) => charge.amount)}::text[]::numeric[]
     ) WITH ORDINALITY AS c(description, amount, line_no)
@@ -142,72 +148,65 @@ const counterMove = (numbering: Numbering): Prisma.Sql => {
   }
 };
 
-/** The order after its number is settled: the server's number is set here, from the counter. */
-const numberedOrder = (orderId: number, numbering: Numbering): Prisma.Sql =>
+/** The number and sequence the order is inserted with: the server's come from the counter. */
+const numberAndSequence = (order: OrderToStore, numbering: Numbering): Prisma.Sql =>
   numbering.kind === 'server'
-    ? Prisma.sql`numbered AS (
-        UPDATE sales_orders o SET sequence = counter.last_sequence,
-          sales_order_no = ${numbering.prefix}
-            || lpad(counter.last_sequence::text, greatest(${SEQUENCE_MIN_DIGITS}::int, length(counter.last_sequence::text)), '0')
-        FROM counter WHERE o.id = ${orderId}::int
-        RETURNING o.id, o.sales_order_no, o.version, o.updated_at)`
-    : Prisma.sql`numbered AS (
-        SELECT id, sales_order_no, version, updated_at FROM sales_orders WHERE id = ${orderId}::int)`;
+    ? Prisma.sql`${numbering.prefix}
+        || lpad(counter.last_sequence::text, greatest(${SEQUENCE_MIN_DIGITS}::int, length(counter.last_sequence::text)), '0'),
+        counter.last_sequence`
+    : Prisma.sql`${order.salesOrderNo}::text, ${order.sequence}::bigint`;
 
 const historyJson = (changes: HistoryChanges) => JSON.stringify(changes);
 
 export const orderWriteRepository = {
   /**
-   * Inserts an order with its lines and charges: one statement. Without a supplied number the
-   * order holds a unique placeholder until `completeCreate` numbers it; nobody ever sees it,
-   * the transaction being uncommitted until then.
+   * Creates an order in one statement: moves its series' counter (locking that row to the
+   * statement's commit), inserts the order numbered from it with its lines and charges, writes
+   * the history entry and the Idempotency-Key's result with that id and number. Run alone it is
+   * its own transaction: no BEGIN or COMMIT round trip, and the counter row is locked for this
+   * one statement only; a failed statement gives its number back.
    */
-  insertOrder: async (db: Db, order: OrderToStore, lines: LineToStore[], charges: ChargeToStore[]) => {
-    const [row] = await db.$queryRaw<{ id: number }[]>`
-      WITH inserted AS (
-        INSERT INTO sales_orders (sales_order_no, sequence, location_id, financial_year_id, customer_id,
-          sales_order_date, remarks, subtotal, other_charges_total, grand_total, created_by, updated_by)
-        VALUES (coalesce(${order.salesOrderNo}::text, 'unnumbered:' || gen_random_uuid()), ${order.sequence}::bigint,
-          ${order.locationId}::int, ${order.financialYearId}::int, ${order.customerId}::int,
-          ${order.salesOrderDate}::date, ${order.remarks}::text, ${order.subtotal}::numeric,
-          ${order.otherChargesTotal}::numeric, ${order.grandTotal}::numeric, ${order.createdBy}::text,
-          ${order.createdBy}::text)
-        RETURNING id),
-      ${contentsInserts(Prisma.sql`(SELECT id FROM inserted)`, lines, charges)}
-      SELECT id FROM inserted`;
-    return row!.id;
-  },
-
-  /**
-   * A create's last statement before COMMIT: locks and moves the series' counter, numbers the
-   * order from it (server numbering), writes the history entry and the Idempotency-Key's
-   * result with that number. The counter row is locked from here to COMMIT only; a rolled-back
-   * create gives its number back.
-   */
-  completeCreate: async (
+  createOrder: async (
     db: Db,
-    orderId: number,
+    order: OrderToStore,
+    lines: LineToStore[],
+    charges: ChargeToStore[],
     numbering: Numbering,
     history: HistoryEntryToWrite,
     idempotency?: IdempotencyResultToStore,
-  ): Promise<CompletedCreate> => {
+  ): Promise<CreatedOrder> => {
     const storeResult = idempotency
       ? Prisma.sql`, stored_result AS (
           UPDATE idempotency_keys k
-          SET result = jsonb_set(${JSON.stringify(idempotency.result)}::jsonb, '{order_number}', to_jsonb(n.sales_order_no))
-          FROM numbered n WHERE k.subject = ${idempotency.subject} AND k.key = ${idempotency.key})`
+          SET result = jsonb_set(jsonb_set(${JSON.stringify(idempotency.result)}::jsonb,
+            '{sales_order_id}', to_jsonb(i.id)), '{order_number}', to_jsonb(i.sales_order_no))
+          FROM inserted i WHERE k.subject = ${idempotency.subject} AND k.key = ${idempotency.key})`
       : Prisma.empty;
-    const [row] = await db.$queryRaw<{ sales_order_no: string; counter: bigint | null }[]>`
+    const [row] = await db.$queryRaw<{ id: number; sales_order_no: string; counter: bigint | null }[]>`
       WITH ${counterMove(numbering)}
-      ${numberedOrder(orderId, numbering)},
+      inserted AS (
+        INSERT INTO sales_orders (sales_order_no, sequence, location_id, financial_year_id, customer_id,
+          sales_order_date, remarks, subtotal, other_charges_total, grand_total, created_by, updated_by)
+        SELECT ${numberAndSequence(order, numbering)},
+          ${order.locationId}::int, ${order.financialYearId}::int, ${order.customerId}::int,
+          ${order.salesOrderDate}::date, ${order.remarks}::text, ${order.subtotal}::numeric,
+          ${order.otherChargesTotal}::numeric, ${order.grandTotal}::numeric, ${order.createdBy}::text,
+          ${order.createdBy}::text
+        FROM counter
+        RETURNING id, sales_order_no, version, updated_at),
+      ${contentsInserts(Prisma.sql`i.id`, Prisma.sql`inserted i,`, lines, charges)},
       history AS (
         INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
-        SELECT n.id, n.version, ${history.action}, n.updated_at, ${history.actor}::text,
-          jsonb_set(${historyJson(history.changes)}::jsonb, ${[...CREATED_NUMBER_PATH]}::text[], to_jsonb(n.sales_order_no))
-        FROM numbered n)
+        SELECT i.id, i.version, ${history.action}, i.updated_at, ${history.actor}::text,
+          jsonb_set(${historyJson(history.changes)}::jsonb, ${[...CREATED_NUMBER_PATH]}::text[], to_jsonb(i.sales_order_no))
+        FROM inserted i)
       ${storeResult}
-      SELECT n.sales_order_no, (SELECT last_sequence FROM counter) AS counter FROM numbered n`;
-    return { salesOrderNo: row!.sales_order_no, counter: row!.counter === null ? null : BigInt(row!.counter) };
+      SELECT i.id, i.sales_order_no, (SELECT last_sequence FROM counter) AS counter FROM inserted i`;
+    return {
+      id: row!.id,
+      salesOrderNo: row!.sales_order_no,
+      counter: row!.counter === null ? null : BigInt(row!.counter),
+    };
   },
 
   /**
@@ -281,7 +280,7 @@ export const orderWriteRepository = {
       FROM header`;
     if (replaced.lines === undefined && replaced.charges === undefined) return;
     await db.$executeRaw`
-      WITH ${contentsInserts(Prisma.sql`${id}::int`, replaced.lines ?? [], replaced.charges ?? [])}
+      WITH ${contentsInserts(Prisma.sql`${id}::int`, Prisma.empty, replaced.lines ?? [], replaced.charges ?? [])}
       SELECT 1`;
   },
 

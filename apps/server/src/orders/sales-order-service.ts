@@ -19,6 +19,7 @@ import {
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
+import type { Db } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, formatDateTime, parseCalendarDate } from '../shared/calendar.js';
 import { toDecimal, toJsonNumber } from '../shared/money.js';
 import {
@@ -196,7 +197,7 @@ export const createSalesOrderService = (
       actor,
       changes: changesBetween(null, {
         header: {
-          // Settled by the last statement when the server numbers the order.
+          // Settled in the statement when the server numbers the order.
           sales_order_no: orderToStore.salesOrderNo ?? '',
           customer_id: orderToStore.customerId,
           sales_order_date: orderToStore.salesOrderDate,
@@ -218,29 +219,45 @@ export const createSalesOrderService = (
         },
       ]);
 
-    // The series' counter is locked by the last statement only (completeCreate), from there to
-    // COMMIT: everything else a create writes happens before, unnumbered.
+    const created = { sales_order_id: 0, order_number: '', total_amount: toJsonNumber(total) };
+    const write = async (db: Db) => {
+      const stored = await orderWriteRepository
+        .createOrder(
+          db,
+          orderToStore,
+          lines,
+          chargesStored,
+          numbering,
+          history,
+          idempotency && {
+            ...idempotency.claimed,
+            result: created,
+          },
+        )
+        .catch((error: unknown) => {
+          if (!isUniqueViolation(error)) throw error;
+          // A server number already taken: only by an order stored without moving the counter.
+          throw duplicateNumber(orderToStore.salesOrderNo ?? 'the next number of the series');
+        });
+      const result: CreatedSalesOrder = { ...created, sales_order_id: stored.id, order_number: stored.salesOrderNo };
+      return { result, counter: stored.counter };
+    };
+
+    // One statement is its own transaction: a server-numbered or free-form create without an
+    // Idempotency-Key needs no BEGIN or COMMIT, and its series' counter is locked by that
+    // statement only. A claimed key is part of the transaction; a supplied series number is
+    // refused after the statement when too far ahead of the counter, rolling the order back.
+    if (!idempotency && numbering.kind !== 'supplied-series') return (await write(prisma)).result;
     return prisma.$transaction(async (tx) => {
       await idempotency?.claim(tx);
-      const orderId = await orderWriteRepository
-        .insertOrder(tx, orderToStore, lines, chargesStored)
-        .catch((error: unknown) => {
-          throw isUniqueViolation(error) ? duplicateNumber(orderToStore.salesOrderNo ?? '') : error;
-        });
-      const created = { sales_order_id: orderId, order_number: '', total_amount: toJsonNumber(total) };
-      const completed = await orderWriteRepository
-        .completeCreate(tx, orderId, numbering, history, idempotency && { ...idempotency.claimed, result: created })
-        .catch((error: unknown) => {
-          // A server number already taken: only by an order stored without moving the counter.
-          throw isUniqueViolation(error) ? duplicateNumber('the next number of the series') : error;
-        });
+      const { result, counter } = await write(tx);
       if (numbering.kind === 'supplied-series') {
         const problems: ErrorDetail[] = [];
         // The counter stayed where it was when the number is too far ahead of it.
-        if (counterAfterSuppliedNumber(completed.counter!, numbering.sequence, numbering.maxAhead, problems) === null)
+        if (counterAfterSuppliedNumber(counter!, numbering.sequence, numbering.maxAhead, problems) === null)
           throw unprocessable(problems);
       }
-      return { ...created, order_number: completed.salesOrderNo };
+      return result;
     });
   },
 
