@@ -233,12 +233,29 @@ const findPgbench = (): string | undefined => {
   return [...onPath, ...debian].find((file) => existsSync(file));
 };
 
-/** The create-order transaction in one series, run by pgbench: transactions per second. */
-const pgbenchAnchor = async (serverUrl: string): Promise<{ tps: number; latencyMs: number } | undefined> => {
+/** The latency percentile `p` (0..1) of pgbench's per-transaction logs (`-l`: the third field, µs), in ms. */
+const pgbenchPercentiles = async (logDir: string) => {
+  const latencies: number[] = [];
+  for (const file of readdirSync(logDir)) {
+    for (const line of (await readFile(path.join(logDir, file), 'utf8')).split('\n')) {
+      const micros = Number(line.split(' ')[2]);
+      if (line && Number.isFinite(micros)) latencies.push(micros);
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! / 1000);
+  return latencies.length > 0 ? { p50: at(0.5), p99: at(0.99) } : { p50: Number.NaN, p99: Number.NaN };
+};
+
+/** The create-order transaction in one series, run by pgbench: transactions per second and latency percentiles. */
+const pgbenchAnchor = async (serverUrl: string): Promise<{ tps: number; p50: number; p99: number } | undefined> => {
   const pgbench = findPgbench();
   if (!pgbench) return undefined;
   const database = `so_pgbench_${Date.now().toString(36)}`;
   await adminQuery(serverUrl, `CREATE DATABASE "${database}"`);
+  // Per-transaction latencies (-l), for percentiles like the service's rows.
+  const logDir = await mkdtemp(path.join(tmpdir(), 'sales-orders-pgbench-'));
   try {
     const url = new URL(serverUrl);
     url.pathname = `/${database}`;
@@ -257,6 +274,8 @@ const pgbenchAnchor = async (serverUrl: string): Promise<{ tps: number; latencyM
         '2',
         '-T',
         String(seconds),
+        '-l',
+        `--log-prefix=${path.join(logDir, 'pgbench')}`,
         '-h',
         url.hostname,
         '-p',
@@ -268,9 +287,9 @@ const pgbenchAnchor = async (serverUrl: string): Promise<{ tps: number; latencyM
       { env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) } },
     );
     const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1]);
-    const latencyMs = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1]);
-    return Number.isFinite(tps) ? { tps: Math.round(tps), latencyMs } : undefined;
+    return Number.isFinite(tps) ? { tps: Math.round(tps), ...(await pgbenchPercentiles(logDir)) } : undefined;
   } finally {
+    await rm(logDir, { recursive: true, force: true });
     await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   }
 };
@@ -521,8 +540,8 @@ const main = async () => {
     table.splice(1, 0, {
       scenario: 'baseline: pgbench create-order, one series',
       'req/s': anchor.tps,
-      'p50 ms': anchor.latencyMs,
-      'p99 ms': '-',
+      'p50 ms': anchor.p50,
+      'p99 ms': anchor.p99,
       ratio: 'baseline',
       'RSS MB': '-',
       'CPU µs/req': '-',
@@ -535,7 +554,6 @@ const main = async () => {
         ? 'pgbench not found: no database anchor for creates.'
         : 'Embedded database: no pgbench anchor (set BENCH_DATABASE_URL).',
     );
-  if (anchor) console.log('pgbench reports an average latency (shown as p50), not percentiles.');
   console.log(
     serverUrl
       ? '(2 workers): WEB_CONCURRENCY=2 on the same database; RSS MB is the largest worker (and the whole cluster, primary included).'
