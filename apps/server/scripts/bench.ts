@@ -277,7 +277,8 @@ const pgbenchAnchor = async (serverUrl: string): Promise<{ tps: number; p50: num
         '-l',
         `--log-prefix=${path.join(logDir, 'pgbench')}`,
         '-h',
-        url.hostname,
+        // A Unix-domain socket's directory (`?host=/var/run/postgresql`), like the service's connection.
+        url.searchParams.get('host') ?? url.hostname,
         '-p',
         url.port || '5432',
         '-U',
