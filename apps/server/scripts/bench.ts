@@ -23,6 +23,7 @@
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 pnpm bench
  *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
  *   BENCH_ONLY=calculate-totals pnpm bench   # only the scenarios whose name contains it
+ *   BENCH_NODE_OPTIONS='--max-semi-space-size=16' pnpm bench  # the service's V8 flags (default: the Dockerfile's)
  *   BENCH_CPU_PROF=/tmp/prof pnpm bench      # + a V8 CPU profile of the single service process
  *   BENCH_ONLY='POST order' pnpm bench  # only the scenarios whose name contains it (baselines always run)
  */
@@ -114,8 +115,11 @@ const startProcess = (script: string, env: Record<string, string>, nodeArgs: str
   return { child, origin };
 };
 
-/** The heap bounds the Dockerfile gives the service (docs/performance.md, "Runtime, cores and memory"). */
-const SERVICE_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=4';
+/**
+ * The heap bounds the Dockerfile gives the service (docs/performance.md, "Runtime, cores and
+ * memory"); BENCH_NODE_OPTIONS measures others.
+ */
+const SERVICE_NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? '--max-old-space-size=192 --max-semi-space-size=4';
 
 /** BENCH_CPU_PROF=dir: the single service process writes a V8 CPU profile there when it stops. */
 const profileArgs = process.env.BENCH_CPU_PROF
