@@ -117,10 +117,22 @@ describe('the packed SDK in a fresh project', () => {
     const [tarball] = (await readdir(packDir)).filter((file) => file.endsWith('.tgz'));
     expect(tarball, 'pnpm pack wrote no tarball (is packages/client built?)').toBeDefined();
     await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true }));
-    // A real install: the SDK's own dependencies come from the registry, as for any user.
-    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', path.join(packDir, tarball!)], {
-      cwd: project,
-    });
+    // A real install: the SDK's own dependencies come from the registry, as for any user. A
+    // stalled registry request is retried after 30 s instead of npm's default 5 minutes (one
+    // such stall, once, outlasted this hook).
+    await run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        '--fetch-timeout=30000',
+        '--fetch-retries=4',
+        path.join(packDir, tarball!),
+      ],
+      { cwd: project },
+    );
   }, 240_000);
 
   afterAll(async () => {
