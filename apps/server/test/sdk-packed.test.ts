@@ -103,6 +103,15 @@ void client.deleteSalesOrder(1, { ifMatch: 'latest' });
 void client.getDropdownOptions('vendors');
 `;
 
+/**
+ * The environment a user's own npm would see: without the `npm_config_*` variables pnpm sets
+ * for the script running this test (they point npm at pnpm's rc files, not npm's own). The
+ * registry is reached as everywhere else on the machine: a TLS-inspecting proxy's CA comes
+ * from NODE_EXTRA_CA_CERTS, which turbo.json passes through to the tests for this.
+ */
+const userEnvironment = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name)));
+
 describe('the packed SDK in a fresh project', () => {
   let server: TestServer;
   let fixtures: Fixtures;
@@ -131,7 +140,7 @@ describe('the packed SDK in a fresh project', () => {
         '--fetch-retries=4',
         path.join(packDir, tarball!),
       ],
-      { cwd: project },
+      { cwd: project, env: userEnvironment() },
     );
   }, 240_000);
 
