@@ -127,8 +127,8 @@ describe('the packed SDK in a fresh project', () => {
     expect(tarball, 'pnpm pack wrote no tarball (is packages/client built?)').toBeDefined();
     await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true }));
     // A real install: the SDK's own dependencies come from the registry, as for any user. A
-    // stalled registry request is retried after 30 s instead of npm's default 5 minutes (one
-    // such stall, once, outlasted this hook).
+    // stalled registry request is retried after 30 s instead of npm's default 5 minutes, which
+    // alone would outlast this hook.
     await run(
       'npm',
       [
