@@ -237,7 +237,7 @@ const findPgbench = (): string | undefined => {
   return [...onPath, ...debian].find((file) => existsSync(file));
 };
 
-/** The latency percentile `p` (0..1) of pgbench's per-transaction logs (`-l`: the third field, µs), in ms. */
+/** p50 and p99 latency, in ms, of pgbench's per-transaction logs (`-l`: the third field, µs). */
 const pgbenchPercentiles = async (logDir: string) => {
   const latencies: number[] = [];
   for (const file of readdirSync(logDir)) {

@@ -94,17 +94,15 @@ export const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Prisma.PrismaClientKnownRequestError &&
   (error.code === 'P2002' || JSON.stringify(error.meta ?? {}).includes('23505'));
 
-/** Lines and charges of the order `orderId` (an SQL expression over `fromItem`), one INSERT per table as CTEs. */
-const contentsInserts = (
-  orderId: Prisma.Sql,
-  fromItem: Prisma.Sql,
-  lines: LineToStore[],
-  charges: ChargeToStore[],
-) => Prisma.sql`
+/**
+ * Lines and charges of the order `order` names (an SQL from-item aliased `o`, its column `id`),
+ * one INSERT per table as CTEs.
+ */
+const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: ChargeToStore[]) => Prisma.sql`
   lines AS (
     INSERT INTO sales_order_details (sales_order_id, line_no, product_id, packsize_id, quantity, rate, amount, remarks)
-    SELECT ${orderId}, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks
-    FROM ${fromItem} unnest(
+    SELECT o.id, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks
+    FROM ${order}, unnest(
       ${lines.map((line) => line.productId)}::int[],
       ${lines.map((line) => line.packsizeId)}::int[],
       ${lines.map((line) => line.quantity.toFixed(3))}::text[]::numeric[],
@@ -115,8 +113,8 @@ const contentsInserts = (
   ),
   charges AS (
     INSERT INTO sales_order_other_charges (sales_order_id, line_no, description, amount)
-    SELECT ${orderId}, c.line_no, c.description, c.amount
-    FROM ${fromItem} unnest(
+    SELECT o.id, c.line_no, c.description, c.amount
+    FROM ${order}, unnest(
       ${charges.map((charge) => charge.description)}::text[],
       ${charges.map((charge) => charge.amount)}::text[]::numeric[]
     ) WITH ORDINALITY AS c(description, amount, line_no)
@@ -194,7 +192,7 @@ export const orderWriteRepository = {
           ${order.createdBy}::text
         FROM counter
         RETURNING id, sales_order_no, version, updated_at),
-      ${contentsInserts(Prisma.sql`i.id`, Prisma.sql`inserted i,`, lines, charges)},
+      ${contentsInserts(Prisma.sql`inserted o`, lines, charges)},
       history AS (
         INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
         SELECT i.id, i.version, ${history.action}, i.updated_at, ${history.actor}::text,
@@ -280,7 +278,7 @@ export const orderWriteRepository = {
       FROM header`;
     if (replaced.lines === undefined && replaced.charges === undefined) return;
     await db.$executeRaw`
-      WITH ${contentsInserts(Prisma.sql`${id}::int`, Prisma.empty, replaced.lines ?? [], replaced.charges ?? [])}
+      WITH ${contentsInserts(Prisma.sql`(SELECT ${id}::int AS id) o`, replaced.lines ?? [], replaced.charges ?? [])}
       SELECT 1`;
   },
 

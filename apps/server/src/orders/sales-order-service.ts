@@ -219,6 +219,7 @@ export const createSalesOrderService = (
         },
       ]);
 
+    // The stored Idempotency-Key result takes the id and number from the statement itself.
     const created = { sales_order_id: 0, order_number: '', total_amount: toJsonNumber(total) };
     const write = async (db: Db) => {
       const stored = await orderWriteRepository
@@ -229,14 +230,12 @@ export const createSalesOrderService = (
           chargesStored,
           numbering,
           history,
-          idempotency && {
-            ...idempotency.claimed,
-            result: created,
-          },
+          idempotency && { ...idempotency.claimed, result: created },
         )
         .catch((error: unknown) => {
           if (!isUniqueViolation(error)) throw error;
-          // A server number already taken: only by an order stored without moving the counter.
+          // A supplied number already taken, or the server's next one: that only by an order
+          // stored without moving the counter.
           throw duplicateNumber(orderToStore.salesOrderNo ?? 'the next number of the series');
         });
       const result: CreatedSalesOrder = { ...created, sales_order_id: stored.id, order_number: stored.salesOrderNo };
