@@ -307,6 +307,12 @@ const fiveLines = [
   { product_id: 5, quantity: 7, rate: 1.25 },
   { product_id: 6, quantity: 0.5, rate: 1260 },
 ];
+const totalsBody = { details: fiveLines, other_charges: [{ amount: 150 }] };
+/** The fixed stack's own rows (scripts/bench-floor.mjs), by name. */
+const FLOOR = {
+  calculateTotals: 'floor: Express + ts-rest + contract, calculate-totals answer',
+  getOrder: 'floor: Express + ts-rest + contract + one Prisma round trip, GET order answer',
+};
 const createBody = {
   customer_id: 12,
   sales_order_date: today,
@@ -331,6 +337,8 @@ interface Row {
   cpuUs: number | null;
   /** For a cluster: the largest worker's peak and the whole cluster's, instead of rssMb. */
   rssNote?: string;
+  /** The floor row (FLOOR) this route is also read against: its req/s over the floor's. */
+  floor?: string;
   /** `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this one's). */
   against: 'hello' | 'pgbench' | 'read' | 'create' | null;
 }
@@ -398,15 +406,62 @@ const main = async () => {
     });
     const largeOrderId = ((await createdLarge.json()) as { data: { sales_order_id: number } }).data.sales_order_id;
 
-    const scenarios: (Load & { name: string; against: Row['against'] })[] = [
+    // The fixed stack alone (scripts/bench-floor.mjs), answering the service's own bytes.
+    const answerOf = async (url: string, body?: unknown): Promise<unknown> => {
+      const response = await fetch(url, {
+        method: body ? 'POST' : 'GET',
+        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return response.json();
+    };
+    const floorAnswers = {
+      calculateTotals: await answerOf(`${origin}/api/sales-orders/calculate-totals`, totalsBody),
+      getSalesOrder: await answerOf(`${origin}/api/sales-orders/${orderId}`),
+    };
+    const floor = startProcess('scripts/bench-floor.mjs', {
+      FLOOR_ANSWERS: JSON.stringify(floorAnswers),
+      // The embedded database serves the service alone: no round trip for the floor there.
+      DATABASE_URL: serverUrl ? env.DATABASE_URL! : '',
+    });
+    try {
+      const floorOrigin = await floor.origin;
+      const floorScenarios: (Load & { name: string })[] = [
+        {
+          name: FLOOR.calculateTotals,
+          method: 'POST',
+          url: `${floorOrigin}/api/sales-orders/calculate-totals`,
+          body: totalsBody,
+        },
+        ...(serverUrl
+          ? [{ name: FLOOR.getOrder, method: 'GET' as const, url: `${floorOrigin}/api/sales-orders/${orderId}` }]
+          : []),
+      ];
+      for (const { name, ...scenario } of floorScenarios) {
+        const measured = await peakRss(floor.child.pid, () => load(scenario, floor.child.pid));
+        rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against: 'hello' });
+      }
+    } finally {
+      floor.child.kill('SIGTERM');
+      await new Promise((resolve) => floor.child.once('exit', resolve));
+    }
+
+    const scenarios: (Load & { name: string; against: Row['against']; floor?: string })[] = [
       {
         name: 'POST calculate-totals',
         against: 'hello',
         method: 'POST',
         url: `${origin}/api/sales-orders/calculate-totals`,
-        body: { details: fiveLines, other_charges: [{ amount: 150 }] },
+        body: totalsBody,
+        floor: FLOOR.calculateTotals,
       },
-      { name: 'GET order (5 lines)', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders/${orderId}` },
+      {
+        name: 'GET order (5 lines)',
+        against: 'hello',
+        floor: FLOOR.getOrder,
+        method: 'GET',
+        url: `${origin}/api/sales-orders/${orderId}`,
+      },
       {
         name: 'GET order (500 lines)',
         against: 'read',
@@ -473,16 +528,18 @@ const main = async () => {
         body: create500Body,
       },
     ];
-    for (const { name, against, ...scenario } of scenarios.filter(({ name }) => !only || name.includes(only))) {
+    for (const { name, against, floor: floorRow, ...scenario } of scenarios.filter(
+      ({ name }) => !only || name.includes(only),
+    )) {
       const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }, service.child.pid));
-      rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against });
+      rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against, floor: floorRow });
     }
     if (serverUrl) {
       // The same database, now served by two workers (node:cluster); the single process idles.
       const cluster = startService({ ...env, SEED_DEMO_DATA: 'never', WEB_CONCURRENCY: '2' });
       try {
         const clusterOrigin = await cluster.origin;
-        for (const { name, against, ...scenario } of scenarios.filter(
+        for (const { name, against, floor: _floor, ...scenario } of scenarios.filter(
           (each) => CLUSTER_SCENARIOS.includes(each.name) && (!only || each.name.includes(only)),
         )) {
           const measured = await peakClusterRss(cluster.child.pid!, () =>
@@ -516,6 +573,10 @@ const main = async () => {
   console.log(
     `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
   );
+  const floorRatio = (row: Row) => {
+    const floorRow = row.floor ? rows.find((each) => each.scenario === row.floor) : undefined;
+    return floorRow ? `, ${(row.rps / floorRow.rps).toFixed(2)} x floor` : '';
+  };
   const table: Record<string, string | number>[] = rows.map((row) => ({
     scenario: row.scenario,
     'req/s': row.rps,
@@ -523,7 +584,7 @@ const main = async () => {
     'p99 ms': row.p99,
     ratio:
       row.against === 'hello'
-        ? `${(row.rps / hello).toFixed(2)} x hello`
+        ? `${(row.rps / hello).toFixed(2)} x hello${floorRatio(row)}`
         : row.against === 'pgbench'
           ? anchor
             ? `${(row.rps / anchor.tps).toFixed(2)} x pgbench`
