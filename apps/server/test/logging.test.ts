@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+
 import { Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +131,43 @@ describe('request logs at info', () => {
     const [line] = await linesOf('log-info-long');
     expect(line!.length).toBeLessThanOrEqual(500);
     expect(JSON.parse(line!)).toMatchObject({ method: 'GET', path: expect.stringMatching(/^\/api\/x+\.\.\.$/) });
+  });
+
+  it('say so when the caller goes away before the answer: no status 200 for an answer never sent', async () => {
+    const token = await signJwt({ payload: { permissions: [Permission.read] } });
+    // A body that never arrives in full: the request is authenticated and routed, then its
+    // connection closes while the body is still awaited.
+    const socket = connect(Number(new URL(server.origin).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      [
+        'POST /api/sales-orders/calculate-totals HTTP/1.1',
+        'Host: localhost',
+        `Authorization: Bearer ${token}`,
+        'Content-Type: application/json',
+        'Content-Length: 100',
+        'X-Request-Id: log-info-aborted',
+        '',
+        '{"details":',
+      ].join('\r\n'),
+    );
+    // Give the server the time to read the headers before the connection closes.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    let entry: Record<string, unknown> | undefined;
+    for (let attempt = 0; attempt < 50 && !entry; attempt += 1) {
+      const line = lines.find((each) => each.includes('log-info-aborted'));
+      if (line) entry = JSON.parse(line) as Record<string, unknown>;
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(entry).toMatchObject({
+      level: 40,
+      msg: 'request aborted',
+      aborted: true,
+      method: 'POST',
+      path: '/api/sales-orders/calculate-totals',
+    });
+    expect(entry).not.toHaveProperty('status');
   });
 
   it('leave out health probes that succeed', async () => {

@@ -52,7 +52,8 @@ const levelOf = (req: LoggedRequest, res: ServerResponse): Level => {
 
 /**
  * One concise line per request (reqId, method, path, status, duration, subject) when its
- * answer is sent or its connection closes (`request`; `request failed` for a 5xx), with its
+ * answer is sent (`request`; `request failed` for a 5xx) or its connection closes first
+ * (`request aborted`, at warn, with `aborted: true` and no status unless one was sent), with its
  * id: `X-Request-Id` from the caller when acceptable, else a new UUID, echoed back in the
  * response header. Headers are logged only at `debug` (credentials redacted, see logger.ts),
  * successful health probes only at `debug`.
@@ -85,26 +86,31 @@ export const useRequestLogging = (app: Express, logger: Logger): void => {
     const id = requestIdOf(req);
     req.id = id;
     res.setHeader('X-Request-Id', id);
-    const onDone = () => {
-      res.off('finish', onDone);
-      res.off('close', onDone);
-      const level = levelOf(req, res);
+    // 'close' before 'finish': the caller (or a proxy's timeout) went away before the whole
+    // answer was written. res.statusCode would still say 200 then, for an answer never sent.
+    const onDone = (answered: boolean) => {
+      res.off('finish', onFinish);
+      res.off('close', onClose);
+      const level = answered ? levelOf(req, res) : 'warn';
       if (!accessLog.isLevelEnabled(level)) return;
       accessLog[level](
         {
           reqId: id,
           method: req.method,
           path: pathOf(req),
-          status: res.statusCode,
+          ...(res.headersSent ? { status: res.statusCode } : {}),
+          ...(answered ? {} : { aborted: true }),
           durationMs: Math.round(performance.now() - startedAt),
           ...(req.principal ? { subject: req.principal.subject } : {}),
           ...(accessLog.isLevelEnabled('debug') ? { req, res } : {}),
         },
-        res.statusCode >= 500 ? 'request failed' : 'request',
+        answered ? (res.statusCode >= 500 ? 'request failed' : 'request') : 'request aborted',
       );
     };
-    res.on('finish', onDone);
-    res.on('close', onDone);
+    const onFinish = () => onDone(true);
+    const onClose = () => onDone(false);
+    res.on('finish', onFinish);
+    res.on('close', onClose);
     next();
   });
 };
