@@ -8,6 +8,9 @@
  * - pgbench running the same create-order transaction in one series (scripts/pgbench/, a
  *   stand-in schema with the writes a create makes), when pgbench and a PostgreSQL server are
  *   at hand: the ceiling of the database. Creates are read against it.
+ * - The fixed stack alone (scripts/bench-floor.mjs): Express + ts-rest + the contract's zod
+ *   validation, and one Prisma round trip for the read, answering the service's own bytes.
+ *   calculate-totals and GET order are also read against it: what the service adds to it.
  *
  * Starts the built service (dist/main.js) as its own process on loopback, on a fresh embedded
  * database with demo data, or on BENCH_DATABASE_URL (a PostgreSQL server's maintenance
