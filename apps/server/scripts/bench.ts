@@ -224,11 +224,24 @@ const load = async ({ url, method, body, headers = {} }: Load, pid?: number) => 
     p50: result.latency.p50,
     p99: result.latency.p99,
     failed: result.non2xx + result.errors + result.timeouts,
+    failures: failureNote(result),
     cpuUs:
       pid === undefined || cpuBefore === undefined
         ? null
         : Math.round((((await cpuMs(pid)) - cpuBefore) * 1000) / result.requests.total),
   };
+};
+
+/** What the failed requests were: non-2xx statuses by code, connection errors, timeouts. */
+const failureNote = (result: autocannon.Result): string => {
+  const statuses = Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, { count = 0 }]) => `${count} x ${status}`);
+  return [
+    ...statuses,
+    ...(result.errors > 0 ? [`${result.errors} connection errors`] : []),
+    ...(result.timeouts > 0 ? [`${result.timeouts} timeouts`] : []),
+  ].join(', ');
 };
 
 /** pgbench from PATH or Debian's PostgreSQL server packages (outside PATH), if installed. */
@@ -335,6 +348,8 @@ interface Row {
   p50: number;
   p99: number;
   failed: number;
+  /** failureNote: what the failed requests were, when any failed. */
+  failures: string;
   rssMb: number | null;
   /** The serving process's CPU time per request, in µs; null for a cluster (its work is in the workers). */
   cpuUs: number | null;
@@ -617,6 +632,7 @@ const main = async () => {
       failed: 0,
     });
   console.table(table);
+  for (const row of rows.filter((each) => each.failures)) console.log(`failed in '${row.scenario}': ${row.failures}`);
   if (!anchor)
     console.log(
       serverUrl
