@@ -37,7 +37,12 @@ export interface SeriesReadRow {
 }
 
 export const orderReadRepository = {
-  /** A live (not deleted) order with its customer name, lines with product names, and charges. */
+  /**
+   * A live (not deleted) order with its customer name, lines with product names, and charges.
+   * Each line is aggregated as a row (its keys are the column names) rather than through
+   * json_build_object, which costs PostgreSQL more per line (docs/performance.md, "Reads");
+   * the order comes from the aggregate's own ORDER BY, which PostgreSQL guarantees.
+   */
   findLive: async (db: Db, id: number): Promise<OrderReadRow | null> => {
     const [row] = await db.$queryRaw<OrderReadRow[]>`
       SELECT o.id AS sales_order_id, o.sales_order_no, o.customer_id, c.name AS customer_name,
@@ -46,17 +51,19 @@ export const orderReadRepository = {
              o.subtotal::text AS subtotal, o.other_charges_total::text AS other_charges_total,
              o.grand_total::text AS grand_total, o.remarks,
              COALESCE((
-               SELECT json_agg(json_build_object(
-                        'sales_order_detail_id', d.id, 'product_id', d.product_id, 'product_name', p.name,
-                        'packsize_id', d.packsize_id, 'quantity', d.quantity::text, 'rate', d.rate::text,
-                        'amount', d.amount::text, 'remarks', d.remarks) ORDER BY d.line_no)
+               SELECT json_agg(line ORDER BY d.line_no)
                FROM sales_order_details d JOIN products p ON p.id = d.product_id
+               CROSS JOIN LATERAL (
+                 SELECT d.id AS sales_order_detail_id, d.product_id, p.name AS product_name, d.packsize_id,
+                        d.quantity::text AS quantity, d.rate::text AS rate, d.amount::text AS amount, d.remarks
+               ) line
                WHERE d.sales_order_id = o.id), '[]') AS details,
              COALESCE((
-               SELECT json_agg(json_build_object(
-                        'other_charge_id', ch.id, 'description', ch.description, 'amount', ch.amount::text)
-                        ORDER BY ch.line_no)
+               SELECT json_agg(charge ORDER BY ch.line_no)
                FROM sales_order_other_charges ch
+               CROSS JOIN LATERAL (
+                 SELECT ch.id AS other_charge_id, ch.description, ch.amount::text AS amount
+               ) charge
                WHERE ch.sales_order_id = o.id), '[]') AS other_charges,
              o.version, o.created_at, o.updated_at, o.created_by, o.updated_by
       FROM sales_orders o JOIN customers c ON c.id = o.customer_id
