@@ -4,7 +4,6 @@ import { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../master-data/master-data-repository.js';
 import { SEQUENCE_MIN_DIGITS } from './numbering.js';
 import { CREATED_NUMBER_PATH, type HistoryEntryToWrite, type OrderHeader } from './order-history.js';
-import type { PricedLine } from './order-pricing.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history. All raw SQL: Prisma
@@ -14,9 +13,16 @@ import type { PricedLine } from './order-pricing.js';
  * Decimals travel as text and are cast to numeric in SQL, never through a JS number.
  */
 
-export interface LineToStore extends PricedLine {
+/** A priced line as its columns store it: decimals as fixed-point text at each column's scale. */
+export interface LineToStore {
   productId: number;
   packsizeId: number | null;
+  /** numeric(18,3) */
+  quantity: string;
+  /** numeric(18,4) */
+  rate: string;
+  /** numeric(18,2) */
+  amount: string;
   remarks: string | null;
 }
 
@@ -105,9 +111,9 @@ const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: Charg
     FROM ${order}, unnest(
       ${lines.map((line) => line.productId)}::int[],
       ${lines.map((line) => line.packsizeId)}::int[],
-      ${lines.map((line) => line.quantity.toFixed(3))}::text[]::numeric[],
-      ${lines.map((line) => line.rate.toFixed(4))}::text[]::numeric[],
-      ${lines.map((line) => line.amount.toFixed(2))}::text[]::numeric[],
+      ${lines.map((line) => line.quantity)}::text[]::numeric[],
+      ${lines.map((line) => line.rate)}::text[]::numeric[],
+      ${lines.map((line) => line.amount)}::text[]::numeric[],
       ${lines.map((line) => line.remarks)}::text[]
     ) WITH ORDINALITY AS l(product_id, packsize_id, quantity, rate, amount, remarks, line_no)
   ),

@@ -52,12 +52,15 @@ export type Actor = string | null;
 
 const linesToStore = (details: SalesOrderDetailInput[], problems: ErrorDetail[]) => {
   const { lines, subtotal } = priceLines(details, problems);
+  // Each decimal's fixed text is worked out once, for both the insert and the history entry.
   const stored: LineToStore[] = lines.map((line, index) => {
     const detail = details[index]!;
     return {
-      ...line,
       productId: detail.product_id,
       packsizeId: detail.packsize_id ?? null,
+      quantity: line.quantity.toFixed(3),
+      rate: line.rate.toFixed(4),
+      amount: line.amount.toFixed(2),
       remarks: detail.remarks ?? null,
     };
   });
@@ -73,9 +76,9 @@ const historyLines = (lines: LineToStore[]): HistoryLine[] =>
     line_no: index + 1,
     product_id: line.productId,
     packsize_id: line.packsizeId,
-    quantity: toJsonNumber(line.quantity.toFixed(3)),
-    rate: toJsonNumber(line.rate.toFixed(4)),
-    amount: toJsonNumber(line.amount.toFixed(2)),
+    quantity: toJsonNumber(line.quantity),
+    rate: toJsonNumber(line.rate),
+    amount: toJsonNumber(line.amount),
     remarks: line.remarks,
   }));
 
