@@ -25,10 +25,9 @@
  *   pnpm bench                       # 5 s per scenario, 32 connections
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 pnpm bench
  *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
- *   BENCH_ONLY=calculate-totals pnpm bench   # only the scenarios whose name contains it
+ *   BENCH_ONLY='POST order' pnpm bench       # only the scenarios whose name contains it (baselines and floor always run)
  *   BENCH_NODE_OPTIONS='--max-semi-space-size=16' pnpm bench  # the service's V8 flags (default: the Dockerfile's)
  *   BENCH_CPU_PROF=/tmp/prof pnpm bench      # + a V8 CPU profile of the single service process
- *   BENCH_ONLY='POST order' pnpm bench  # only the scenarios whose name contains it (baselines always run)
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
