@@ -33,85 +33,88 @@ const unstoredKey = () => {
 // Far longer than any wait below: a change seen in time was seen through NOTIFY, not the TTL.
 const LONG_TTL = { AUTH_CACHE_TTL_MS: '300000' };
 
-describe('credential cache with change notifications', () => {
-  let server: QueryCountingServer;
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'credential cache with change notifications (needs TEST_DATABASE_URL: LISTEN)',
+  () => {
+    let server: QueryCountingServer;
 
-  beforeAll(async () => {
-    server = await startQueryCountingServer(LONG_TTL);
-  });
-  afterAll(() => server?.close());
-
-  it('refuses a key revoked with SQL at once (NOTIFY), although its caller is cached', async () => {
-    const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
-    expect(await statusWithKey(server, key)).toBe(200);
-    expect(await statusWithKey(server, key)).toBe(200);
-    await server.database.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE prefix = ${summary.prefix}`;
-    await eventually(async () => (await statusWithKey(server, key)) === 401, 2_000);
-  });
-
-  it('refuses a session revoked, expired or deleted by the host with SQL at once (NOTIFY)', async () => {
-    const statements = [
-      (hash: string) =>
-        server.database.prisma.$executeRaw`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${hash}`,
-      (hash: string) =>
-        server.database.prisma
-          .$executeRaw`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = ${hash}`,
-      (hash: string) => server.database.prisma.$executeRaw`DELETE FROM sessions WHERE token_hash = ${hash}`,
-    ];
-    for (const end of statements) {
-      const { token, cookie } = await createSession(server.database.prisma);
-      expect(await statusWithCookie(server, cookie)).toBe(200);
-      await end(sha256(token));
-      await eventually(async () => (await statusWithCookie(server, cookie)) === 401, 2_000);
-    }
-  });
-
-  // The use is written by a timer two seconds after it (last-used-recorder.ts), so an UPDATE
-  // during the burst can only come from the request path, as it did before the cache.
-  it('serves a burst with one key from one lookup, and records its use off the request path', async () => {
-    const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
-    const sent = await server.queriesDuring(async () => {
-      const statuses = await Promise.all(Array.from({ length: 20 }, () => statusWithKey(server, key)));
-      expect(statuses).toEqual(Array(20).fill(200));
+    beforeAll(async () => {
+      server = await startQueryCountingServer(LONG_TTL);
     });
-    expect(sent.filter((sql) => /\bapi_keys\b/.test(sql) && /^\s*SELECT/i.test(sql))).toHaveLength(1);
-    expect(sent.filter((sql) => /^\s*UPDATE/i.test(sql))).toEqual([]);
-    const lastUsed = async () =>
-      (await server.database.prisma.apiKey.findUniqueOrThrow({ where: { prefix: summary.prefix } })).lastUsedAt;
-    await eventually(async () => (await lastUsed()) !== null, 5_000);
-  });
+    afterAll(() => server?.close());
 
-  it('keeps credentials by the whole key: another secret under a cached key prefix is refused', async () => {
-    const { key } = await createApiKey(server.database.prisma, [Permission.all]);
-    expect(await statusWithKey(server, key)).toBe(200);
-    expect(await statusWithKey(server, `${key.slice(0, 13)}${'A'.repeat(43)}`)).toBe(401);
-    expect(await statusWithKey(server, `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toBe(401);
-  });
+    it('refuses a key revoked with SQL at once (NOTIFY), although its caller is cached', async () => {
+      const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
+      expect(await statusWithKey(server, key)).toBe(200);
+      expect(await statusWithKey(server, key)).toBe(200);
+      await server.database.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE prefix = ${summary.prefix}`;
+      await eventually(async () => (await statusWithKey(server, key)) === 401, 2_000);
+    });
 
-  it('does not keep refusals: a key or session refused a moment ago works as soon as it is stored', async () => {
-    const { prefix, key } = unstoredKey();
-    expect(await statusWithKey(server, key)).toBe(401);
-    await server.database.prisma.$executeRaw`
+    it('refuses a session revoked, expired or deleted by the host with SQL at once (NOTIFY)', async () => {
+      const statements = [
+        (hash: string) =>
+          server.database.prisma.$executeRaw`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${hash}`,
+        (hash: string) =>
+          server.database.prisma
+            .$executeRaw`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE token_hash = ${hash}`,
+        (hash: string) => server.database.prisma.$executeRaw`DELETE FROM sessions WHERE token_hash = ${hash}`,
+      ];
+      for (const end of statements) {
+        const { token, cookie } = await createSession(server.database.prisma);
+        expect(await statusWithCookie(server, cookie)).toBe(200);
+        await end(sha256(token));
+        await eventually(async () => (await statusWithCookie(server, cookie)) === 401, 2_000);
+      }
+    });
+
+    // The use is written by a timer two seconds after it (last-used-recorder.ts), so an UPDATE
+    // during the burst can only come from the request path, as it did before the cache.
+    it('serves a burst with one key from one lookup, and records its use off the request path', async () => {
+      const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
+      const sent = await server.queriesDuring(async () => {
+        const statuses = await Promise.all(Array.from({ length: 20 }, () => statusWithKey(server, key)));
+        expect(statuses).toEqual(Array(20).fill(200));
+      });
+      expect(sent.filter((sql) => /\bapi_keys\b/.test(sql) && /^\s*SELECT/i.test(sql))).toHaveLength(1);
+      expect(sent.filter((sql) => /^\s*UPDATE/i.test(sql))).toEqual([]);
+      const lastUsed = async () =>
+        (await server.database.prisma.apiKey.findUniqueOrThrow({ where: { prefix: summary.prefix } })).lastUsedAt;
+      await eventually(async () => (await lastUsed()) !== null, 5_000);
+    });
+
+    it('keeps credentials by the whole key: another secret under a cached key prefix is refused', async () => {
+      const { key } = await createApiKey(server.database.prisma, [Permission.all]);
+      expect(await statusWithKey(server, key)).toBe(200);
+      expect(await statusWithKey(server, `${key.slice(0, 13)}${'A'.repeat(43)}`)).toBe(401);
+      expect(await statusWithKey(server, `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toBe(401);
+    });
+
+    it('does not keep refusals: a key or session refused a moment ago works as soon as it is stored', async () => {
+      const { prefix, key } = unstoredKey();
+      expect(await statusWithKey(server, key)).toBe(401);
+      await server.database.prisma.$executeRaw`
       INSERT INTO api_keys (name, prefix, key_hash, permissions) VALUES ('late', ${prefix}, ${sha256(key)}, ARRAY['*'])`;
-    expect(await statusWithKey(server, key)).toBe(200);
+      expect(await statusWithKey(server, key)).toBe(200);
 
-    const token = randomBytes(24).toString('base64url');
-    expect(await statusWithCookie(server, `erp_session=${token}`)).toBe(401);
-    await server.database.prisma.$executeRaw`
+      const token = randomBytes(24).toString('base64url');
+      expect(await statusWithCookie(server, `erp_session=${token}`)).toBe(401);
+      await server.database.prisma.$executeRaw`
       INSERT INTO sessions (token_hash, user_id, permissions, expires_at)
       VALUES (${sha256(token)}, 'late-user', ARRAY['*'], now() + interval '1 hour')`;
-    expect(await statusWithCookie(server, `erp_session=${token}`)).toBe(200);
-  });
-
-  it('does not keep a key past its own expiry', async () => {
-    const { key } = await createApiKey(server.database.prisma, [Permission.read], {
-      expiresAt: new Date(Date.now() + 1_500),
+      expect(await statusWithCookie(server, `erp_session=${token}`)).toBe(200);
     });
-    expect(await statusWithKey(server, key)).toBe(200);
-    // No statement changes the row: only the expiry kept with the cached caller ends it.
-    await eventually(async () => (await statusWithKey(server, key)) === 401, 4_000);
-  });
-});
+
+    it('does not keep a key past its own expiry', async () => {
+      const { key } = await createApiKey(server.database.prisma, [Permission.read], {
+        expiresAt: new Date(Date.now() + 1_500),
+      });
+      expect(await statusWithKey(server, key)).toBe(200);
+      // No statement changes the row: only the expiry kept with the cached caller ends it.
+      await eventually(async () => (await statusWithKey(server, key)) === 401, 4_000);
+    });
+  },
+);
 
 describe('credential cache without change notifications', () => {
   let server: TestServer;

@@ -62,7 +62,14 @@ export const createTestDatabase = async ({ timeZone, port }: { timeZone?: string
   if (!template || !serverUrl) {
     if (timeZone !== undefined) throw new Error('databaseTimeZone needs TEST_DATABASE_URL');
     if (port !== undefined) throw new Error('a database port needs TEST_DATABASE_URL (a PostgreSQL server)');
-    return { env: { DATA_DIR: 'memory://' }, drop: async () => {} };
+    // No LISTEN on the embedded database: a row a test writes with SQL, as the host would, is
+    // seen by the cached credentials and dropdowns only after their TTL (docs/configuration.md),
+    // so here they read on every request unless a test sets a TTL itself. The tests of
+    // invalidation by NOTIFY need TEST_DATABASE_URL.
+    return {
+      env: { DATA_DIR: 'memory://', AUTH_CACHE_TTL_MS: '0', MASTER_DATA_CACHE_TTL_MS: '0' },
+      drop: async () => {},
+    };
   }
   const name = template.replace(/_template$/, `_${randomBytes(6).toString('hex')}`);
   await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
