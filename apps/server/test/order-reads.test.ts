@@ -46,6 +46,82 @@ describe('order reads: one statement each', () => {
     });
   });
 
+  it('answers every field of every line and charge as stored, in line_no order even when it is not id order', async () => {
+    const { product, otherProduct } = fixtures.products;
+    const id = await create({
+      details: [
+        {
+          product_id: product.id,
+          packsize_id: fixtures.packsizes.packsize.id,
+          quantity: 1.5,
+          rate: 20,
+          remarks: 'first',
+        },
+        { product_id: otherProduct.id, quantity: 2, rate: 7.25 },
+        {
+          product_id: otherProduct.id,
+          packsize_id: fixtures.packsizes.otherPacksize.id,
+          quantity: 3,
+          rate: 0.5,
+          remarks: 'third',
+        },
+      ],
+      other_charges: [
+        { description: 'Freight', amount: 12.5 },
+        { description: 'Discount', amount: -2 },
+      ],
+    });
+    // The host moves the first line to the end and the first charge after the second: the
+    // answer must follow line_no, not the ids or the insertion order.
+    await server.database.prisma.$executeRaw`
+      UPDATE sales_order_details SET line_no = 99 WHERE sales_order_id = ${id} AND line_no = 1`;
+    await server.database.prisma.$executeRaw`
+      UPDATE sales_order_other_charges SET line_no = 99 WHERE sales_order_id = ${id} AND line_no = 1`;
+
+    const stored = await server.database.prisma.$queryRaw<
+      {
+        id: number;
+        product_id: number;
+        name: string;
+        packsize_id: number | null;
+        quantity: string;
+        rate: string;
+        amount: string;
+        remarks: string | null;
+      }[]
+    >`SELECT d.id, d.product_id, p.name, d.packsize_id, d.quantity::text, d.rate::text, d.amount::text, d.remarks
+      FROM sales_order_details d JOIN products p ON p.id = d.product_id
+      WHERE d.sales_order_id = ${id} ORDER BY d.line_no`;
+    const storedCharges = await server.database.prisma.$queryRaw<{ id: number; description: string; amount: string }[]>`
+      SELECT id, description, amount::text FROM sales_order_other_charges WHERE sales_order_id = ${id} ORDER BY line_no`;
+    expect(stored.map((line) => line.remarks)).toEqual([null, 'third', 'first']);
+
+    const order = (await server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
+    expect(order.details).toEqual(
+      stored.map((line) => ({
+        sales_order_detail_id: line.id,
+        product_id: line.product_id,
+        product_name: line.name,
+        packsize_id: line.packsize_id,
+        quantity: Number(line.quantity),
+        rate: Number(line.rate),
+        amount: Number(line.amount),
+        remarks: line.remarks,
+      })),
+    );
+    expect(order.other_charges).toEqual(
+      storedCharges.map((charge) => ({
+        other_charge_id: charge.id,
+        description: charge.description,
+        amount: Number(charge.amount),
+      })),
+    );
+    expect(order.other_charges.map((charge: { description: string }) => charge.description)).toEqual([
+      'Discount',
+      'Freight',
+    ]);
+  });
+
   it('answers 404 for a deleted or unknown order, in one statement', async () => {
     const id = await create({});
     await server.http.delete(`/sales-orders/${id}`).expect(200);
