@@ -415,17 +415,23 @@ const main = async () => {
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(secret));
     const headers = { authorization: `Bearer ${token}` };
-    /** An order for the read scenarios; the bench stops with the service's answer if it is refused. */
-    const createOrder = async (body: unknown): Promise<number> => {
-      const response = await fetch(`${origin}/api/sales-orders`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
+    /**
+     * A setup call to the service (POST when it has a body): its parsed answer, or the bench
+     * stops with the service's status and body when it is not the one expected.
+     */
+    const setupCall = async (url: string, expected: number, body?: unknown): Promise<unknown> => {
+      const response = await fetch(url, {
+        method: body ? 'POST' : 'GET',
+        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
       });
       const text = await response.text();
-      if (response.status !== 201) throw new Error(`setup: POST /sales-orders answered ${response.status}: ${text}`);
-      return (JSON.parse(text) as { data: { sales_order_id: number } }).data.sales_order_id;
+      if (response.status !== expected) throw new Error(`setup: ${url} answered ${response.status}: ${text}`);
+      return JSON.parse(text);
     };
+    const createOrder = async (body: unknown): Promise<number> =>
+      ((await setupCall(`${origin}/api/sales-orders`, 201, body)) as { data: { sales_order_id: number } }).data
+        .sales_order_id;
     const orderId = await createOrder(createBody);
     // The same lines 100 times over: the read's cost growth with the line count.
     const largeOrderId = await createOrder({
@@ -434,17 +440,9 @@ const main = async () => {
     });
 
     // The fixed stack alone (scripts/bench-floor.mjs), answering the service's own bytes.
-    const answerOf = async (url: string, body?: unknown): Promise<unknown> => {
-      const response = await fetch(url, {
-        method: body ? 'POST' : 'GET',
-        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return response.json();
-    };
     const floorAnswers = {
-      calculateTotals: await answerOf(`${origin}/api/sales-orders/calculate-totals`, totalsBody),
-      getSalesOrder: await answerOf(`${origin}/api/sales-orders/${orderId}`),
+      calculateTotals: await setupCall(`${origin}/api/sales-orders/calculate-totals`, 200, totalsBody),
+      getSalesOrder: await setupCall(`${origin}/api/sales-orders/${orderId}`, 200),
     };
     const floor = startProcess('scripts/bench-floor.mjs', {
       FLOOR_ANSWERS: JSON.stringify(floorAnswers),
