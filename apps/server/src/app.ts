@@ -11,6 +11,7 @@ import { createSessionService } from './auth/sessions.js';
 import type { AppConfig } from './config.js';
 import { CREDENTIALS_CHANNEL, MASTER_DATA_CHANNEL } from './db/change-notifications.js';
 import type { Database } from './db/database.js';
+import { transactionPort } from './db/transactions.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { authenticate } from './http/authenticate.js';
 import { requirePermission } from './http/authorize.js';
@@ -110,7 +111,7 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
     const [kind, digest = ''] = payload.split(':', 2);
     (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
-  const services = createServices(database.prisma, config);
+  const services = createServices(transactionPort(database.prisma), config);
   // Payloads are the master table's name.
   database.changes.on(MASTER_DATA_CHANNEL, (table) => {
     const type = DROPDOWN_TYPE_OF_TABLE[table];

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { loadBulkOrders } from '../scripts/bulk-orders.js';
 import type { Prisma } from '../src/generated/prisma/client.js';
-import { countQuery, type OrderListFilter, pageQuery } from '../src/orders/order-list-repository.js';
+import { countQuery, type OrderListFilter, pageQuery } from '../src/orders/store/order-list-store.js';
 import { withOwnConnection } from './support/postgres-server.js';
 import { explain, nodesOf, orderTableSeqScans } from './support/query-plans.js';
 import { useServerWithFixtures } from './support/test-server.js';

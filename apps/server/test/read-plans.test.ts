@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadBulkOrders } from '../scripts/bulk-orders.js';
 import { Prisma } from '../src/generated/prisma/client.js';
 import { productLicencesQuery } from '../src/licences/licence-repository.js';
-import { seriesQuery } from '../src/orders/order-read-repository.js';
+import { seriesQuery } from '../src/orders/store/order-read-store.js';
 import { parseCalendarDate } from '../src/shared/calendar.js';
 import { toDecimal } from '../src/shared/money.js';
 import { ORDER_DATE } from './support/fixtures.js';

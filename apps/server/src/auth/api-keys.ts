@@ -1,7 +1,8 @@
 import { randomBytes, randomInt } from 'node:crypto';
 
+import type { Db } from '../db/transactions.js';
 import { unauthenticated, unprocessable } from '../errors/domain-error.js';
-import type { ApiKey, PrismaClient } from '../generated/prisma/client.js';
+import { apiKeyRepository, type ApiKeySummary } from './api-key-repository.js';
 import { createCredentialCache } from './credential-cache.js';
 import type { LastUsedRecorder } from './last-used-recorder.js';
 import { KNOWN_PERMISSIONS, type Principal } from './principal.js';
@@ -21,10 +22,7 @@ const PREFIX_PATTERN = /^sok_[a-z2-7]{8}$/;
 /** last_used_at is refreshed at most this often per key, so busy keys do not write on every use. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-export type ApiKeySummary = Pick<
-  ApiKey,
-  'prefix' | 'name' | 'permissions' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'
->;
+export type { ApiKeySummary };
 
 export type NewApiKey = {
   name: string;
@@ -33,16 +31,6 @@ export type NewApiKey = {
 };
 
 export type RevokeResult = 'revoked' | 'already_revoked' | 'unknown';
-
-const summaryFields = {
-  prefix: true,
-  name: true,
-  permissions: true,
-  createdAt: true,
-  expiresAt: true,
-  revokedAt: true,
-  lastUsedAt: true,
-} as const;
 
 const invalidKey = () => unauthenticated('The API key is not valid', 'invalid_api_key');
 
@@ -76,20 +64,17 @@ const validateNewKey = ({ name, permissions, expiresAt }: NewApiKey, now: Date) 
   if (problems.length > 0) throw unprocessable(problems, 'The API key cannot be created');
 };
 
-export const createApiKeyService = (prisma: PrismaClient, now: () => Date = () => new Date()) => ({
+export const createApiKeyService = (db: Db, now: () => Date = () => new Date()) => ({
   /** Stores a new key and returns it: the only time the key itself is ever available. */
   async create(input: NewApiKey): Promise<{ key: string; summary: ApiKeySummary }> {
     validateNewKey(input, now());
     const { prefix, key } = generateKey();
-    const summary = await prisma.apiKey.create({
-      data: {
-        name: input.name.trim(),
-        prefix,
-        keyHash: sha256Hex(key),
-        permissions: [...new Set(input.permissions)],
-        expiresAt: input.expiresAt,
-      },
-      select: summaryFields,
+    const summary = await apiKeyRepository.insert(db, {
+      name: input.name.trim(),
+      prefix,
+      keyHash: sha256Hex(key),
+      permissions: [...new Set(input.permissions)],
+      expiresAt: input.expiresAt,
     });
     return { key, summary };
   },
@@ -98,42 +83,28 @@ export const createApiKeyService = (prisma: PrismaClient, now: () => Date = () =
   async revoke(prefixOrKey: string): Promise<RevokeResult> {
     const prefix = KEY_PATTERN.exec(prefixOrKey)?.[1] ?? prefixOrKey;
     if (!PREFIX_PATTERN.test(prefix)) return 'unknown';
-    const { count } = await prisma.apiKey.updateMany({
-      where: { prefix, revokedAt: null },
-      data: { revokedAt: now() },
-    });
-    if (count > 0) return 'revoked';
-    return (await prisma.apiKey.count({ where: { prefix } })) > 0 ? 'already_revoked' : 'unknown';
+    if (await apiKeyRepository.revoke(db, prefix, now())) return 'revoked';
+    return (await apiKeyRepository.exists(db, prefix)) ? 'already_revoked' : 'unknown';
   },
 
   async list(): Promise<ApiKeySummary[]> {
-    return prisma.apiKey.findMany({ select: summaryFields, orderBy: { id: 'asc' } });
+    return apiKeyRepository.list(db);
   },
 
   /** Whether `key` is a stored key, unrevoked and unexpired; no side effects. */
   async isLive(key: string): Promise<boolean> {
     const prefix = KEY_PATTERN.exec(key)?.[1];
-    return prefix !== undefined && (await findLiveKey(prisma, prefix, sha256Hex(key))) !== null;
+    return prefix !== undefined && (await findLiveKey(db, prefix, sha256Hex(key))) !== null;
   },
 });
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>;
 
-/** What authenticating by a key needs of its row, and how long it has left by the database's clock. */
-type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions' | 'lastUsedAt'> & { msLeft: number | null };
-
 type AuthenticatedKey = { id: number; principal: Principal };
 
-/**
- * The stored key whose prefix and SHA-256 these are, when it is unrevoked and unexpired; no side
- * effects. Expiry is compared in SQL against the database's clock, like a host session's.
- */
-const findLiveKey = async (prisma: PrismaClient, prefix: string, digest: string): Promise<LiveApiKey | null> => {
-  const [row] = await prisma.$queryRaw<LiveApiKey[]>`
-    SELECT id, prefix, key_hash AS "keyHash", permissions, last_used_at AS "lastUsedAt",
-      (EXTRACT(EPOCH FROM expires_at - now()) * 1000)::float8 AS "msLeft"
-    FROM api_keys
-    WHERE prefix = ${prefix} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+/** The live key whose prefix and SHA-256 these are; no side effects. */
+const findLiveKey = async (db: Db, prefix: string, digest: string) => {
+  const row = await apiKeyRepository.findLive(db, prefix);
   return row && digestsEqual(row.keyHash, digest) ? row : null;
 };
 
@@ -144,7 +115,7 @@ const findLiveKey = async (prisma: PrismaClient, prefix: string, digest: string)
  * `last_used_at` off the request path (last-used-recorder.ts).
  */
 export const createApiKeyAuthentication = (
-  prisma: PrismaClient,
+  db: Db,
   {
     cacheTtlMs,
     lastUsed,
@@ -154,7 +125,7 @@ export const createApiKeyAuthentication = (
   const cache = createCredentialCache<AuthenticatedKey>(cacheTtlMs);
 
   const lookup = async (prefix: string, digest: string) => {
-    const row = await findLiveKey(prisma, prefix, digest);
+    const row = await findLiveKey(db, prefix, digest);
     if (!row) return null;
     lastUsed.stored(row.id, row.lastUsedAt);
     const principal: Principal = {

@@ -1,5 +1,6 @@
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Db } from '../db/transactions.js';
 import type { Logger } from '../logger.js';
+import { apiKeyRepository } from './api-key-repository.js';
 
 /** How often pending uses are written: a use shows in `last_used_at` within about this long. */
 const FLUSH_INTERVAL_MS = 2_000;
@@ -10,10 +11,7 @@ const FLUSH_INTERVAL_MS = 2_000;
  * notes are written together in one UPDATE every two seconds, and on shutdown (`flush`). A
  * failed write is logged and retried with the next batch; it never fails or delays a request.
  */
-export const createLastUsedRecorder = (
-  prisma: PrismaClient,
-  { resolutionMs, logger }: { resolutionMs: number; logger: Logger },
-) => {
+export const createLastUsedRecorder = (db: Db, { resolutionMs, logger }: { resolutionMs: number; logger: Logger }) => {
   /** The last use recorded (or found stored) per key id, in epoch ms. */
   const recorded = new Map<number, number>();
   /** Uses waiting to be written, per key id. */
@@ -22,16 +20,11 @@ export const createLastUsedRecorder = (
   let writing: Promise<void> = Promise.resolve();
 
   const write = async (batch: Map<number, Date>) => {
-    const ids = [...batch.keys()];
-    const times = [...batch.values()].map((at) => at.toISOString());
     try {
       // Never moves a stored time backwards (another instance may have written a later one).
-      await prisma.$executeRaw`
-        UPDATE api_keys AS k SET last_used_at = u.at
-        FROM unnest(${ids}::int[], ${times}::timestamptz[]) AS u(id, at)
-        WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`;
+      await apiKeyRepository.recordUses(db, batch);
     } catch (error) {
-      logger.warn({ err: error, keys: ids.length }, 'could not record API key use; retrying with the next batch');
+      logger.warn({ err: error, keys: batch.size }, 'could not record API key use; retrying with the next batch');
       for (const [id, at] of batch) if (!waiting.has(id)) waiting.set(id, at);
       schedule();
     }

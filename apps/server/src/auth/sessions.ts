@@ -1,7 +1,8 @@
+import type { Db } from '../db/transactions.js';
 import { unauthenticated } from '../errors/domain-error.js';
-import type { PrismaClient, Session } from '../generated/prisma/client.js';
 import { createCredentialCache } from './credential-cache.js';
 import { MAX_SUBJECT_LENGTH, type Principal } from './principal.js';
+import { sessionRepository } from './session-repository.js';
 import { sha256Hex } from './token-hash.js';
 
 /**
@@ -17,21 +18,16 @@ const MAX_TOKEN_LENGTH = 4096;
 
 const invalidSession = () => unauthenticated('The session is not valid', 'invalid_session');
 
-type LiveSession = Pick<Session, 'userId' | 'permissions'> & { msLeft: number };
-
 /**
  * The user of a session is kept in a cache by the token's SHA-256 (see credential-cache.ts:
  * successes only, at most AUTH_CACHE_TTL_MS and never past the session's expiry, dropped at once
  * when the database announces that the host changed or deleted the row).
  */
-export const createSessionService = (prisma: PrismaClient, { cacheTtlMs }: { cacheTtlMs: number }) => {
+export const createSessionService = (db: Db, { cacheTtlMs }: { cacheTtlMs: number }) => {
   const cache = createCredentialCache<Principal>(cacheTtlMs);
 
   const lookup = async (digest: string) => {
-    const [session] = await prisma.$queryRaw<LiveSession[]>`
-      SELECT user_id AS "userId", permissions, (EXTRACT(EPOCH FROM expires_at - now()) * 1000)::float8 AS "msLeft"
-      FROM sessions
-      WHERE token_hash = ${digest} AND revoked_at IS NULL AND expires_at > now()`;
+    const session = await sessionRepository.findLive(db, digest);
     if (!session) return null;
     if (session.userId === '' || session.userId.length > MAX_SUBJECT_LENGTH) return null;
     // The host may leave the array NULL; that is a session without permissions.

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 
 import { KNOWN_PERMISSIONS, MAX_SUBJECT_LENGTH } from '../auth/principal.js';
+import { sessionRepository } from '../auth/session-repository.js';
 import { sha256Hex } from '../auth/token-hash.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { type CommandOutput, permissionList } from './api-key-command.js';
@@ -61,9 +62,7 @@ export const runHostSessionCommand = async (
   }
   const token = randomBytes(32).toString('base64url');
   // The expiry is the database's clock, as the host ERP would write it.
-  await prisma.$executeRaw`
-    INSERT INTO sessions (token_hash, user_id, permissions, expires_at)
-    VALUES (${sha256Hex(token)}, ${user}, ${permissions}, now() + make_interval(hours => ${hours}))`;
+  await sessionRepository.insert(prisma, { tokenDigest: sha256Hex(token), userId: user, permissions, hours });
   out(`Created a host session for ${user} (${permissions.join(',')}), valid for ${hours} h. Send it as the cookie`);
   out('');
   out(`  ${cookieName}=${token}`);

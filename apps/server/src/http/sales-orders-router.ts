@@ -22,7 +22,7 @@ const actorOf = (req: Pick<Request, 'principal'>): string => {
  * contract's order, which is also Express's matching order (static paths before /:id).
  */
 export const createSalesOrdersRouter = (
-  { orders, orderList, orderHistory, idempotency, licences, dropdowns, totals }: Services,
+  { orders, idempotency, licences, dropdowns, totals }: Services,
   { requireIfMatch }: { requireIfMatch: boolean },
 ) =>
   s.router(salesOrdersContract, {
@@ -39,7 +39,7 @@ export const createSalesOrdersRouter = (
       body: success(await dropdowns.options(params.type, query)),
     }),
 
-    listSalesOrders: async ({ query }) => ({ status: 200, body: success(await orderList.list(query)) }),
+    listSalesOrders: async ({ query }) => ({ status: 200, body: success(await orders.list(query)) }),
 
     createSalesOrder: async ({ body, headers, req, res }) => {
       const actor = actorOf(req);
@@ -62,7 +62,7 @@ export const createSalesOrdersRouter = (
       return { status: 200, body: success(order) };
     },
 
-    getSalesOrderHistory: async ({ params }) => ({ status: 200, body: success(await orderHistory.get(params.id)) }),
+    getSalesOrderHistory: async ({ params }) => ({ status: 200, body: success(await orders.history(params.id)) }),
 
     updateSalesOrder: async ({ params, body, headers, req, res }) => {
       const expected = expectedVersionsOf(headers['if-match'], requireIfMatch);

@@ -1,9 +1,9 @@
+import type { Db } from '../db/transactions.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import type { Db } from '../master-data/master-data-repository.js';
 
 /**
  * Every database statement about Idempotency-Keys, but the one storing a create's result: the
- * create's own statement writes that (orders/order-write-repository.ts).
+ * create's own statement writes that (orders/store/order-write-store.ts).
  */
 
 export interface StoredKey {

@@ -4,9 +4,9 @@ import { WriteSafetyCode } from '@sales-order/contract';
 import canonicalize from 'canonicalize';
 import type { ZodType } from 'zod';
 
+import type { Db } from '../db/transactions.js';
 import { DomainError, unprocessable } from '../errors/domain-error.js';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import type { Db } from '../master-data/master-data-repository.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { idempotencyRepository } from './idempotency-repository.js';
 
 /**
@@ -91,9 +91,9 @@ const stillInProgress = (retryAfterSeconds: number) =>
     retryAfterSeconds,
   );
 
-export const createIdempotencyService = (prisma: PrismaClient, { ttlHours, waitSeconds }: IdempotencyOptions) => {
+export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds }: IdempotencyOptions) => {
   const replay = async <T>(subject: string, key: string, fingerprint: string, schema: ZodType<T>) => {
-    const stored = await idempotencyRepository.findLive(prisma, subject, key);
+    const stored = await idempotencyRepository.findLive(db, subject, key);
     if (!stored || stored.result === null) return undefined;
     if (stored.fingerprint !== fingerprint) throw keyReused(key);
     return schema.parse(stored.result);

@@ -1,5 +1,5 @@
+import type { Db } from '../db/transactions.js';
 import { Prisma, type Product, type ProductLicence } from '../generated/prisma/client.js';
-import type { Db } from '../master-data/master-data-repository.js';
 import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';
 import { type Decimal, toDecimal } from '../shared/money.js';
 

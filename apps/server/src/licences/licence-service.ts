@@ -1,7 +1,7 @@
-import type { ErrorDetail, LicenceValidation, ValidateLicenceBody } from '@sales-order/contract';
+import type { LicenceValidation, ValidateLicenceBody } from '@sales-order/contract';
 
+import type { Db } from '../db/transactions.js';
 import { unprocessable } from '../errors/domain-error.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';
 import { parseCalendarDate } from '../shared/calendar.js';
 import { type Decimal, toDecimal } from '../shared/money.js';
@@ -24,19 +24,22 @@ const quantityByProduct = (lines: ValidateLicenceBody['sales_order_details']): M
  * and what orders have already used of each. Without an order date the licences are checked
  * for `today()`, today's calendar date in the business's time zone.
  */
-export const createLicenceService = (prisma: PrismaClient, today: () => Date) => ({
+export const createLicenceService = (db: Db, today: () => Date) => ({
   async validate(body: ValidateLicenceBody): Promise<LicenceValidation> {
     const date = body.sales_order_date === undefined ? today() : parseCalendarDate(body.sales_order_date);
     const quantities = quantityByProduct(body.sales_order_details);
 
-    const problems: ErrorDetail[] = [];
     const products = await licenceRepository.findProductsWithLicences(
-      prisma,
+      db,
       [...quantities.keys()],
       date,
       body.sales_order_id,
     );
-    const productsById = checkProductsUsable(body.sales_order_details, products, 'sales_order_details', problems);
+    const { value: productsById, problems } = checkProductsUsable(
+      body.sales_order_details,
+      products,
+      'sales_order_details',
+    );
     if (problems.length > 0) throw unprocessable(problems);
 
     const warnings = [...quantities].flatMap(([productId, quantity]) => {

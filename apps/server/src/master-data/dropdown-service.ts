@@ -1,7 +1,7 @@
 import type { DropdownFilters, DropdownOptions, DropdownType } from '@sales-order/contract';
 import escapeHtml from 'escape-html';
 
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Db } from '../db/transactions.js';
 import { masterDataRepository, type NamedRecord } from './master-data-repository.js';
 
 /** The active records of one type as read once: by name, with their option markup ready. */
@@ -65,10 +65,10 @@ const answer = (type: DropdownType, list: ActiveList, { selected_id, q, limit }:
  * with SQL) drops that type at once, `clear` drops all when announcements may have been missed.
  * A read under way when its type is dropped still answers the calls waiting on it, but is not kept.
  */
-export const createDropdownService = (prisma: PrismaClient, { cacheTtlMs }: { cacheTtlMs: number }) => {
+export const createDropdownService = (db: Db, { cacheTtlMs }: { cacheTtlMs: number }) => {
   const lists = new Map<DropdownType, { list: Promise<ActiveList>; expiresAt: number }>();
 
-  const read = async (type: DropdownType) => toActiveList(await masterDataRepository.listActive(prisma, type));
+  const read = async (type: DropdownType) => toActiveList(await masterDataRepository.listActive(db, type));
 
   const activeList = (type: DropdownType): Promise<ActiveList> => {
     if (cacheTtlMs === 0) return read(type);

@@ -1,9 +1,7 @@
 import type { DropdownType } from '@sales-order/contract';
 
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-
-/** A client or an open transaction: lookups run in whichever the caller holds. */
-export type Db = PrismaClient | Prisma.TransactionClient;
+import type { Db } from '../db/transactions.js';
+import type { Prisma } from '../generated/prisma/client.js';
 
 /** The id and name of a master record: what a dropdown offers. */
 export type NamedRecord = Prisma.CustomerGetPayload<{ select: { id: true; name: true } }>;
@@ -33,40 +31,8 @@ export const DROPDOWN_TYPE_OF_TABLE: Readonly<Record<string, DropdownType>> = {
   ports: 'ports',
 };
 
-/**
- * Reads of the master data the host ERP owns. Each lookup is one query, whatever the number
- * of ids asked for.
- */
+/** Reads of the master data the host ERP owns for the dropdowns (an order's references: orders/store). */
 export const masterDataRepository = {
-  findCustomer: (db: Db, id: number) =>
-    db.customer.findUnique({ where: { id }, select: { id: true, name: true, active: true } }),
-
-  findLocation: (db: Db, id: number) =>
-    db.location.findUnique({ where: { id }, select: { id: true, code: true, active: true } }),
-
-  findFinancialYear: (db: Db, id: number) =>
-    db.financialYear.findUnique({ where: { id }, select: { id: true, startDate: true, active: true } }),
-
-  /** The active financial year containing `date`; the earliest-starting one if several do. */
-  findFinancialYearCovering: (db: Db, date: Date) =>
-    db.financialYear.findFirst({
-      where: { active: true, startDate: { lte: date }, endDate: { gte: date } },
-      orderBy: [{ startDate: 'asc' }, { id: 'asc' }],
-      select: { id: true, startDate: true },
-    }),
-
-  findProducts: (db: Db, ids: number[]) =>
-    db.product.findMany({
-      where: { id: { in: ids } },
-      select: { id: true, name: true, active: true, requiresLicence: true },
-    }),
-
-  findPacksizes: (db: Db, ids: number[]) =>
-    db.packsize.findMany({
-      where: { id: { in: ids } },
-      select: { id: true, productId: true, active: true },
-    }),
-
   /** The active records of one master table, by name: one query, whatever the row count. */
   listActive: (db: Db, type: DropdownType): Promise<NamedRecord[]> => ACTIVE_RECORDS[type](db),
 };

@@ -1,4 +1,6 @@
-import { type ErrorDetail, ValidationCode } from '@sales-order/contract';
+import { ValidationCode } from '@sales-order/contract';
+
+import type { Checked } from '../errors/checked.js';
 
 /**
  * Every rule about order numbers. Each (location, financial year) is one series
@@ -16,7 +18,7 @@ import { type ErrorDetail, ValidationCode } from '@sales-order/contract';
  *   keeps the two in step.
  */
 
-/** A sequence is zero-padded to at least this many digits (mirrored in SQL by order-write-repository). */
+/** A sequence is zero-padded to at least this many digits (mirrored in SQL by store/order-write-store.ts). */
 export const SEQUENCE_MIN_DIGITS = 5;
 /** ORDER_NUMBER_MAX_AHEAD's default. */
 export const DEFAULT_ORDER_NUMBER_MAX_AHEAD = 10_000n;
@@ -55,49 +57,42 @@ export type SuppliedNumber =
 
 /**
  * Reads a client-supplied number for an order of `series`. A series-shaped number of another
- * series is reported (`order_number_out_of_series`) and gives null.
+ * series is a problem (`order_number_out_of_series`) and gives null.
  */
-export const readSuppliedNumber = (
-  supplied: string,
-  series: Series,
-  problems: ErrorDetail[],
-): SuppliedNumber | null => {
+export const readSuppliedNumber = (supplied: string, series: Series): Checked<SuppliedNumber | null> => {
   const shape = SERIES_SHAPE.exec(supplied);
-  if (!shape) return { kind: 'free-form', orderNumber: supplied, sequence: null };
+  if (!shape) return { value: { kind: 'free-form', orderNumber: supplied, sequence: null }, problems: [] };
   const [prefix, year, digits] = [shape[1]!, shape[2]!, shape[3]!];
   const ownYear = String(series.financialYearStart.getUTCFullYear());
   if (prefix.toUpperCase() !== series.locationCode.toUpperCase() || year !== ownYear) {
-    problems.push({
-      path: 'sales_order_no',
-      message:
-        `${supplied} is shaped like a number of series ${prefix.toUpperCase()}-${year}, but this order's series is ` +
-        `${series.locationCode.toUpperCase()}-${ownYear}; supply a number of that series, or a number of another shape`,
-      code: ValidationCode.orderNumberOutOfSeries,
-    });
-    return null;
+    const message =
+      `${supplied} is shaped like a number of series ${prefix.toUpperCase()}-${year}, but this order's series is ` +
+      `${series.locationCode.toUpperCase()}-${ownYear}; supply a number of that series, or a number of another shape`;
+    return {
+      value: null,
+      problems: [{ path: 'sales_order_no', message, code: ValidationCode.orderNumberOutOfSeries }],
+    };
   }
   const sequence = BigInt(digits);
-  return { kind: 'series', orderNumber: canonical(prefix, year, sequence), sequence };
+  return { value: { kind: 'series', orderNumber: canonical(prefix, year, sequence), sequence }, problems: [] };
 };
 
 /**
  * Where a series' counter goes when an order takes `sequence` from it: never back, and never
  * more than `maxAhead` past where it stands (a typo such as 9999999 would otherwise decide
- * every later number). Null, with the problem reported, when the number is too far ahead.
+ * every later number). Null, with the problem, when the number is too far ahead.
  */
 export const counterAfterSuppliedNumber = (
   counter: bigint,
   sequence: bigint,
   maxAhead: bigint,
-  problems: ErrorDetail[],
-): bigint | null => {
+): Checked<bigint | null> => {
   if (sequence > counter + maxAhead) {
-    problems.push({
-      path: 'sales_order_no',
-      message: `the sequence ${sequence} is more than ${maxAhead} past the series' last number (${counter})`,
-      code: ValidationCode.orderNumberTooFarAhead,
-    });
-    return null;
+    const message = `the sequence ${sequence} is more than ${maxAhead} past the series' last number (${counter})`;
+    return {
+      value: null,
+      problems: [{ path: 'sales_order_no', message, code: ValidationCode.orderNumberTooFarAhead }],
+    };
   }
-  return sequence > counter ? sequence : counter;
+  return { value: sequence > counter ? sequence : counter, problems: [] };
 };

@@ -1,25 +1,18 @@
-import {
-  type FieldChange,
-  type HistoryAction,
-  HistoryActionSchema,
-  type HistoryChanges,
-  HistoryChangesSchema,
-  type HistoryCharge,
-  type HistoryLine,
-  type HistoryTotals,
-  type SalesOrderHistory,
+import type {
+  FieldChange,
+  HistoryAction,
+  HistoryChanges,
+  HistoryCharge,
+  HistoryLine,
+  HistoryTotals,
 } from '@sales-order/contract';
 
-import { notFound } from '../errors/domain-error.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
-import { orderHistoryRepository } from './order-history-repository.js';
-
 /**
- * The audit trail of an order: each create, update and delete records one entry, inside the
- * transaction of the change (in the same statement as its last write), comparing the order
+ * What a history entry says changed: pure. Each change of an order records one entry, inside
+ * the transaction of the change (in the same statement as its last write), comparing the order
  * before and after it. The write paths know both states without reading the order back: the
  * state before comes from the statement that locks the order, the state after is what they
- * write.
+ * write (a create's number excepted: its statement settles it, store/order-write-store.ts).
  */
 
 type Value = FieldChange['from'];
@@ -36,23 +29,22 @@ export type OrderHeader = {
   remarks: string | null;
 };
 
+/** The header of a create as its entry is built: the statement settles the number (order-write-store.ts). */
+export type CreatedHeader = Omit<OrderHeader, 'sales_order_no'>;
+
 /** An order as a history entry compares it: numbers as the JSON numbers the API shows. */
-export interface OrderSnapshot {
-  header: OrderHeader;
+export interface OrderSnapshot<Header extends Partial<OrderHeader> = OrderHeader> {
+  header: Header;
   lines: HistoryLine[];
   charges: HistoryCharge[];
   totals: HistoryTotals;
 }
 
-/**
- * Where a create's entry holds the order's number: `sales_order_no` is the first header field
- * and never null, so it is the first field change. A server-numbered create takes its number
- * in the statement that writes the entry, which puts the number there (docs/decisions.md).
- */
-export const CREATED_NUMBER_PATH = ['fields', '0', 'to'] as const;
-
 /** The fields whose values differ between two records of the same shape. */
-const fieldChanges = (before: Record<string, Value>, after: Record<string, Value>): FieldChange[] =>
+const fieldChanges = (
+  before: Record<string, Value | undefined>,
+  after: Record<string, Value | undefined>,
+): FieldChange[] =>
   Object.keys(after)
     .filter((field) => (before[field] ?? null) !== after[field])
     .map((field) => ({ field, from: before[field] ?? null, to: after[field] ?? null }));
@@ -75,7 +67,10 @@ const itemChanges = <T extends { line_no: number }>(before: T[], after: T[]) => 
 };
 
 /** What changed from `before` (null: the order did not exist) to `after`. */
-export const changesBetween = (before: OrderSnapshot | null, after: OrderSnapshot): HistoryChanges => ({
+export const changesBetween = <Header extends Partial<OrderHeader>>(
+  before: OrderSnapshot<Header> | null,
+  after: OrderSnapshot<Header>,
+): HistoryChanges => ({
   fields: fieldChanges(before?.header ?? {}, after.header),
   lines: itemChanges(before?.lines ?? [], after.lines),
   other_charges: itemChanges(before?.charges ?? [], after.charges),
@@ -89,24 +84,3 @@ export interface HistoryEntryToWrite {
   actor: string | null;
   changes: HistoryChanges;
 }
-
-export const createOrderHistoryService = (prisma: PrismaClient) => ({
-  /** Every entry of an order, deleted orders included; 404 only for an id never created. */
-  async get(orderId: number): Promise<SalesOrderHistory> {
-    const found = await orderHistoryRepository.entries(prisma, orderId);
-    if (!found.exists) throw notFound(`sales order ${orderId} not found`);
-    return {
-      sales_order_id: orderId,
-      entries: found.entries.map((entry) => ({
-        version: entry.version,
-        action: HistoryActionSchema.parse(entry.action),
-        at: entry.at,
-        by: entry.by,
-        // Written by the order's write paths in this shape; parsing keeps the type honest.
-        changes: HistoryChangesSchema.parse(entry.changes),
-      })),
-    };
-  },
-});
-
-export type OrderHistoryService = ReturnType<typeof createOrderHistoryService>;

@@ -1,5 +1,6 @@
 import { type CalculateTotalsBody, type ErrorDetail, type Totals, ValidationCode } from '@sales-order/contract';
 
+import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
 import {
   type Decimal,
@@ -39,36 +40,43 @@ export interface PricedLines {
   subtotal: Decimal;
 }
 
-/** Reports a money value beyond what the money columns hold; true when it fits. */
-const fitsMoneyRange = (value: Decimal, path: string, what: string, problems: ErrorDetail[]): boolean => {
-  if (isMoneyInRange(value)) return true;
-  problems.push({
-    path,
-    message: `${what} (${value.toFixed(2)}) exceeds the largest amount allowed`,
-    code: ValidationCode.amountOutOfRange,
-  });
-  return false;
-};
+/** The problem of a money value beyond what the money columns hold; none when it fits. */
+const outOfMoneyRange = (value: Decimal, path: string, what: string): ErrorDetail[] =>
+  isMoneyInRange(value)
+    ? []
+    : [
+        {
+          path,
+          message: `${what} (${value.toFixed(2)}) exceeds the largest amount allowed`,
+          code: ValidationCode.amountOutOfRange,
+        },
+      ];
 
-/** Prices detail lines; reports lines whose claimed amount is off by more than a cent. */
-export const priceLines = (details: PricedLineInput[], problems: ErrorDetail[], path = 'details'): PricedLines => {
-  const lines = details.map((detail, index) => {
+/** Prices detail lines; the problems name lines out of range or whose claimed amount is off by more than a cent. */
+export const priceLines = (details: PricedLineInput[], path = 'details'): Checked<PricedLines> => {
+  const priced = details.map((detail, index) => {
     const quantity = toDecimal(detail.quantity);
     const rate = toDecimal(detail.rate);
     const amount = lineAmount(quantity, rate);
-    const inRange = fitsMoneyRange(amount, `${path}.${index}`, 'quantity x rate', problems);
-    if (inRange && detail.amount != null && !withinOneCent(toDecimal(detail.amount), amount)) {
-      problems.push({
-        path: `${path}.${index}.amount`,
-        message: `amount ${detail.amount} does not match quantity x rate = ${amount.toFixed(2)}`,
-        code: ValidationCode.amountMismatch,
-      });
-    }
-    return { quantity, rate, amount };
+    const range = outOfMoneyRange(amount, `${path}.${index}`, 'quantity x rate');
+    const mismatch: ErrorDetail[] =
+      range.length === 0 && detail.amount != null && !withinOneCent(toDecimal(detail.amount), amount)
+        ? [
+            {
+              path: `${path}.${index}.amount`,
+              message: `amount ${detail.amount} does not match quantity x rate = ${amount.toFixed(2)}`,
+              code: ValidationCode.amountMismatch,
+            },
+          ]
+        : [];
+    return { line: { quantity, rate, amount }, problems: [...range, ...mismatch] };
   });
+  const lines = priced.map(({ line }) => line);
   const subtotal = sum(lines.map((line) => line.amount));
-  fitsMoneyRange(subtotal, path, 'the subtotal', problems);
-  return { lines, subtotal };
+  return {
+    value: { lines, subtotal },
+    problems: [...priced.flatMap(({ problems }) => problems), ...outOfMoneyRange(subtotal, path, 'the subtotal')],
+  };
 };
 
 /** The sum of other charge amounts (already exact cents by contract). */
@@ -81,36 +89,45 @@ export interface GrandTotalCheck {
   claimed?: number | null;
 }
 
-/** Adds subtotal and charges; reports a claimed total off by more than a cent, or a negative or oversized one. */
-export const grandTotal = (
-  { subtotal, otherChargesTotal, claimed }: GrandTotalCheck,
-  problems: ErrorDetail[],
-): Decimal => {
+/** Adds subtotal and charges; the problems name a claimed total off by more than a cent, or a negative or oversized one. */
+export const grandTotal = ({ subtotal, otherChargesTotal, claimed }: GrandTotalCheck): Checked<Decimal> => {
   const total = subtotal.plus(otherChargesTotal);
-  if (!fitsMoneyRange(total, 'grand_total', 'the grand total', problems)) return total;
+  const range = outOfMoneyRange(total, 'grand_total', 'the grand total');
+  if (range.length > 0) return { value: total, problems: range };
   if (total.isNegative()) {
-    problems.push({
-      path: 'grand_total',
-      message: `the grand total (${total.toFixed(2)}) must not be negative: other charges exceed the lines`,
-      code: ValidationCode.negativeGrandTotal,
-    });
-  } else if (claimed != null && !withinOneCent(toDecimal(claimed), total)) {
-    problems.push({
-      path: 'grand_total',
-      message: `grand_total ${claimed} does not match the computed grand total ${total.toFixed(2)}`,
-      code: ValidationCode.grandTotalMismatch,
-    });
+    return {
+      value: total,
+      problems: [
+        {
+          path: 'grand_total',
+          message: `the grand total (${total.toFixed(2)}) must not be negative: other charges exceed the lines`,
+          code: ValidationCode.negativeGrandTotal,
+        },
+      ],
+    };
   }
-  return total;
+  if (claimed != null && !withinOneCent(toDecimal(claimed), total)) {
+    return {
+      value: total,
+      problems: [
+        {
+          path: 'grand_total',
+          message: `grand_total ${claimed} does not match the computed grand total ${total.toFixed(2)}`,
+          code: ValidationCode.grandTotalMismatch,
+        },
+      ],
+    };
+  }
+  return { value: total, problems: [] };
 };
 
 /** The calculate-totals use case: the same arithmetic as an order, without storing anything. */
 export const calculateTotals = (body: CalculateTotalsBody): Totals => {
-  const problems: ErrorDetail[] = [];
-  const { subtotal } = priceLines(body.details, problems);
+  const priced = priceLines(body.details);
+  const { subtotal } = priced.value;
   const otherChargesTotal = totalCharges(body.other_charges ?? []);
   const total = subtotal.plus(otherChargesTotal);
-  fitsMoneyRange(total, '', 'the grand total', problems);
+  const problems = [...priced.problems, ...outOfMoneyRange(total, '', 'the grand total')];
   if (problems.length > 0) throw unprocessable(problems);
   return {
     subtotal: toJsonNumber(subtotal),

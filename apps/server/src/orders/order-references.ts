@@ -1,13 +1,15 @@
 import { type ErrorDetail, type SalesOrderDetailInput, ValidationCode } from '@sales-order/contract';
 
-import type { Db } from '../master-data/master-data-repository.js';
+import type { Db } from '../db/transactions.js';
+import type { Checked } from '../errors/checked.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';
 import { parseCalendarDate } from '../shared/calendar.js';
+import { type FoundReferences, orderReferenceStore } from './store/order-reference-store.js';
 
 /**
- * Checks the master data an order refers to: one statement (one round trip) for every table,
- * whatever the number of lines. Every problem is reported (with the path of the offending
- * input), not just the first. Raw SQL: Prisma never compiles a query plan for it.
+ * Checks the master data an order refers to (customer, location, the financial year of its
+ * date, products, packsizes), looked up in one statement. Every problem is reported with the
+ * path of the offending input, not just the first.
  */
 
 interface ReferenceInput {
@@ -37,75 +39,15 @@ export interface ResolvedReferences {
 
 const unique = (ids: number[]) => [...new Set(ids)];
 
-interface ReferenceRow {
-  customer_active: boolean | null;
-  location_code: string | null;
-  location_active: boolean | null;
-  financial_year_id: number | null;
-  /** YYYY-MM-DD (to_char: whatever the DateStyle): a date travels as text, so no time zone shifts it. */
-  financial_year_start: string | null;
-  products: { id: number; active: boolean }[];
-  packsizes: { id: number; productId: number; active: boolean }[];
-}
-
-/**
- * The rows the references name, null (or absent from the lists) when they do not exist. An
- * undefined id or date looks nothing up. The financial year is the active one containing the
- * date, the earliest-starting if several do.
- */
-const findReferences = async (
-  db: Db,
-  {
-    customerId,
-    locationId,
-    salesOrderDate,
-    productIds,
-    packsizeIds,
-  }: {
-    customerId?: number;
-    locationId?: number;
-    salesOrderDate?: string;
-    productIds: number[];
-    packsizeIds: number[];
-  },
-): Promise<ReferenceRow> => {
-  const [row] = await db.$queryRaw<ReferenceRow[]>`
-    SELECT
-      (SELECT active FROM customers WHERE id = ${customerId ?? null}::int) AS customer_active,
-      l.code AS location_code, l.active AS location_active,
-      y.id AS financial_year_id, to_char(y.start_date, 'YYYY-MM-DD') AS financial_year_start,
-      (SELECT coalesce(json_agg(json_build_object('id', id, 'active', active)), '[]')
-        FROM products WHERE id = ANY(${productIds}::int[])) AS products,
-      (SELECT coalesce(json_agg(json_build_object('id', id, 'productId', product_id, 'active', active)), '[]')
-        FROM packsizes WHERE id = ANY(${packsizeIds}::int[])) AS packsizes
-    FROM (SELECT 1) AS one
-    LEFT JOIN locations l ON l.id = ${locationId ?? null}::int
-    LEFT JOIN LATERAL (
-      SELECT id, start_date FROM financial_years
-      WHERE active AND start_date <= ${salesOrderDate ?? null}::date AND end_date >= ${salesOrderDate ?? null}::date
-      ORDER BY start_date, id LIMIT 1) y ON true`;
-  return row!;
-};
-
-export const checkOrderReferences = async (
-  db: Db,
+/** The problems of the references an order names, given what the lookup found: pure. */
+export const referenceProblems = (
   input: ReferenceInput,
-  problems: ErrorDetail[],
+  found: FoundReferences,
   current?: CurrentReferences,
-): Promise<ResolvedReferences> => {
+): Checked<ResolvedReferences> => {
   const customerId = input.customerId === current?.customerId ? undefined : input.customerId;
   const salesOrderDate = input.salesOrderDate === current?.salesOrderDate ? undefined : input.salesOrderDate;
   const details = input.details ?? [];
-  const productIds = unique(details.map((detail) => detail.product_id));
-  const packsizeIds = unique(details.flatMap((detail) => (detail.packsize_id == null ? [] : [detail.packsize_id])));
-
-  const found = await findReferences(db, {
-    customerId,
-    locationId: input.locationId,
-    salesOrderDate,
-    productIds,
-    packsizeIds,
-  });
   const customer = found.customer_active === null ? null : { active: found.customer_active };
   const location =
     found.location_code === null ? null : { code: found.location_code, active: found.location_active === true };
@@ -113,8 +55,8 @@ export const checkOrderReferences = async (
     found.financial_year_id === null || found.financial_year_start === null
       ? null
       : { id: found.financial_year_id, startDate: parseCalendarDate(found.financial_year_start) };
-  const { products, packsizes } = found;
 
+  const problems: ErrorDetail[] = [];
   if (customerId !== undefined && !customer?.active) {
     problems.push({
       path: 'customer_id',
@@ -137,12 +79,12 @@ export const checkOrderReferences = async (
     });
   }
 
-  const usableProducts = products.map((product) => ({
+  const usableProducts = found.products.map((product) => ({
     ...product,
     active: product.active || (current?.productIds.has(product.id) ?? false),
   }));
-  checkProductsUsable(details, usableProducts, 'details', problems);
-  const packsizesById = new Map(packsizes.map((packsize) => [packsize.id, packsize]));
+  problems.push(...checkProductsUsable(details, usableProducts, 'details').problems);
+  const packsizesById = new Map(found.packsizes.map((packsize) => [packsize.id, packsize]));
   details.forEach((detail, index) => {
     if (detail.packsize_id == null) return;
     const packsize = packsizesById.get(detail.packsize_id);
@@ -162,7 +104,28 @@ export const checkOrderReferences = async (
   });
 
   return {
-    location: location?.active && input.locationId !== undefined ? { id: input.locationId, code: location.code } : null,
-    financialYear,
+    value: {
+      location:
+        location?.active && input.locationId !== undefined ? { id: input.locationId, code: location.code } : null,
+      financialYear,
+    },
+    problems,
   };
+};
+
+/** Looks the references up (one statement) and checks them. */
+export const checkOrderReferences = async (
+  db: Db,
+  input: ReferenceInput,
+  current?: CurrentReferences,
+): Promise<Checked<ResolvedReferences>> => {
+  const details = input.details ?? [];
+  const found = await orderReferenceStore.find(db, {
+    customerId: input.customerId === current?.customerId ? undefined : input.customerId,
+    locationId: input.locationId,
+    salesOrderDate: input.salesOrderDate === current?.salesOrderDate ? undefined : input.salesOrderDate,
+    productIds: unique(details.map((detail) => detail.product_id)),
+    packsizeIds: unique(details.flatMap((detail) => (detail.packsize_id == null ? [] : [detail.packsize_id]))),
+  });
+  return referenceProblems(input, found, current);
 };

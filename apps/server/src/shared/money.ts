@@ -33,6 +33,3 @@ export const isMoneyInRange = (value: Decimal): boolean => value.abs().lte(MONEY
 
 /** A decimal as a JSON number; exact for the ranges the contract allows. */
 export const toJsonNumber = (value: Decimal | { toString(): string }): number => Number(value.toString());
-
-/** Fixed-point text for a NUMERIC column. */
-export const toFixedText = (value: Decimal, places: number): string => value.toFixed(places);

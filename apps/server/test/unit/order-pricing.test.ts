@@ -1,4 +1,4 @@
-import { type ErrorDetail, ValidationCode } from '@sales-order/contract';
+import { ValidationCode } from '@sales-order/contract';
 import { describe, expect, it } from 'vitest';
 
 import { DomainError } from '../../src/errors/domain-error.js';
@@ -7,50 +7,43 @@ import { toDecimal } from '../../src/shared/money.js';
 
 describe('order pricing', () => {
   it('sums rounded line amounts, not the unrounded products', () => {
-    const problems: ErrorDetail[] = [];
     // Each line is 0.005 before rounding: 0.01 each after, 0.03 in all (0.015 -> 0.02 if summed first).
-    const { lines, subtotal } = priceLines(
-      [1, 2, 3].map(() => ({ quantity: 0.001, rate: 5 })),
+    const {
+      value: { lines, subtotal },
       problems,
-    );
+    } = priceLines([1, 2, 3].map(() => ({ quantity: 0.001, rate: 5 })));
     expect(lines.map((line) => line.amount.toFixed(2))).toEqual(['0.01', '0.01', '0.01']);
     expect(subtotal.toFixed(2)).toBe('0.03');
     expect(problems).toEqual([]);
   });
 
   it('reports a claimed line amount off by more than a cent, at its path', () => {
-    const problems: ErrorDetail[] = [];
-    priceLines(
-      [
-        { quantity: 2, rate: 10, amount: 20.01 },
-        { quantity: 2, rate: 10, amount: 20.02 },
-      ],
-      problems,
-    );
+    const { problems } = priceLines([
+      { quantity: 2, rate: 10, amount: 20.01 },
+      { quantity: 2, rate: 10, amount: 20.02 },
+    ]);
     expect(problems).toEqual([
       expect.objectContaining({ path: 'details.1.amount', code: ValidationCode.amountMismatch }),
     ]);
   });
 
   it('takes discounts off the grand total and refuses a negative one', () => {
-    const problems: ErrorDetail[] = [];
     const subtotal = toDecimal('100.00');
-    expect(grandTotal({ subtotal, otherChargesTotal: totalCharges([{ amount: -30.5 }]) }, problems).toFixed(2)).toBe(
-      '69.50',
-    );
-    expect(problems).toEqual([]);
-    grandTotal({ subtotal, otherChargesTotal: toDecimal('-100.01') }, problems);
-    expect(problems).toEqual([
+    const discounted = grandTotal({ subtotal, otherChargesTotal: totalCharges([{ amount: -30.5 }]) });
+    expect(discounted.value.toFixed(2)).toBe('69.50');
+    expect(discounted.problems).toEqual([]);
+    expect(grandTotal({ subtotal, otherChargesTotal: toDecimal('-100.01') }).problems).toEqual([
       expect.objectContaining({ path: 'grand_total', code: ValidationCode.negativeGrandTotal }),
     ]);
   });
 
   it('checks a claimed grand total to the cent', () => {
-    const problems: ErrorDetail[] = [];
-    grandTotal({ subtotal: toDecimal(10), otherChargesTotal: toDecimal(0), claimed: 10.01 }, problems);
-    expect(problems).toEqual([]);
-    grandTotal({ subtotal: toDecimal(10), otherChargesTotal: toDecimal(0), claimed: 10.02 }, problems);
-    expect(problems).toEqual([expect.objectContaining({ code: ValidationCode.grandTotalMismatch })]);
+    expect(grandTotal({ subtotal: toDecimal(10), otherChargesTotal: toDecimal(0), claimed: 10.01 }).problems).toEqual(
+      [],
+    );
+    expect(grandTotal({ subtotal: toDecimal(10), otherChargesTotal: toDecimal(0), claimed: 10.02 }).problems).toEqual([
+      expect.objectContaining({ code: ValidationCode.grandTotalMismatch }),
+    ]);
   });
 
   it('calculate-totals answers exact sums and refuses a total beyond the money range', () => {

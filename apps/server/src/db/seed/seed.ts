@@ -1,6 +1,8 @@
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { createSalesOrderService } from '../../orders/sales-order-service.js';
+import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from '../../orders/numbering.js';
+import { createOrderUseCases } from '../../orders/order-use-cases.js';
 import { formatCalendarDate } from '../../shared/calendar.js';
+import { transactionPort } from '../transactions.js';
 import { customers, fieldOfficers, financialYears, licences, LOCATIONS, PORTS, products } from './demo-data.js';
 
 export interface SeedResult {
@@ -58,7 +60,10 @@ export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<S
 
   // A few orders through the real use case, so numbering, totals and licence quotas start
   // from a realistic state (product 2's quota of 150 is 100 used).
-  const orders = createSalesOrderService(prisma);
+  const orders = createOrderUseCases({
+    transactions: transactionPort(prisma),
+    orderNumberMaxAhead: DEFAULT_ORDER_NUMBER_MAX_AHEAD,
+  });
   const date = formatCalendarDate(today);
   const packsizeOf = async (productId: number) =>
     (await prisma.packsize.findFirstOrThrow({ where: { productId }, orderBy: { id: 'asc' } })).id;

@@ -1,9 +1,9 @@
 import type { HistoryChanges } from '@sales-order/contract';
 
-import { Prisma } from '../generated/prisma/client.js';
-import type { Db } from '../master-data/master-data-repository.js';
-import { SEQUENCE_MIN_DIGITS } from './numbering.js';
-import { CREATED_NUMBER_PATH, type HistoryEntryToWrite, type OrderHeader } from './order-history.js';
+import type { Db } from '../../db/transactions.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import { SEQUENCE_MIN_DIGITS } from '../numbering.js';
+import type { HistoryEntryToWrite, OrderHeader } from '../order-history.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history. All raw SQL: Prisma
@@ -58,12 +58,10 @@ export type Numbering =
   /** A free-form number: no counter. */
   | { kind: 'free-form' };
 
-/** A result to store for an Idempotency-Key claimed in the same transaction. */
-export interface IdempotencyResultToStore {
+/** An Idempotency-Key claimed in the same transaction, whose row the create's result goes into. */
+export interface ClaimedKey {
   subject: string;
   key: string;
-  /** The result, its `sales_order_id` and `order_number` fields overwritten with the order's. */
-  result: Prisma.InputJsonValue;
 }
 
 export interface CreatedOrder {
@@ -73,7 +71,7 @@ export interface CreatedOrder {
   counter: bigint | null;
 }
 
-/** The header of an order, as locked by `lockForUpdate`. Decimals and the date as text. */
+/** The header of an order, as locked by `lockLive`. Decimals and the date as text. */
 export interface LockedOrder extends OrderHeader {
   subtotal: string;
   other_charges_total: string;
@@ -162,29 +160,32 @@ const numberAndSequence = (order: OrderToStore, numbering: Numbering): Prisma.Sq
 
 const historyJson = (changes: HistoryChanges) => JSON.stringify(changes);
 
-export const orderWriteRepository = {
+export const orderWriteStore = {
   /**
    * Creates an order in one statement: moves its series' counter (locking that row to the
-   * statement's commit), inserts the order numbered from it with its lines and charges, writes
-   * the history entry and the Idempotency-Key's result with that id and number. Run alone it is
-   * its own transaction: no BEGIN or COMMIT round trip, and the counter row is locked for this
-   * one statement only; a failed statement gives its number back.
+   * statement's commit), inserts the order numbered from it with its lines and charges, and
+   * writes what follows from the row it made: the history entry (its `sales_order_no` field
+   * change, which leads `history.changes.fields`) and, for a claimed Idempotency-Key, the
+   * result a retry gets (`sales_order_id`, `order_number`, `total_amount`). Run alone it is its
+   * own transaction: no BEGIN or COMMIT round trip, and the counter row is locked for this one
+   * statement only; a failed statement gives its number back.
    */
-  createOrder: async (
+  insertOrder: async (
     db: Db,
     order: OrderToStore,
     lines: LineToStore[],
     charges: ChargeToStore[],
     numbering: Numbering,
+    /** The entry of the create, but for the number, which the statement settles. */
     history: HistoryEntryToWrite,
-    idempotency?: IdempotencyResultToStore,
+    claimedKey?: ClaimedKey,
   ): Promise<CreatedOrder> => {
-    const storeResult = idempotency
+    const storeResult = claimedKey
       ? Prisma.sql`, stored_result AS (
           UPDATE idempotency_keys k
-          SET result = jsonb_set(jsonb_set(${JSON.stringify(idempotency.result)}::jsonb,
-            '{sales_order_id}', to_jsonb(i.id)), '{order_number}', to_jsonb(i.sales_order_no))
-          FROM inserted i WHERE k.subject = ${idempotency.subject} AND k.key = ${idempotency.key})`
+          SET result = jsonb_build_object('sales_order_id', i.id, 'order_number', i.sales_order_no,
+            'total_amount', ${order.grandTotal}::numeric)
+          FROM inserted i WHERE k.subject = ${claimedKey.subject} AND k.key = ${claimedKey.key})`
       : Prisma.empty;
     const [row] = await db.$queryRaw<{ id: number; sales_order_no: string; counter: bigint | null }[]>`
       WITH ${counterMove(numbering)}
@@ -199,11 +200,14 @@ export const orderWriteRepository = {
         FROM counter
         RETURNING id, sales_order_no, version, updated_at),
       ${contentsInserts(Prisma.sql`inserted o`, lines, charges)},
+      entry AS (SELECT ${historyJson(history.changes)}::jsonb AS changes),
       history AS (
         INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
         SELECT i.id, i.version, ${history.action}, i.updated_at, ${history.actor}::text,
-          jsonb_set(${historyJson(history.changes)}::jsonb, ${[...CREATED_NUMBER_PATH]}::text[], to_jsonb(i.sales_order_no))
-        FROM inserted i)
+          e.changes || jsonb_build_object('fields',
+            jsonb_build_array(jsonb_build_object('field', 'sales_order_no', 'from', NULL, 'to', i.sales_order_no))
+              || (e.changes -> 'fields'))
+        FROM inserted i, entry e)
       ${storeResult}
       SELECT i.id, i.sales_order_no, (SELECT last_sequence FROM counter) AS counter FROM inserted i`;
     return {
@@ -219,7 +223,7 @@ export const orderWriteRepository = {
    * of `expectedVersions` (when given): the check and the bump are one statement, so of two
    * writers expecting the same version only the first succeeds.
    */
-  lockForUpdate: async (
+  lockLive: async (
     db: Db,
     id: number,
     actor: string | null,
@@ -253,7 +257,7 @@ export const orderWriteRepository = {
   },
 
   /**
-   * Writes an update locked by `lockForUpdate`: the header, removes the lines and charges it
+   * Writes an update locked by `lockLive`: the header, removes the lines and charges it
    * replaces, and records the history entry (one statement); then inserts the replacements
    * (a second one, only when something is replaced: the unique line numbers of the removed and
    * the new rows must not meet in one statement).

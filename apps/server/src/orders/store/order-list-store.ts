@@ -1,7 +1,7 @@
 import { LIST_TOTAL_CAP, type ListCursor, type ListSort, sortKeyOf } from '@sales-order/contract';
 
-import { Prisma } from '../generated/prisma/client.js';
-import type { Db } from '../master-data/master-data-repository.js';
+import type { Db } from '../../db/transactions.js';
+import { Prisma } from '../../generated/prisma/client.js';
 
 /**
  * The order list in SQL: one statement for a page, one more for the optional total. The query
@@ -124,7 +124,7 @@ export const countQuery = (filter: OrderListFilter) => Prisma.sql`
     SELECT 1 FROM sales_orders so ${whereClause(conditionsOf(filter))} LIMIT ${LIST_TOTAL_CAP + 1}
   ) AS matching`;
 
-export const orderListRepository = {
+export const orderListStore = {
   page: (db: Db, filter: OrderListFilter, sort: ListSort, cursor: ListCursor | undefined, limit: number) =>
     db.$queryRaw<OrderListRow[]>(pageQuery(filter, sort, cursor, limit)),
 

@@ -1,7 +1,7 @@
 import type { MaxNumber, SalesOrder } from '@sales-order/contract';
 
-import { Prisma } from '../generated/prisma/client.js';
-import type { Db } from '../master-data/master-data-repository.js';
+import type { Db } from '../../db/transactions.js';
+import { Prisma } from '../../generated/prisma/client.js';
 
 /**
  * The order reads in raw SQL, one statement each whatever the line count: `$queryRaw` is sent
@@ -57,7 +57,7 @@ type PackedOrderRow = Omit<OrderReadRow, 'details' | 'other_charges'> & {
   other_charges: ChargeTuple[];
 };
 
-export const orderReadRepository = {
+export const orderReadStore = {
   /**
    * A live (not deleted) order with its customer name, lines with product names, and charges.
    * The order of lines and charges comes from the aggregate's own ORDER BY, which PostgreSQL

@@ -8,10 +8,10 @@ import {
   sortKeyOf,
 } from '@sales-order/contract';
 
-import type { PrismaClient } from '../generated/prisma/client.js';
 import { formatDateTime } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
-import { type OrderListFilter, orderListRepository, type OrderListRow } from './order-list-repository.js';
+import type { OrderDeps } from './order-use-case.js';
+import { type OrderListFilter, type OrderListRow, orderListStore } from './store/order-list-store.js';
 
 const filterOf = (query: ListSalesOrdersFilters): OrderListFilter => ({
   customerId: query.customer_id,
@@ -64,22 +64,21 @@ const cursorAfter = (sort: ListSalesOrdersFilters['sort'], row: OrderListRow): L
  * snapshot: never a row twice, never short of `limit` unless it is the last page. Reading one
  * row more than asked tells whether another page follows without counting.
  */
-export const createOrderListService = (prisma: PrismaClient) => ({
-  async list(query: ListSalesOrdersFilters): Promise<SalesOrderPage> {
-    const filter = filterOf(query);
-    const [rows, total] = await Promise.all([
-      orderListRepository.page(prisma, filter, query.sort, query.cursor, query.limit + 1),
-      query.include_total ? orderListRepository.count(prisma, filter) : undefined,
-    ]);
-    const items = rows.slice(0, query.limit);
-    const last = items.at(-1);
-    const page: SalesOrderPage = {
-      items: items.map(toListItem),
-      next_cursor: rows.length > query.limit && last ? encodeListCursor(cursorAfter(query.sort, last)) : null,
-    };
-    if (total === undefined) return page;
-    return { ...page, total: Math.min(total, LIST_TOTAL_CAP), total_capped: total > LIST_TOTAL_CAP };
-  },
-});
-
-export type OrderListService = ReturnType<typeof createOrderListService>;
+export const listOrders = async (
+  { transactions }: OrderDeps,
+  query: ListSalesOrdersFilters,
+): Promise<SalesOrderPage> => {
+  const filter = filterOf(query);
+  const [rows, total] = await Promise.all([
+    orderListStore.page(transactions.db, filter, query.sort, query.cursor, query.limit + 1),
+    query.include_total ? orderListStore.count(transactions.db, filter) : undefined,
+  ]);
+  const items = rows.slice(0, query.limit);
+  const last = items.at(-1);
+  const page: SalesOrderPage = {
+    items: items.map(toListItem),
+    next_cursor: rows.length > query.limit && last ? encodeListCursor(cursorAfter(query.sort, last)) : null,
+  };
+  if (total === undefined) return page;
+  return { ...page, total: Math.min(total, LIST_TOTAL_CAP), total_capped: total > LIST_TOTAL_CAP };
+};

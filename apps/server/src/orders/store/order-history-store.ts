@@ -1,7 +1,7 @@
-import type { Prisma } from '../generated/prisma/client.js';
-import type { Db } from '../master-data/master-data-repository.js';
+import type { Db } from '../../db/transactions.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 
-/** Reads of the audit trail. Its writes are part of the orders' write statements (order-write-repository). */
+/** Reads of the audit trail. Its writes are part of the orders' write statements (store/order-write-store.ts). */
 
 export interface StoredHistoryEntry {
   version: number;
@@ -12,7 +12,7 @@ export interface StoredHistoryEntry {
   changes: Prisma.JsonValue;
 }
 
-export const orderHistoryRepository = {
+export const orderHistoryStore = {
   /**
    * Whether an order with this id was ever created (deleted ones included), and its entries,
    * oldest first: one statement. Raw SQL, so Prisma compiles no query plan for it.

@@ -1,0 +1,55 @@
+import type { Db } from '../../db/transactions.js';
+
+/**
+ * The master data an order refers to, in one statement (one round trip) for every table,
+ * whatever the number of lines. Raw SQL: Prisma never compiles a query plan for it.
+ */
+
+/** What to look up; an undefined id or date looks nothing up. */
+export interface ReferenceLookup {
+  customerId?: number;
+  locationId?: number;
+  salesOrderDate?: string;
+  productIds: number[];
+  packsizeIds: number[];
+}
+
+/** The rows the references name: null (or absent from the lists) when they do not exist. */
+export interface FoundReferences {
+  customer_active: boolean | null;
+  location_code: string | null;
+  location_active: boolean | null;
+  financial_year_id: number | null;
+  /** YYYY-MM-DD (to_char: whatever the DateStyle): a date travels as text, so no time zone shifts it. */
+  financial_year_start: string | null;
+  products: { id: number; active: boolean }[];
+  packsizes: { id: number; productId: number; active: boolean }[];
+}
+
+export const orderReferenceStore = {
+  /**
+   * The financial year is the active one containing the date, the earliest-starting if several do.
+   */
+  find: async (
+    db: Db,
+    { customerId, locationId, salesOrderDate, productIds, packsizeIds }: ReferenceLookup,
+  ): Promise<FoundReferences> => {
+    const [row] = await db.$queryRaw<FoundReferences[]>`
+      SELECT
+        (SELECT active FROM customers WHERE id = ${customerId ?? null}::int) AS customer_active,
+        l.code AS location_code, l.active AS location_active,
+        y.id AS financial_year_id, to_char(y.start_date, 'YYYY-MM-DD') AS financial_year_start,
+        (SELECT coalesce(json_agg(json_build_object('id', id, 'active', active)), '[]')
+          FROM products WHERE id = ANY(${productIds}::int[])) AS products,
+        (SELECT coalesce(json_agg(json_build_object('id', id, 'productId', product_id, 'active', active)), '[]')
+          FROM packsizes WHERE id = ANY(${packsizeIds}::int[])) AS packsizes
+      FROM (SELECT 1) AS one
+      LEFT JOIN locations l ON l.id = ${locationId ?? null}::int
+      LEFT JOIN LATERAL (
+        SELECT id, start_date FROM financial_years
+        WHERE active AND start_date <= ${salesOrderDate ?? null}::date AND end_date >= ${salesOrderDate ?? null}::date
+        ORDER BY start_date, id LIMIT 1) y ON true`;
+    // The statement selects from no table at the top, so it always returns its one row.
+    return row!;
+  },
+};
