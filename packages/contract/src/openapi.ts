@@ -13,7 +13,9 @@ import {
 } from 'openapi3-ts/oas30';
 import type { ZodTypeAny } from 'zod';
 
+import { apiContract } from './api.contract.js';
 import { DropdownOptionsSchema } from './dropdown.js';
+import { EventPageSchema, SalesOrderEventSchema } from './events.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
@@ -40,8 +42,22 @@ import {
   UpdatedSalesOrderSchema,
   UpdateSalesOrderBodySchema,
 } from './sales-order.js';
-import { salesOrdersContract } from './sales-orders.contract.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
+import {
+  CreatedWebhookEndpointSchema,
+  CreateWebhookEndpointBodySchema,
+  DeliveryAttemptSchema,
+  PingedWebhookEndpointSchema,
+  ReplayedWebhookEventsSchema,
+  ReplayWebhookEventsBodySchema,
+  RotatedWebhookSecretSchema,
+  UpdateWebhookEndpointBodySchema,
+  WebhookDeliveryPageSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
+  WebhookPayloadSchema,
+} from './webhook-endpoints.js';
 
 /**
  * The OpenAPI 3.0 document, generated from the contract (no hand-written paths): ts-rest
@@ -68,6 +84,9 @@ const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   OtherChargeInput: OtherChargeInputSchema,
   CalculateTotalsBody: CalculateTotalsBodySchema,
   ValidateLicenceBody: ValidateLicenceBodySchema,
+  CreateWebhookEndpointBody: CreateWebhookEndpointBodySchema,
+  UpdateWebhookEndpointBody: UpdateWebhookEndpointBodySchema,
+  ReplayWebhookEventsBody: ReplayWebhookEventsBodySchema,
 };
 const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrder: SalesOrderSchema,
@@ -90,6 +109,19 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   HistoryCharge: HistoryChargeSchema,
   HistoryTotals: HistoryTotalsSchema,
   FieldChange: FieldChangeSchema,
+  SalesOrderEvent: SalesOrderEventSchema,
+  EventPage: EventPageSchema,
+  WebhookEndpoint: WebhookEndpointSchema,
+  CreatedWebhookEndpoint: CreatedWebhookEndpointSchema,
+  WebhookEndpointList: WebhookEndpointListSchema,
+  RotatedWebhookSecret: RotatedWebhookSecretSchema,
+  WebhookDelivery: WebhookDeliverySchema,
+  WebhookDeliveryPage: WebhookDeliveryPageSchema,
+  DeliveryAttempt: DeliveryAttemptSchema,
+  ReplayedWebhookEvents: ReplayedWebhookEventsSchema,
+  PingedWebhookEndpoint: PingedWebhookEndpointSchema,
+  // Not an answer of any route: the body of every webhook delivery (OpenAPI 3.0 has no `webhooks`).
+  WebhookPayload: WebhookPayloadSchema,
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
@@ -209,6 +241,7 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   201: 'Created',
+  202: 'Accepted: queued for delivery.',
   304: 'Not modified: the order is still at the version If-None-Match names.',
 };
 
@@ -243,6 +276,9 @@ const headerRefs = (names: string[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 const TOO_MANY_REQUESTS = '429';
 
+/** The tag of routes whose metadata names none. */
+const SALES_ORDERS_TAG = 'Sales orders';
+
 const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
   { bearerAuth: [] },
   { apiKeyAuth: [] },
@@ -251,7 +287,7 @@ const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
 
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
 const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimit: string): OperationObject => {
-  const permission = (route.metadata as { permission?: string } | undefined)?.permission;
+  const { permission, tag = SALES_ORDERS_TAG } = (route.metadata ?? {}) as { permission?: string; tag?: string };
   const responses: Record<string, ResponseObject> = Object.fromEntries(
     // ts-rest types each response loosely; they are ResponseObjects.
     (Object.entries(operation.responses ?? {}) as [string, ResponseObject][]).map(
@@ -302,7 +338,7 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
   return {
     ...operation,
     ...(parameters ? { parameters } : {}),
-    tags: ['Sales orders'],
+    tags: [tag],
     description: [operation.description, permission ? `Requires the \`${permission}\` permission.` : undefined]
       .filter(Boolean)
       .join('\n\n'),
@@ -318,7 +354,7 @@ export const createOpenApiDocument = ({
   bodyLimit = '1mb',
 }: OpenApiOptions = {}): OpenAPIObject => {
   const generated = generateOpenApi(
-    salesOrdersContract,
+    apiContract,
     { info: { title: 'Sales order service', version: API_VERSION } },
     {
       setOperationId: true,
@@ -346,7 +382,16 @@ export const createOpenApiDocument = ({
       // Called by the host ERP and its users' pages, not by the public.
       'x-internal': true,
     })
-    .addTag({ name: 'Sales orders', description: 'Orders, their totals, licences and form options.' })
+    .addTag({ name: SALES_ORDERS_TAG, description: 'Orders, their totals, licences and form options.' })
+    .addTag({
+      name: 'Events',
+      description: 'The change feed: one event per change of an order, written in the same transaction, in commit order.',
+    })
+    .addTag({
+      name: 'Webhooks',
+      description:
+        'Endpoints that receive every event as a signed Standard Webhooks delivery, at least once, retried on a schedule.',
+    })
     .addSecurityScheme('bearerAuth', {
       type: 'http',
       scheme: 'bearer',

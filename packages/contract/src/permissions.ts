@@ -4,6 +4,10 @@ export const Permission = {
   create: 'sales_orders.create',
   update: 'sales_orders.update',
   delete: 'sales_orders.delete',
+  /** GET /events: the change feed. */
+  eventsRead: 'events.read',
+  /** Webhook endpoints: register, change, rotate secrets, read deliveries, replay, ping. */
+  webhooksManage: 'webhooks.manage',
   /** Grants every permission. */
   all: '*',
 } as const;
