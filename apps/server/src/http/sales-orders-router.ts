@@ -1,20 +1,12 @@
 import { CreatedSalesOrderSchema, salesOrdersContract, versionEntityTag } from '@sales-order/contract';
 import { initServer } from '@ts-rest/express';
-import type { Request } from 'express';
 
-import { unauthenticated } from '../errors/domain-error.js';
 import type { Services } from '../services.js';
+import { actorOf } from './actor.js';
 import { expectedVersionsOf } from './conditional-requests.js';
 import { success } from './envelope.js';
 
 const s = initServer();
-
-/** The authenticated subject, recorded as created_by, updated_by and deleted_by. */
-const actorOf = (req: Pick<Request, 'principal'>): string => {
-  // `authenticate` runs before every route; a write without a caller must still never happen.
-  if (!req.principal) throw unauthenticated('Authentication required', 'missing_credentials');
-  return req.principal.subject;
-};
 
 /**
  * The contract's routes bound to the use cases. Handlers only translate: the contract has

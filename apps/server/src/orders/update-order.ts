@@ -18,12 +18,14 @@ import {
 } from './order-shapes.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
+import { recordOrderEvent } from './store/order-event-store.js';
 import { orderWriteStore } from './store/order-write-store.js';
 
 /**
  * Updates an order in one transaction: locks it (bumping its version, the If-Match check in
  * the same statement), checks the change against what it holds, and writes the header, the
- * replaced lines and charges and the history entry. Any refusal rolls the whole transaction back.
+ * replaced lines and charges, the history entry and the `sales_order.updated` event. Any
+ * refusal rolls the whole transaction back.
  */
 export const updateOrder = (
   { transactions }: OrderDeps,
@@ -96,5 +98,6 @@ export const updateOrder = (
       { lines, charges: replacedCharges },
       { action: 'update', actor, changes: changesBetween(before, after) },
     );
+    await recordOrderEvent(tx, id, 'sales_order.updated');
     return { sales_order_id: id, updated: true as const, version: current.version };
   });

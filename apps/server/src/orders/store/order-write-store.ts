@@ -4,6 +4,7 @@ import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { SEQUENCE_MIN_DIGITS } from '../numbering.js';
 import type { HistoryEntryToWrite, OrderHeader } from '../order-history.js';
+import { orderEventInsert } from './order-event-store.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history. All raw SQL: Prisma
@@ -100,7 +101,7 @@ export const isUniqueViolation = (error: unknown): boolean =>
 
 /**
  * Lines and charges of the order `order` names (an SQL from-item aliased `o`, its column `id`),
- * one INSERT per table as CTEs.
+ * one INSERT per table as CTEs, `lines` and `charges`, returning the rows they made.
  */
 const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: ChargeToStore[]) => Prisma.sql`
   lines AS (
@@ -114,6 +115,7 @@ const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: Charg
       ${lines.map((line) => line.amount)}::text[]::numeric[],
       ${lines.map((line) => line.remarks)}::text[]
     ) WITH ORDINALITY AS l(product_id, packsize_id, quantity, rate, amount, remarks, line_no)
+    RETURNING *
   ),
   charges AS (
     INSERT INTO sales_order_other_charges (sales_order_id, line_no, description, amount)
@@ -122,6 +124,7 @@ const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: Charg
       ${charges.map((charge) => charge.description)}::text[],
       ${charges.map((charge) => charge.amount)}::text[]::numeric[]
     ) WITH ORDINALITY AS c(description, amount, line_no)
+    RETURNING *
   )`;
 
 /** Locks (creating it at 0) and moves a series' counter: the statement's first CTE, `counter`. */
@@ -165,8 +168,9 @@ export const orderWriteStore = {
    * Creates an order in one statement: moves its series' counter (locking that row to the
    * statement's commit), inserts the order numbered from it with its lines and charges, and
    * writes what follows from the row it made: the history entry (its `sales_order_no` field
-   * change, which leads `history.changes.fields`) and, for a claimed Idempotency-Key, the
-   * result a retry gets (`sales_order_id`, `order_number`, `total_amount`). Run alone it is its
+   * change, which leads `history.changes.fields`), the `sales_order.created` event (the outbox)
+   * and, for a claimed Idempotency-Key, the result a retry gets (`sales_order_id`,
+   * `order_number`, `total_amount`). Run alone it is its
    * own transaction: no BEGIN or COMMIT round trip, and the counter row is locked for this one
    * statement only; a failed statement gives its number back.
    */
@@ -198,8 +202,12 @@ export const orderWriteStore = {
           ${order.otherChargesTotal}::numeric, ${order.grandTotal}::numeric, ${order.createdBy}::text,
           ${order.createdBy}::text
         FROM counter
-        RETURNING id, sales_order_no, version, updated_at),
+        RETURNING *),
       ${contentsInserts(Prisma.sql`inserted o`, lines, charges)},
+      event AS (${orderEventInsert('sales_order.created', Prisma.sql`inserted`, {
+        lines: Prisma.sql`lines`,
+        charges: Prisma.sql`charges`,
+      })}),
       entry AS (SELECT ${historyJson(history.changes)}::jsonb AS changes),
       history AS (
         INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
@@ -294,7 +302,8 @@ export const orderWriteStore = {
 
   /**
    * Soft-deletes a live order at one of `expectedVersions` (any version when not given) and
-   * records the history entry: one statement. False when no such order was live.
+   * records the history entry and the `sales_order.deleted` event: one statement. False when no
+   * such order was live.
    */
   softDelete: async (
     db: Db,
@@ -310,9 +319,11 @@ export const orderWriteStore = {
           updated_by = ${actor}::text, version = version + 1
         WHERE id = ${id}::int AND deleted_at IS NULL
           AND (${expectedVersions === undefined}::boolean OR version = ANY(${[...(expectedVersions ?? [])]}::int[]))
-        RETURNING id, version, deleted_at,
+        RETURNING *,
           jsonb_build_object('subtotal', subtotal, 'other_charges_total', other_charges_total,
-            'grand_total', grand_total) AS totals)
+            'grand_total', grand_total) AS totals),
+      -- The deleted order's last shape: its lines and charges, which the delete leaves as they are.
+      event AS (${orderEventInsert('sales_order.deleted', Prisma.sql`deleted`)})
       INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
       SELECT id, version, 'delete', deleted_at, ${actor}::text, jsonb_build_object(
           'fields', '[]'::jsonb,

@@ -1,0 +1,26 @@
+import type { EventType } from '@sales-order/contract';
+
+import type { Db } from '../db/transactions.js';
+import { Prisma } from '../generated/prisma/client.js';
+
+/**
+ * The outbox's write: the SQL that records events, for the statements and transactions that
+ * change orders (orders/store). An event is written by the change's own statement (as one of
+ * its writable CTEs) or transaction, so it commits or rolls back with the change: a failed
+ * write leaves no event, a committed one always has its event, whatever happens to the process
+ * after the commit. The relay (outbox-relay.ts) later gives committed events their place in
+ * commit order; nothing here waits for it.
+ */
+
+/**
+ * The INSERT of one event of `type` per row of `changed`, an SQL from-item whose columns are
+ * `sales_order_id`, `version` (after the change) and `data` (the order's read shape as json).
+ * Usable as the body of a CTE (`event AS (${eventInsert(...)})`) or as a statement.
+ */
+export const eventInsert = (type: EventType, changed: Prisma.Sql): Prisma.Sql => Prisma.sql`
+  INSERT INTO events (type, sales_order_id, version, data)
+  SELECT ${type}::varchar, c.sales_order_id, c.version, c.data FROM ${changed} c`;
+
+/** Writes the events of `changed` (see eventInsert) as a statement of the transaction `db` holds. */
+export const recordEvents = async (db: Db, type: EventType, changed: Prisma.Sql): Promise<number> =>
+  db.$executeRaw`${eventInsert(type, changed)}`;
