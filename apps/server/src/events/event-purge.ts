@@ -32,9 +32,9 @@ export const startEventPurge = (
     const batches: number[] = [];
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
       const deleted = await eventStore.purgeOldest(prisma, retentionDays, batchSize);
-      if (deleted > 0) batches.push(deleted);
-      // Fewer than a batch: the oldest events left are within retention.
-      if (deleted < batchSize) break;
+      // None of the oldest batch is past retention: nothing older is left.
+      if (deleted === 0) break;
+      batches.push(deleted);
     }
     const total = batches.reduce((sum, deleted) => sum + deleted, 0);
     if (total > 0) logger.info({ deleted: total, retentionDays }, 'purged events past retention');

@@ -134,9 +134,10 @@ export const eventStore = {
   },
 
   /**
-   * Deletes the oldest `batchSize` events (by insertion) that are past retention, with their
-   * deliveries (foreign keys cascade): one bounded statement, whatever the table holds. Answers
-   * how many it deleted; fewer than `batchSize` means the old end is done.
+   * Deletes those of the oldest `batchSize` events (by insertion) that are past retention, with
+   * their deliveries (foreign keys cascade): one bounded statement, whatever the table holds.
+   * Insertion order follows time but for transactions running side by side, so none deleted
+   * means the old end is done.
    */
   purgeOldest: async (db: Db, retentionDays: number, batchSize: number): Promise<number> =>
     db.$executeRaw`
