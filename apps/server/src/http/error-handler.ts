@@ -161,9 +161,13 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/** Bodies must be JSON: anything else is refused instead of being read as an empty object. */
+/**
+ * Bodies must be JSON: anything else is refused instead of being read as an empty object. An
+ * empty body needs no type (a POST of a route without a body, such as a ping, sends none).
+ */
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  if (BODY_METHODS.has(req.method) && req.is('application/json') === false) {
+  const empty = req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined;
+  if (BODY_METHODS.has(req.method) && !empty && req.is('application/json') === false) {
     next(
       new BadRequestError('The request body must be application/json', [
         {
