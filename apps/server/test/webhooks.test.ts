@@ -132,7 +132,6 @@ describe('webhook endpoints', () => {
     await refused({ url: `https://hooks.example.com/${'a'.repeat(2048)}` }, 'url');
     await refused({ url: 'https://127.0.0.1/in', event_types: ['sales_order.shipped'] }, 'event_types.0');
     await refused({ url: 'https://127.0.0.1/in', event_types: [] }, 'event_types');
-    await refused({ url: 'https://127.0.0.1/in', event_types: ['sales_order.created', 'sales_order.created'] }, 'event_types');
     const endpoint = await register('http://127.0.0.1:9/in');
     await http.patch(`/webhook-endpoints/${endpoint.id}`).send({}).expect(400);
 

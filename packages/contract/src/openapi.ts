@@ -208,8 +208,25 @@ const toNullableMembers = (node: Json): Json => {
   return result;
 };
 
+/**
+ * A nullable enum must list null among its values (OpenAPI 3.0.3, "nullable"): otherwise a
+ * validator reading the enum refuses the null the schema allows.
+ */
+const toNullableEnums = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(toNullableEnums);
+  if (node === null || typeof node !== 'object') return node;
+  const result: Record<string, Json> = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, toNullableEnums(value)]),
+  );
+  if (result.nullable === true && Array.isArray(result.enum) && !result.enum.includes(null)) {
+    result.enum = [...(result.enum as Json[]), null];
+  }
+  return result;
+};
+
 /** Every rewrite the zod converter's output needs, for paths and components alike. */
-const normalize = (node: Json): Json => describeIntegers(toNullableMembers(toOpenApi30Bounds(node)));
+const normalize = (node: Json): Json =>
+  describeIntegers(toNullableEnums(toNullableMembers(toOpenApi30Bounds(node))));
 
 /** Lifts the named schemas out of `paths` into `components.schemas`, smallest first so they nest. */
 const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, SchemaObject> } => {

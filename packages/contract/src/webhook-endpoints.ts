@@ -75,7 +75,8 @@ const eventTypes = () =>
     .array(EventTypeSchema)
     .min(1)
     .max(EVENT_TYPES.length)
-    .refine((types) => new Set(types).size === types.length, { message: 'must not repeat a type' })
+    // A type named twice is the same set of types.
+    .transform((types) => [...new Set(types)])
     .describe('The event types delivered to this endpoint; omitted or null: every type.');
 
 const description = () => text(WEBHOOK_DESCRIPTION_MAX_LENGTH).nullable();
@@ -98,7 +99,8 @@ export const UpdateWebhookEndpointBodySchema = documented(
         .describe('false disables the endpoint (nothing is delivered); true enables it again and resumes its deliveries.'),
     })
     .partial(),
-  { minProperties: 1 },
+  // At least one of the fields above: unknown fields are ignored, so they do not count.
+  { anyOf: ['url', 'event_types', 'description', 'enabled'].map((field) => ({ required: [field] })) },
 ).superRefine((body, ctx) => {
   if (Object.values(body).every((value) => value === undefined)) {
     ctx.addIssue({
