@@ -128,16 +128,24 @@ const ERROR_ENVELOPE = 'ErrorEnvelope';
 
 type Json = unknown;
 
-const sameJson = (a: Json, b: Json) => JSON.stringify(a) === JSON.stringify(b);
+/** The keys of an object node in order, the cheap test before comparing whole subtrees. */
+const keysOf = (node: Json): string | undefined =>
+  node !== null && typeof node === 'object' && !Array.isArray(node) ? Object.keys(node).join(',') : undefined;
 
 /** Replaces every subtree equal to `target` with a `$ref` to the named component. */
 const replaceWithRef = (node: Json, target: Json, ref: string): Json => {
-  if (sameJson(node, target)) return { $ref: ref };
-  if (Array.isArray(node)) return node.map((item) => replaceWithRef(item, target, ref));
-  if (node !== null && typeof node === 'object') {
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, replaceWithRef(value, target, ref)]));
-  }
-  return node;
+  const targetJson = JSON.stringify(target);
+  const targetKeys = keysOf(target);
+  const replace = (each: Json): Json => {
+    // Only a node with the target's keys can be equal to it: the others are not serialised.
+    if (keysOf(each) === targetKeys && JSON.stringify(each) === targetJson) return { $ref: ref };
+    if (Array.isArray(each)) return each.map(replace);
+    if (each !== null && typeof each === 'object') {
+      return Object.fromEntries(Object.entries(each).map(([key, value]) => [key, replace(value)]));
+    }
+    return each;
+  };
+  return replace(node);
 };
 
 /**
