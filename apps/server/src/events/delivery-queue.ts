@@ -21,6 +21,12 @@ import type { DeliveryKey } from './store/event-store.js';
 
 export const DELIVERY_QUEUE = 'webhook-deliveries';
 const POLL_INTERVAL_SECONDS = 0.5;
+/**
+ * Jobs a worker fetches at once and runs side by side. A worker whose fetch comes back full
+ * fetches again at once (a backlog drains without waiting for polls); one that comes back short
+ * waits for its next poll or a wake.
+ */
+const BATCH_SIZE = 4;
 /** How often pg-boss looks for expired jobs (of dead processes) and keeps its tables. */
 const MONITOR_INTERVAL_SECONDS = 5;
 const MAINTENANCE_INTERVAL_SECONDS = 600;
@@ -94,14 +100,34 @@ export const startDeliveryQueue = async (
       );
     },
     work: async (concurrency, handler) => {
-      if (concurrency === 0) return;
-      workers.push(
-        await boss.work<DeliveryJob>(
-          DELIVERY_QUEUE,
-          { batchSize: 1, localConcurrency: concurrency, pollingIntervalSeconds: POLL_INTERVAL_SECONDS },
-          async ([job]) => handler(job!.data),
-        ),
-      );
+      // One pg-boss worker per batch of `concurrency`, each with an id of its own, so that `wake`
+      // reaches every one of them (pg-boss wakes a worker by its id).
+      for (let started = 0; started < concurrency; started += BATCH_SIZE) {
+        workers.push(
+          await boss.work<DeliveryJob>(
+            DELIVERY_QUEUE,
+            {
+              batchSize: Math.min(BATCH_SIZE, concurrency - started),
+              pollingIntervalSeconds: POLL_INTERVAL_SECONDS,
+              burstWhenBatchFull: true,
+              perJobResults: true,
+            },
+            (jobs) =>
+              Promise.all(
+                jobs.map(async (job) => {
+                  try {
+                    await handler(job.data);
+                    return { id: job.id, status: 'completed' as const };
+                  } catch (error) {
+                    // The database failed the handler: the job is tried again (its retry settings).
+                    logger.warn({ err: error, job: job.data }, 'webhook delivery job failed');
+                    return { id: job.id, status: 'failed' as const, output: { message: (error as Error).message } };
+                  }
+                }),
+              ),
+          ),
+        );
+      }
     },
     wake: () => {
       for (const worker of workers) boss.notifyWorker(worker);

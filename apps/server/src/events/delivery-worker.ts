@@ -97,6 +97,9 @@ export const createDeliveryWorker = ({ db, queue, sender, retryScheduleMs, timeo
     let more = await attemptNext(job);
     // Further deliveries of the same order go out in this job while it has time for another attempt.
     while (more && performance.now() - started < timeoutMs) more = await attemptNext(job);
-    if (more) await queue.schedule([job]);
+    if (more) {
+      await queue.schedule([job]);
+      queue.wake();
+    }
   };
 };
