@@ -50,8 +50,8 @@ import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 
+import { startBenchReceiver, type WebhookFigures,webhookLatency } from './bench-webhooks.js';
 import { loadBulkOrders } from './bulk-orders.js';
-import { startBenchReceiver, webhookLatency, type WebhookFigures } from './bench-webhooks.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.env.BENCH_ONLY;

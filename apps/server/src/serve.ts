@@ -8,8 +8,8 @@ import { BACKGROUND_JOBS_SLOT, isShutdownMessage, type ShutdownMessage } from '.
 import type { AppConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
-import { startEventProcessing } from './events/event-processing.js';
 import { seedDemoData } from './db/seed/seed.js';
+import { startEventProcessing } from './events/event-processing.js';
 import { createHttpServer } from './http-server.js';
 import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
 import type { Logger } from './logger.js';

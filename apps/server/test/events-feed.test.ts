@@ -211,7 +211,7 @@ describe('the feed under concurrent writers', () => {
     await reader;
 
     const all = await suite.server.database.prisma.$queryRaw<{ id: string; position: bigint | null }[]>`
-      SELECT id::text, position FROM events ORDER BY position`;
+      SELECT e.id::text, p.position FROM events e LEFT JOIN event_positions p ON p.event_seq = e.seq ORDER BY p.position`;
     expect(all.every((row) => row.position !== null)).toBe(true);
     // Exactly once each, and every one of them.
     expect(seen.map((event) => event.id)).toEqual(all.map((row) => row.id));
@@ -285,9 +285,12 @@ describe('retention', () => {
     const data = (await http.get(`/sales-orders/${id}`).expect(200)).body.data;
     // 1,250 events of 40 days ago, as old changes left them, then positioned by the relay.
     await prisma.$executeRaw`
-      INSERT INTO events (type, sales_order_id, version, occurred_at, data)
-      SELECT 'sales_order.updated', ${id}::int, n + 1, now() - interval '40 days', ${JSON.stringify(data)}::json
-      FROM generate_series(1, 1250) n`;
+      WITH event AS (
+        INSERT INTO events (type, sales_order_id, version, occurred_at, data)
+        SELECT 'sales_order.updated', ${id}::int, n + 1, now() - interval '40 days', ${JSON.stringify(data)}::json
+        FROM generate_series(1, 1250) n
+        RETURNING seq)
+      INSERT INTO event_queue (event_seq) SELECT seq FROM event`;
     // Older than all of those by insertion, but within retention: stays.
     await prisma.$executeRaw`UPDATE events SET occurred_at = now() - interval '29 days' WHERE sales_order_id = ${id} AND version = 1`;
     await suite.server.events.relay.runOnce();
@@ -296,7 +299,7 @@ describe('retention', () => {
     });
     await prisma.$executeRaw`
       INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, sales_order_id, status)
-      SELECT ${endpoint.id}::int, seq, position, sales_order_id, 'succeeded' FROM events`;
+      SELECT ${endpoint.id}::int, event_seq, position, sales_order_id, 'succeeded' FROM event_positions`;
 
     const batches = await suite.server.events.purge!.runOnce();
     // Every batch of the 500 oldest events holds the recent one: 499 go each time, then the rest.

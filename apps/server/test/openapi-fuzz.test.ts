@@ -95,7 +95,7 @@ const generateFrom = (schema: JsonObject, $defs: JsonObject, seed: number) =>
  * the server refuses without a lookup or a packet (422). A replay's feed cursor is opaque like
  * the list's: one the service issued.
  */
-const withoutOutboundTargets = (body: Json | undefined): Json | undefined => {
+const withoutOutboundTargets = (body: Json): Json => {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
   const record = body as Record<string, Json>;
   return {

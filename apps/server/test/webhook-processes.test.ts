@@ -115,11 +115,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('webhooks across server processe
     const receiver = await startWebhookReceiver(() => ({ status: 200, delayMs: Math.floor(Math.random() * 20) }));
     receivers.push(receiver);
     const [a, b] = await Promise.all([startProcess(), startProcess()]);
-    const endpoint = (await as(a!).post('/webhook-endpoints', { url: receiver.url }).expect(201)).body.data;
+    const endpoint = (await as(a).post('/webhook-endpoints', { url: receiver.url }).expect(201)).body.data;
     // 20 orders, each created and updated twice, half the requests through each process.
     await Promise.all(
       Array.from({ length: 20 }, async (_, index) => {
-        const [one, other] = index % 2 === 0 ? [a!, b!] : [b!, a!];
+        const [one, other] = index % 2 === 0 ? [a, b] : [b, a];
         const id = (await as(one).post('/sales-orders', orderBody(fixtures)).expect(201)).body.data.sales_order_id;
         await as(other).put(`/sales-orders/${id}`, { remarks: 'second' }).expect(200);
         await as(one).put(`/sales-orders/${id}`, { remarks: 'third' }).expect(200);

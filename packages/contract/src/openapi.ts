@@ -15,8 +15,8 @@ import type { ZodTypeAny } from 'zod';
 
 import { apiContract } from './api.contract.js';
 import { DropdownOptionsSchema } from './dropdown.js';
-import { EventPageSchema, SalesOrderEventSchema } from './events.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
+import { EventPageSchema, SalesOrderEventSchema } from './events.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
 import { OPERATION_RESPONSE_HEADERS } from './openapi-headers.js';

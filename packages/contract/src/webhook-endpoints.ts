@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { dateTime, dateTimeInput, documented, id, idParam, MAX_ID, SchemaIssueCode, text } from './common.js';
 import { successEnvelope } from './envelope.js';
 import { CommonErrorResponses, describedError } from './errors.js';
-import { eventCursor, eventId, EVENT_CURSOR_MAX_LENGTH, EVENT_TYPES, EventTypeSchema } from './events.js';
+import { EVENT_CURSOR_MAX_LENGTH, EVENT_TYPES, eventCursor, eventId, EventTypeSchema } from './events.js';
 import { Permission } from './permissions.js';
 import { SalesOrderSchema } from './sales-order.js';
 

@@ -1,5 +1,5 @@
-import { lookup } from 'node:dns';
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
+import { lookup } from 'node:dns';
 import { isIP } from 'node:net';
 
 import ipaddr from 'ipaddr.js';

@@ -1,5 +1,5 @@
-import { fromPrisma, PgBoss } from 'pg-boss';
 import type pg from 'pg';
+import { fromPrisma, PgBoss } from 'pg-boss';
 
 import type { Db } from '../db/transactions.js';
 import type { Logger } from '../logger.js';

@@ -12,7 +12,7 @@ import { eventStore } from './store/event-store.js';
  */
 
 /** How often an idle relay looks for new events (one indexed EXISTS). */
-export const RELAY_INTERVAL_MS = 50;
+export const RELAY_INTERVAL_MS = 100;
 const BATCH_SIZE = 500;
 
 export interface OutboxRelay {

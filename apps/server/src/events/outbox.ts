@@ -13,14 +13,19 @@ import { Prisma } from '../generated/prisma/client.js';
  */
 
 /**
- * The INSERT of one event of `type` per row of `changed`, an SQL from-item whose columns are
- * `sales_order_id`, `version` (after the change) and `data` (the order's read shape as json).
- * Usable as the body of a CTE (`event AS (${eventInsert(...)})`) or as a statement.
+ * The CTEs, for a statement's WITH list, that insert one event of `type` per row of `changed`
+ * (an SQL from-item whose columns are `sales_order_id`, `version` after the change, and `data`,
+ * the order's read shape as json) and put each on the relay's queue. They are named `event` and
+ * `event_queued`: the embedding statement must not use those names.
  */
-export const eventInsert = (type: EventType, changed: Prisma.Sql): Prisma.Sql => Prisma.sql`
-  INSERT INTO events (type, sales_order_id, version, data)
-  SELECT ${type}::varchar, c.sales_order_id, c.version, c.data FROM ${changed} c`;
+export const eventInsertCtes = (type: EventType, changed: Prisma.Sql): Prisma.Sql => Prisma.sql`
+  event AS (
+    INSERT INTO events (type, sales_order_id, version, data)
+    SELECT ${type}::varchar, c.sales_order_id, c.version, c.data FROM ${changed} c
+    RETURNING seq),
+  event_queued AS (INSERT INTO event_queue (event_seq) SELECT seq FROM event)`;
 
-/** Writes the events of `changed` (see eventInsert) as a statement of the transaction `db` holds. */
-export const recordEvents = async (db: Db, type: EventType, changed: Prisma.Sql): Promise<number> =>
-  db.$executeRaw`${eventInsert(type, changed)}`;
+/** Writes the events of `changed` (see eventInsertCtes) as a statement of the transaction `db` holds. */
+export const recordEvents = async (db: Db, type: EventType, changed: Prisma.Sql): Promise<void> => {
+  await db.$executeRaw`WITH ${eventInsertCtes(type, changed)} SELECT 1`;
+};

@@ -14,8 +14,8 @@ import {
 
 import type { TransactionPort } from '../db/transactions.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
-import { webhookBody } from './delivery-worker.js';
 import type { DeliveryQueue } from './delivery-queue.js';
+import { webhookBody } from './delivery-worker.js';
 import { webhookDeliveryStore } from './store/webhook-delivery-store.js';
 import { webhookEndpointStore } from './store/webhook-endpoint-store.js';
 import { isDelivered, type WebhookSender } from './webhook-sender.js';

@@ -179,17 +179,18 @@ export const webhookDeliveryStore = {
   replay: async (db: Db, endpointId: number, from: ReplayFrom, maximum: number): Promise<ReplayResult> => {
     const start =
       'afterPosition' in from
-        ? Prisma.sql`e.position > ${from.afterPosition}::bigint`
+        ? Prisma.sql`p.position > ${from.afterPosition}::bigint`
         : // The first position at or after the instant, found through the BRIN index on occurred_at.
-          Prisma.sql`e.position >= (SELECT min(position) FROM events WHERE occurred_at >= ${from.since}::timestamptz)
+          Prisma.sql`p.position >= (SELECT min(p2.position) FROM events e2 JOIN event_positions p2 ON p2.event_seq = e2.seq
+              WHERE e2.occurred_at >= ${from.since}::timestamptz)
             AND e.occurred_at >= ${from.since}::timestamptz`;
     const rows = await db.$queryRaw<{ queued: number; more_position: bigint | null; sales_order_id: number | null }[]>`
       WITH chosen AS (
-        SELECT e.seq, e.position, e.sales_order_id
-        FROM events e, webhook_endpoints w
-        WHERE w.id = ${endpointId}::int AND e.position IS NOT NULL AND ${start}
+        SELECT e.seq, p.position, p.sales_order_id
+        FROM event_positions p JOIN events e ON e.seq = p.event_seq, webhook_endpoints w
+        WHERE w.id = ${endpointId}::int AND ${start}
           AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
-        ORDER BY e.position
+        ORDER BY p.position
         LIMIT ${maximum + 1}::int),
       taken AS (SELECT * FROM chosen ORDER BY position LIMIT ${maximum}::int),
       queued AS (

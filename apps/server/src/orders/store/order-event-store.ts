@@ -1,7 +1,7 @@
 import type { EventType } from '@sales-order/contract';
 
 import type { Db } from '../../db/transactions.js';
-import { eventInsert, recordEvents } from '../../events/outbox.js';
+import { eventInsertCtes, recordEvents } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.js';
 
 /**
@@ -41,17 +41,17 @@ const readShapeJson = (lines: Prisma.Sql, charges: Prisma.Sql) => Prisma.sql`jso
 const TABLES = { lines: Prisma.sql`sales_order_details`, charges: Prisma.sql`sales_order_other_charges` };
 
 /**
- * The event of a change as the body of one CTE of the change's statement: one per row of
- * `orders` (a from-item with every column of sales_orders: the statement's RETURNING *), read
- * with the lines and charges of `contents` (the statement's own inserts; the tables by default,
- * which a statement that does not change them may read).
+ * The event of a change as CTEs of the change's own statement (named `event` and
+ * `event_queued`): one per row of `orders` (a from-item with every column of sales_orders: the
+ * statement's RETURNING *), read with the lines and charges of `contents` (the statement's own
+ * inserts; the tables by default, which a statement that does not change them may read).
  */
-export const orderEventInsert = (
+export const orderEventCtes = (
   type: EventType,
   orders: Prisma.Sql,
   contents: { lines: Prisma.Sql; charges: Prisma.Sql } = TABLES,
 ): Prisma.Sql =>
-  eventInsert(
+  eventInsertCtes(
     type,
     Prisma.sql`(SELECT o.id AS sales_order_id, o.version, ${readShapeJson(contents.lines, contents.charges)} AS data
       FROM ${orders} o)`,

@@ -4,7 +4,7 @@ import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { SEQUENCE_MIN_DIGITS } from '../numbering.js';
 import type { HistoryEntryToWrite, OrderHeader } from '../order-history.js';
-import { orderEventInsert } from './order-event-store.js';
+import { orderEventCtes } from './order-event-store.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history. All raw SQL: Prisma
@@ -204,10 +204,10 @@ export const orderWriteStore = {
         FROM counter
         RETURNING *),
       ${contentsInserts(Prisma.sql`inserted o`, lines, charges)},
-      event AS (${orderEventInsert('sales_order.created', Prisma.sql`inserted`, {
+      ${orderEventCtes('sales_order.created', Prisma.sql`inserted`, {
         lines: Prisma.sql`lines`,
         charges: Prisma.sql`charges`,
-      })}),
+      })},
       entry AS (SELECT ${historyJson(history.changes)}::jsonb AS changes),
       history AS (
         INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
@@ -323,7 +323,7 @@ export const orderWriteStore = {
           jsonb_build_object('subtotal', subtotal, 'other_charges_total', other_charges_total,
             'grand_total', grand_total) AS totals),
       -- The deleted order's last shape: its lines and charges, which the delete leaves as they are.
-      event AS (${orderEventInsert('sales_order.deleted', Prisma.sql`deleted`)})
+      ${orderEventCtes('sales_order.deleted', Prisma.sql`deleted`)}
       INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
       SELECT id, version, 'delete', deleted_at, ${actor}::text, jsonb_build_object(
           'fields', '[]'::jsonb,

@@ -1,12 +1,11 @@
 -- Events (the outbox), the relay that puts them in commit order, and webhook endpoints with
 -- their deliveries (docs/decisions.md, "Events and webhooks"). Written by the schema diff, then
--- the parts Prisma cannot express added at the end: partial indexes and checks.
+-- the parts Prisma cannot express added at the end: a BRIN index, partial indexes and checks.
 
 -- CreateTable
 CREATE TABLE "events" (
     "seq" BIGSERIAL NOT NULL,
     "id" UUID NOT NULL DEFAULT gen_random_uuid(),
-    "position" BIGINT,
     "type" VARCHAR(32) NOT NULL,
     "sales_order_id" INTEGER NOT NULL,
     "version" INTEGER NOT NULL,
@@ -14,6 +13,22 @@ CREATE TABLE "events" (
     "data" JSON NOT NULL,
 
     CONSTRAINT "events_pkey" PRIMARY KEY ("seq")
+);
+
+-- CreateTable
+CREATE TABLE "event_queue" (
+    "event_seq" BIGINT NOT NULL,
+
+    CONSTRAINT "event_queue_pkey" PRIMARY KEY ("event_seq")
+);
+
+-- CreateTable
+CREATE TABLE "event_positions" (
+    "position" BIGINT NOT NULL,
+    "event_seq" BIGINT NOT NULL,
+    "sales_order_id" INTEGER NOT NULL,
+
+    CONSTRAINT "event_positions_pkey" PRIMARY KEY ("position")
 );
 
 -- CreateTable
@@ -72,6 +87,12 @@ CREATE TABLE "webhook_delivery_attempts" (
 );
 
 -- CreateIndex
+CREATE UNIQUE INDEX "event_positions_event_seq_key" ON "event_positions"("event_seq");
+
+-- CreateIndex
+CREATE INDEX "event_positions_sales_order_id_position_idx" ON "event_positions"("sales_order_id", "position");
+
+-- CreateIndex
 CREATE INDEX "webhook_deliveries_endpoint_id_id_idx" ON "webhook_deliveries"("endpoint_id", "id");
 
 -- CreateIndex
@@ -79,6 +100,9 @@ CREATE INDEX "webhook_deliveries_event_seq_idx" ON "webhook_deliveries"("event_s
 
 -- CreateIndex
 CREATE INDEX "webhook_delivery_attempts_delivery_id_id_idx" ON "webhook_delivery_attempts"("delivery_id", "id");
+
+-- AddForeignKey
+ALTER TABLE "event_positions" ADD CONSTRAINT "event_positions_event_seq_fkey" FOREIGN KEY ("event_seq") REFERENCES "events"("seq") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_endpoint_id_fkey" FOREIGN KEY ("endpoint_id") REFERENCES "webhook_endpoints"("id") ON DELETE CASCADE ON UPDATE CASCADE;
@@ -89,15 +113,9 @@ ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_event_seq_fk
 -- AddForeignKey
 ALTER TABLE "webhook_delivery_attempts" ADD CONSTRAINT "webhook_delivery_attempts_delivery_id_fkey" FOREIGN KEY ("delivery_id") REFERENCES "webhook_deliveries"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- An order write inserts into events and touches only the primary key and this small index of
--- the events the relay has yet to position: the position indexes are written by the relay.
-CREATE INDEX "events_unpositioned_idx" ON "events"("seq") WHERE "position" IS NULL;
-CREATE UNIQUE INDEX "events_position_key" ON "events"("position") WHERE "position" IS NOT NULL;
 -- Replay since an instant finds its first position through occurred_at: a BRIN index, which an
 -- insert in time order barely touches.
 CREATE INDEX "events_occurred_at_brin" ON "events" USING brin ("occurred_at");
--- The feed of one order (GET /events?sales_order_id=).
-CREATE INDEX "events_sales_order_id_position_idx" ON "events"("sales_order_id", "position") WHERE "position" IS NOT NULL;
 
 -- The next delivery of one order to one endpoint: the pending one of the lowest position.
 CREATE INDEX "webhook_deliveries_pending_idx" ON "webhook_deliveries"("endpoint_id", "sales_order_id", "event_position")
