@@ -90,17 +90,27 @@ describe('events: one per change, written with the change', () => {
   it('a refused or rolled-back write leaves no event; an idempotent retry adds none', async () => {
     const { http } = suite.server;
     const { fixtures } = suite;
-    const id = (await http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id as number;
+    const id = (await http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data
+      .sales_order_id as number;
     const number = (await http.get(`/sales-orders/${id}`).expect(200)).body.data.sales_order_no as string;
     const before = await eventCount();
 
     // Refused before the write.
-    await http.post('/sales-orders').send(orderBody(fixtures, { customer_id: 999_999 })).expect(422);
+    await http
+      .post('/sales-orders')
+      .send(orderBody(fixtures, { customer_id: 999_999 }))
+      .expect(422);
     // Refused by the write's own statement: a number another order has.
-    await http.post('/sales-orders').send(orderBody(fixtures, { sales_order_no: number })).expect(422);
+    await http
+      .post('/sales-orders')
+      .send(orderBody(fixtures, { sales_order_no: number }))
+      .expect(422);
     // Refused after the statement wrote the order and its event, in its transaction: a series
     // number too far ahead of the counter rolls both back.
-    await http.post('/sales-orders').send(orderBody(fixtures, { sales_order_no: 'DHK-2026-99999' })).expect(422);
+    await http
+      .post('/sales-orders')
+      .send(orderBody(fixtures, { sales_order_no: 'DHK-2026-99999' }))
+      .expect(422);
     // An update refused after it locked the order (and bumped its version) in its transaction.
     await http.put(`/sales-orders/${id}`).send({ grand_total: 1 }).expect(422);
     await http.put(`/sales-orders/${id}`).set('If-Match', '"7"').send({ remarks: 'stale' }).expect(412);
@@ -200,9 +210,15 @@ describe('the feed under concurrent writers', () => {
         for (let round = 0; round < 6; round += 1) {
           const id = ids[(writer + round) % ids.length]!;
           const created = await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
-          await http.put(`/sales-orders/${created.body.data.sales_order_id}`).send({ remarks: `w${writer}` }).expect(200);
+          await http
+            .put(`/sales-orders/${created.body.data.sales_order_id}`)
+            .send({ remarks: `w${writer}` })
+            .expect(200);
           // Updates of shared orders queue on the order's row lock.
-          await http.put(`/sales-orders/${id}`).send({ remarks: `w${writer} r${round}` }).expect(200);
+          await http
+            .put(`/sales-orders/${id}`)
+            .send({ remarks: `w${writer} r${round}` })
+            .expect(200);
         }
       }),
     );
@@ -217,7 +233,8 @@ describe('the feed under concurrent writers', () => {
     expect(seen.map((event) => event.id)).toEqual(all.map((row) => row.id));
     // Per order, versions in order and without a gap.
     const versions = new Map<number, number[]>();
-    for (const event of seen) versions.set(event.sales_order_id, [...(versions.get(event.sales_order_id) ?? []), event.version]);
+    for (const event of seen)
+      versions.set(event.sales_order_id, [...(versions.get(event.sales_order_id) ?? []), event.version]);
     for (const [id, list] of versions) expect(list, `order ${id}`).toEqual(list.map((_, index) => index + 1));
     expect(seen.length).toBe(6 + 8 * 6 * 3);
   });
@@ -252,7 +269,9 @@ describe('the feed under concurrent writers', () => {
       // Later changes commit first, and the reader reads past them.
       const others: number[] = [];
       for (let index = 0; index < 3; index += 1) {
-        others.push((await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id);
+        others.push(
+          (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data.sales_order_id,
+        );
       }
       await suite.server.events.relay.runOnce();
       const first = await readFeed(http, { after: start });

@@ -1,7 +1,12 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { createSalesOrderClient, type SalesOrderEvent, verifyWebhook, WebhookVerificationError } from '@sales-order/client';
+import {
+  createSalesOrderClient,
+  type SalesOrderEvent,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '@sales-order/client';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 
@@ -46,7 +51,10 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-      const endpoint = await sdk.createWebhookEndpoint({ url, event_types: ['sales_order.created', 'sales_order.updated'] });
+      const endpoint = await sdk.createWebhookEndpoint({
+        url,
+        event_types: ['sales_order.created', 'sales_order.updated'],
+      });
       secret = endpoint.secret;
       const ping = await sdk.pingWebhookEndpoint(endpoint.id);
       expect(ping).toMatchObject({ delivered: true, status_code: 204 });
@@ -55,8 +63,13 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
       await eventually(async () => verified.length === 3, 10_000);
 
       const [pinged, created, updated] = verified;
-      expect(pinged).toMatchObject({ type: 'webhook.ping', id: ping.event_id, data: { webhook_endpoint_id: endpoint.id } });
-      if (created?.type === 'webhook.ping' || updated?.type === 'webhook.ping') throw new Error('expected order events');
+      expect(pinged).toMatchObject({
+        type: 'webhook.ping',
+        id: ping.event_id,
+        data: { webhook_endpoint_id: endpoint.id },
+      });
+      if (created?.type === 'webhook.ping' || updated?.type === 'webhook.ping')
+        throw new Error('expected order events');
       // Typed as the contract's events: `data` is the order.
       expect([created!.type, created!.data.version, updated!.type, updated!.data.remarks]).toEqual([
         'sales_order.created',
@@ -77,7 +90,9 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
       expect(() => verifyWebhook(headers, body.toString('utf8').replace('"version":1', '"version":2'), secret)).toThrow(
         WebhookVerificationError,
       );
-      expect(() => verifyWebhook(headers, body, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toThrow(WebhookVerificationError);
+      expect(() => verifyWebhook(headers, body, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toThrow(
+        WebhookVerificationError,
+      );
       // Signed correctly but 6 minutes ago: a replayed capture.
       const old = new Date(Date.now() - 6 * 60_000);
       const stale = {

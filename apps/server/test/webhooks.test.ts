@@ -41,7 +41,12 @@ const webhookHelpers = (suite: Suite) => {
     return started;
   };
   const register = async (url: string, extra: Record<string, unknown> = {}) =>
-    (await suite.server.http.post('/webhook-endpoints').send({ url, ...extra }).expect(201)).body.data as WebhookEndpoint & {
+    (
+      await suite.server.http
+        .post('/webhook-endpoints')
+        .send({ url, ...extra })
+        .expect(201)
+    ).body.data as WebhookEndpoint & {
       secret: string;
     };
   const createOrder = async (overrides: Record<string, unknown> = {}) =>
@@ -89,7 +94,8 @@ describe('webhook endpoints', () => {
     expect(read).toEqual(withoutSecret);
     expect(JSON.stringify((await http.get('/webhook-endpoints').expect(200)).body)).not.toContain(created.secret);
 
-    const disabled = (await http.patch(`/webhook-endpoints/${created.id}`).send({ enabled: false }).expect(200)).body.data;
+    const disabled = (await http.patch(`/webhook-endpoints/${created.id}`).send({ enabled: false }).expect(200)).body
+      .data;
     expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'manual' });
     expect(disabled.disabled_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     const changed = (
@@ -197,13 +203,15 @@ describe('webhook deliveries', () => {
       expect(target.verifies({ ...received, body: forged }, endpoint.secret)).toBe(false);
     }
     const listed = await deliveries(endpoint.id);
-    expect(listed.map(({ event_id, event_type, version, status, attempts }) => ({
-      event_id,
-      event_type,
-      version,
-      status,
-      codes: attempts.map((attempt) => attempt.status_code),
-    }))).toEqual([
+    expect(
+      listed.map(({ event_id, event_type, version, status, attempts }) => ({
+        event_id,
+        event_type,
+        version,
+        status,
+        codes: attempts.map((attempt) => attempt.status_code),
+      })),
+    ).toEqual([
       { event_id: events[1]!.id, event_type: 'sales_order.updated', version: 2, status: 'succeeded', codes: [204] },
       { event_id: events[0]!.id, event_type: 'sales_order.created', version: 1, status: 'succeeded', codes: [204] },
     ]);
@@ -278,7 +286,10 @@ describe('webhook deliveries', () => {
     target.respondWith(() => ({ status: 200 }));
     await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'after the failure' }).expect(200);
     await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 10_000);
-    expect(payloadOf(target.received.at(-1)!.body)).toMatchObject({ type: 'sales_order.updated', data: { version: 2 } });
+    expect(payloadOf(target.received.at(-1)!.body)).toMatchObject({
+      type: 'sales_order.updated',
+      data: { version: 2 },
+    });
   });
 
   it('disable an endpoint at once when it answers 410 Gone, saying so in its GET and the log', async () => {
@@ -374,9 +385,16 @@ describe('webhook deliveries', () => {
     const endpoint = await register(target.url);
     const id = await createOrder();
     for (let version = 2; version <= 6; version += 1) {
-      await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: `v${version}` }).expect(200);
+      await suite.server.http
+        .put(`/sales-orders/${id}`)
+        .send({ remarks: `v${version}` })
+        .expect(200);
     }
-    await eventually(async () => target.received.filter((received) => tried.has(received.headers['webhook-id'] as string)).length === 12, 30_000);
+    await eventually(
+      async () =>
+        target.received.filter((received) => tried.has(received.headers['webhook-id'] as string)).length === 12,
+      30_000,
+    );
     const versions = target.received.map((received) => payloadOf(received.body).data.version);
     expect(versions).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
     expect((await deliveries(endpoint.id)).every((delivery) => delivery.status === 'succeeded')).toBe(true);
@@ -387,13 +405,15 @@ describe('webhook deliveries', () => {
     await suite.server.events.relay.runOnce();
     const start = (await http.get('/events').query({ limit: 500 })).body.data;
     let cursor = start.next_cursor as string;
-    for (let more = start.has_more; more; ) {
+    for (let more = start.has_more; more;) {
       const page = (await http.get('/events').query({ after: cursor, limit: 500 })).body.data;
       cursor = page.next_cursor;
       more = page.has_more;
     }
-    const since = (await suite.server.database.prisma.$queryRaw<{ now: string }[]>`
-      SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS now`)[0]!.now;
+    const since = (
+      await suite.server.database.prisma.$queryRaw<{ now: string }[]>`
+      SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS now`
+    )[0]!.now;
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const ids = [await createOrder(), await createOrder(), await createOrder()];
     const events = (await Promise.all(ids.map((id) => eventsOf(id)))).flat();
@@ -470,7 +490,9 @@ describe('webhook deliveries', () => {
       },
     ]);
     target.respondWith(() => ({ status: 500 }));
-    expect((await suite.server.http.post(`/webhook-endpoints/${endpoint.id}/ping`).expect(200)).body.data).toMatchObject({
+    expect(
+      (await suite.server.http.post(`/webhook-endpoints/${endpoint.id}/ping`).expect(200)).body.data,
+    ).toMatchObject({
       delivered: false,
       status_code: 500,
     });
@@ -487,7 +509,8 @@ describe('webhook deliveries', () => {
     expect(all.map((delivery) => delivery.delivery_id)).toEqual(
       [...all.map((delivery) => delivery.delivery_id)].sort((a, b) => b - a),
     );
-    const first = (await suite.server.http.get(`/webhook-endpoints/${endpoint.id}/deliveries`).query({ limit: 2 })).body.data;
+    const first = (await suite.server.http.get(`/webhook-endpoints/${endpoint.id}/deliveries`).query({ limit: 2 })).body
+      .data;
     expect(first.items).toHaveLength(2);
     const second = (
       await suite.server.http
@@ -530,9 +553,16 @@ describe('server-side request forgery: without WEBHOOK_ALLOW_HTTP', () => {
   const suite = useServerWithFixtures({ LOG_LEVEL: 'silent' });
 
   it('refuses http:// endpoints', async () => {
-    const response = await suite.server.http.post('/webhook-endpoints').send({ url: 'http://127.0.0.1:9/in' }).expect(422);
+    const response = await suite.server.http
+      .post('/webhook-endpoints')
+      .send({ url: 'http://127.0.0.1:9/in' })
+      .expect(422);
     expect(response.body.error.details).toEqual([
-      { path: 'url', code: 'webhook_url_not_https', message: 'must be https:// (http:// only with WEBHOOK_ALLOW_HTTP=true)' },
+      {
+        path: 'url',
+        code: 'webhook_url_not_https',
+        message: 'must be https:// (http:// only with WEBHOOK_ALLOW_HTTP=true)',
+      },
     ]);
   });
 });
@@ -557,7 +587,9 @@ describe('server-side request forgery: without WEBHOOK_ALLOW_PRIVATE_NETWORKS', 
     const [row] = await suite.server.database.prisma.$queryRaw<{ id: number }[]>`
       INSERT INTO webhook_endpoints (url, secret) VALUES ('https://93.184.216.34/in', 'whsec_AAAA') RETURNING id`;
     await suite.server.http.patch(`/webhook-endpoints/${row!.id}`).send({ url }).expect(422);
-    expect((await suite.server.http.get(`/webhook-endpoints/${row!.id}`)).body.data.url).toBe('https://93.184.216.34/in');
+    expect((await suite.server.http.get(`/webhook-endpoints/${row!.id}`)).body.data.url).toBe(
+      'https://93.184.216.34/in',
+    );
     await suite.server.database.prisma.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${row!.id}`;
   });
 

@@ -109,7 +109,9 @@ const eventTypeList = () =>
       }
       return [...new Set(types as EventType[])];
     })
-    .describe(`Comma-separated event types, e.g. sales_order.created,sales_order.deleted; of: ${EVENT_TYPES.join(', ')}.`);
+    .describe(
+      `Comma-separated event types, e.g. sales_order.created,sales_order.deleted; of: ${EVENT_TYPES.join(', ')}.`,
+    );
 
 export const ListEventsQuerySchema = z.object({
   after: eventCursor()

@@ -233,8 +233,7 @@ const toNullableEnums = (node: Json): Json => {
 };
 
 /** Every rewrite the zod converter's output needs, for paths and components alike. */
-const normalize = (node: Json): Json =>
-  describeIntegers(toNullableEnums(toNullableMembers(toOpenApi30Bounds(node))));
+const normalize = (node: Json): Json => describeIntegers(toNullableEnums(toNullableMembers(toOpenApi30Bounds(node))));
 
 /** Lifts the named schemas out of `paths` into `components.schemas`, smallest first so they nest. */
 const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, SchemaObject> } => {
@@ -410,7 +409,8 @@ export const createOpenApiDocument = ({
     .addTag({ name: SALES_ORDERS_TAG, description: 'Orders, their totals, licences and form options.' })
     .addTag({
       name: 'Events',
-      description: 'The change feed: one event per change of an order, written in the same transaction, in commit order.',
+      description:
+        'The change feed: one event per change of an order, written in the same transaction, in commit order.',
     })
     .addTag({
       name: 'Webhooks',

@@ -96,7 +96,9 @@ export const UpdateWebhookEndpointBodySchema = documented(
       description: description(),
       enabled: z
         .boolean()
-        .describe('false disables the endpoint (nothing is delivered); true enables it again and resumes its deliveries.'),
+        .describe(
+          'false disables the endpoint (nothing is delivered); true enables it again and resumes its deliveries.',
+        ),
     })
     .partial(),
   // At least one of the fields above: unknown fields are ignored, so they do not count.
@@ -269,7 +271,10 @@ export const PingWebhookPayloadSchema = z.object({
 });
 
 /** What a delivery's body holds, by `type`. */
-export const WebhookPayloadSchema = z.discriminatedUnion('type', [SalesOrderWebhookPayloadSchema, PingWebhookPayloadSchema]);
+export const WebhookPayloadSchema = z.discriminatedUnion('type', [
+  SalesOrderWebhookPayloadSchema,
+  PingWebhookPayloadSchema,
+]);
 export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
 
 const UnprocessableEndpointResponse = describedError(

@@ -37,7 +37,14 @@ export const deliveryJobTimeoutSeconds = (timeoutMs: number) => Math.ceil((2 * t
 export const webhookBody = (type: string, occurredAt: Date, data: unknown): string =>
   JSON.stringify({ type, timestamp: occurredAt.toISOString(), data });
 
-export const createDeliveryWorker = ({ db, queue, sender, retryScheduleMs, timeoutMs, logger }: DeliveryWorkerOptions) => {
+export const createDeliveryWorker = ({
+  db,
+  queue,
+  sender,
+  retryScheduleMs,
+  timeoutMs,
+  logger,
+}: DeliveryWorkerOptions) => {
   const leaseMs = timeoutMs + LEASE_MARGIN_MS;
 
   /** One attempt of the key's next delivery; true when the next one may follow at once. */

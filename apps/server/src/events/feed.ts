@@ -9,7 +9,10 @@ import { eventStore } from './store/event-store.js';
  * saw: every event up to it is readable, so a filtered reader does not scan the same stretch
  * again on its next call.
  */
-export const listEvents = async (db: Db, { after, limit, types, sales_order_id }: ListEventsFilters): Promise<EventPage> => {
+export const listEvents = async (
+  db: Db,
+  { after, limit, types, sales_order_id }: ListEventsFilters,
+): Promise<EventPage> => {
   const afterPosition = after?.position ?? 0;
   const page = await eventStore.page(db, { afterPosition, limit, types, salesOrderId: sales_order_id });
   const hasMore = page.rows.length > limit;

@@ -32,9 +32,16 @@ export interface DeliveryDeps {
 const endpointNotFound = (id: number) => notFound(`webhook endpoint ${id} not found`);
 
 export const createWebhookDeliveries = ({ transactions, queue, sender }: DeliveryDeps) => ({
-  list: async (endpointId: number, { status, limit, cursor }: ListWebhookDeliveriesFilters): Promise<WebhookDeliveryPage> => {
+  list: async (
+    endpointId: number,
+    { status, limit, cursor }: ListWebhookDeliveriesFilters,
+  ): Promise<WebhookDeliveryPage> => {
     if (!(await webhookEndpointStore.find(transactions.db, endpointId))) throw endpointNotFound(endpointId);
-    const rows = await webhookDeliveryStore.list(transactions.db, endpointId, { status, limit: limit + 1, beforeId: cursor });
+    const rows = await webhookDeliveryStore.list(transactions.db, endpointId, {
+      status,
+      limit: limit + 1,
+      beforeId: cursor,
+    });
     const items = rows.slice(0, limit);
     return { items, next_cursor: rows.length > limit ? items.at(-1)!.delivery_id : null };
   },

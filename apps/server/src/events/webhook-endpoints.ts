@@ -40,7 +40,11 @@ const checkUrl = async ({ resolve, allowHttp, allowPrivateNetworks }: WebhookDep
   const url = new URL(text);
   if (url.protocol === 'http:' && !allowHttp) {
     throw unprocessable([
-      { path: 'url', message: 'must be https:// (http:// only with WEBHOOK_ALLOW_HTTP=true)', code: WebhookCode.urlNotHttps },
+      {
+        path: 'url',
+        message: 'must be https:// (http:// only with WEBHOOK_ALLOW_HTTP=true)',
+        code: WebhookCode.urlNotHttps,
+      },
     ]);
   }
   const check = await checkHost(url, resolve, allowPrivateNetworks);

@@ -43,7 +43,8 @@ export interface WebhookSenderOptions {
   resolve: Resolver;
 }
 
-const clip = (text: string) => (text.length > DELIVERY_ERROR_MAX_LENGTH ? text.slice(0, DELIVERY_ERROR_MAX_LENGTH) : text);
+const clip = (text: string) =>
+  text.length > DELIVERY_ERROR_MAX_LENGTH ? text.slice(0, DELIVERY_ERROR_MAX_LENGTH) : text;
 
 const describeError = (error: unknown, timeoutMs: number): string => {
   if (error instanceof AddressRefusedError) return error.message;
@@ -72,7 +73,11 @@ export const createWebhookSender = ({
         url,
         {
           method: 'POST',
-          headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body), 'user-agent': 'sales-order-service-webhooks' },
+          headers: {
+            ...request.headers,
+            'content-length': Buffer.byteLength(request.body),
+            'user-agent': 'sales-order-service-webhooks',
+          },
           agent: agents[url.protocol as 'http:' | 'https:'],
           signal: AbortSignal.timeout(timeoutMs),
         },
@@ -101,7 +106,11 @@ export const createWebhookSender = ({
       const latency = () => Math.round(performance.now() - started);
       const url = new URL(request.url);
       if (url.protocol === 'http:' && !allowHttp) {
-        return { statusCode: null, error: 'http:// refused: only https:// unless WEBHOOK_ALLOW_HTTP=true', latencyMs: 0 };
+        return {
+          statusCode: null,
+          error: 'http:// refused: only https:// unless WEBHOOK_ALLOW_HTTP=true',
+          latencyMs: 0,
+        };
       }
       // An IP literal is connected to without a lookup: judged here.
       const host = hostOf(url);

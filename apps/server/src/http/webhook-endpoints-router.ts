@@ -13,7 +13,10 @@ export const createWebhookEndpointsRouter = ({ webhookEndpoints, webhookDeliveri
     createWebhookEndpoint: async ({ body, req, res }) => {
       const created = await webhookEndpoints.create(body, actorOf(req));
       res.setHeader('Location', `${req.baseUrl}/webhook-endpoints/${created.id}`);
-      return { status: 201, body: success(created, 'Webhook endpoint created: keep the secret, it is not shown again') };
+      return {
+        status: 201,
+        body: success(created, 'Webhook endpoint created: keep the secret, it is not shown again'),
+      };
     },
     listWebhookEndpoints: async () => ({ status: 200, body: success(await webhookEndpoints.list()) }),
     getWebhookEndpoint: async ({ params }) => ({ status: 200, body: success(await webhookEndpoints.get(params.id)) }),
@@ -27,7 +30,10 @@ export const createWebhookEndpointsRouter = ({ webhookEndpoints, webhookDeliveri
     }),
     rotateWebhookSecret: async ({ params }) => ({
       status: 200,
-      body: success(await webhookEndpoints.rotateSecret(params.id), 'Secret rotated: keep the new one, it is not shown again'),
+      body: success(
+        await webhookEndpoints.rotateSecret(params.id),
+        'Secret rotated: keep the new one, it is not shown again',
+      ),
     }),
     listWebhookDeliveries: async ({ params, query }) => ({
       status: 200,
@@ -37,5 +43,8 @@ export const createWebhookEndpointsRouter = ({ webhookEndpoints, webhookDeliveri
       status: 202,
       body: success(await webhookDeliveries.replay(params.id, body)),
     }),
-    pingWebhookEndpoint: async ({ params }) => ({ status: 200, body: success(await webhookDeliveries.ping(params.id)) }),
+    pingWebhookEndpoint: async ({ params }) => ({
+      status: 200,
+      body: success(await webhookDeliveries.ping(params.id)),
+    }),
   });

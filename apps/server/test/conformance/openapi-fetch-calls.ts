@@ -202,7 +202,12 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
   );
   // Events and webhook endpoints. The endpoint's URL is a closed loopback port (the test server
   // allows http and private addresses): deliveries and the ping reach nothing off this machine.
-  record('events', '/events', 'get', await client.GET('/events', { params: { query: { limit: 10, types: 'sales_order.created' } } }));
+  record(
+    'events',
+    '/events',
+    'get',
+    await client.GET('/events', { params: { query: { limit: 10, types: 'sales_order.created' } } }),
+  );
   record(
     'events with a tampered cursor: 400',
     '/events',
@@ -220,14 +225,24 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
   const endpointId = (endpoint.data as { data: { id: number } }).data.id;
   const endpointPath = { params: { path: { id: endpointId } } };
   record('list webhook endpoints', '/webhook-endpoints', 'get', await client.GET('/webhook-endpoints'));
-  record('read webhook endpoint', '/webhook-endpoints/{id}', 'get', await client.GET('/webhook-endpoints/{id}', endpointPath));
+  record(
+    'read webhook endpoint',
+    '/webhook-endpoints/{id}',
+    'get',
+    await client.GET('/webhook-endpoints/{id}', endpointPath),
+  );
   record(
     'rotate webhook secret',
     '/webhook-endpoints/{id}/rotate-secret',
     'post',
     await client.POST('/webhook-endpoints/{id}/rotate-secret', endpointPath),
   );
-  record('ping webhook endpoint', '/webhook-endpoints/{id}/ping', 'post', await client.POST('/webhook-endpoints/{id}/ping', endpointPath));
+  record(
+    'ping webhook endpoint',
+    '/webhook-endpoints/{id}/ping',
+    'post',
+    await client.POST('/webhook-endpoints/{id}/ping', endpointPath),
+  );
   record(
     'replay',
     '/webhook-endpoints/{id}/replay',
@@ -238,7 +253,9 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     'deliveries',
     '/webhook-endpoints/{id}/deliveries',
     'get',
-    await client.GET('/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpointId }, query: { limit: 5 } } }),
+    await client.GET('/webhook-endpoints/{id}/deliveries', {
+      params: { path: { id: endpointId }, query: { limit: 5 } },
+    }),
   );
   record(
     'disable webhook endpoint',
@@ -258,7 +275,12 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     'post',
     await client.POST('/webhook-endpoints', { body: { url: 'http://user:secret@127.0.0.1:9/webhooks' } }),
   );
-  record('delete webhook endpoint', '/webhook-endpoints/{id}', 'delete', await client.DELETE('/webhook-endpoints/{id}', endpointPath));
+  record(
+    'delete webhook endpoint',
+    '/webhook-endpoints/{id}',
+    'delete',
+    await client.DELETE('/webhook-endpoints/{id}', endpointPath),
+  );
   record(
     'read deleted webhook endpoint: 404',
     '/webhook-endpoints/{id}',

@@ -40,7 +40,9 @@ const headersOf = (received: Received): Record<string, string> =>
     Object.entries(received.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])),
   );
 
-export const startWebhookReceiver = async (responder: Responder = () => ({ status: 204 })): Promise<WebhookReceiver> => {
+export const startWebhookReceiver = async (
+  responder: Responder = () => ({ status: 204 }),
+): Promise<WebhookReceiver> => {
   const received: Received[] = [];
   let respond = responder;
   const server = http.createServer((req, res) => {

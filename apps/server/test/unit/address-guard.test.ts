@@ -63,12 +63,18 @@ describe('nonPublicRange: which addresses may receive webhooks', () => {
     expect(nonPublicRange(address)).toBe(range);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '172.15.255.255', '192.169.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.4.4'])(
-    '%s is public: accepted',
-    (address) => {
-      expect(nonPublicRange(address)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '172.15.255.255',
+    '192.169.0.1',
+    '100.128.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.4.4',
+  ])('%s is public: accepted', (address) => {
+    expect(nonPublicRange(address)).toBeNull();
+  });
 });
 
 describe('checkHost: a URL at registration', () => {
@@ -145,7 +151,11 @@ describe('guardedLookup: the connection-time check of every delivery', () => {
       ],
       family: undefined,
     });
-    expect(await lookUp(resolve, 'hooks.example.com', false)).toEqual({ error: null, address: '93.184.216.34', family: 4 });
+    expect(await lookUp(resolve, 'hooks.example.com', false)).toEqual({
+      error: null,
+      address: '93.184.216.34',
+      family: 4,
+    });
   });
 
   it('refuses a name that now resolves to a private address (DNS changed since registration)', async () => {

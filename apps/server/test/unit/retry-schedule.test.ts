@@ -34,10 +34,14 @@ describe('the webhook retry schedule', () => {
     (value) => {
       if (value === '') {
         // Empty is unset: the default.
-        expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: value }).webhooks.retryScheduleMs).toEqual(DEFAULT_RETRY_SCHEDULE_MS);
+        expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: value }).webhooks.retryScheduleMs).toEqual(
+          DEFAULT_RETRY_SCHEDULE_MS,
+        );
         return;
       }
-      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: value })).toThrow(/WEBHOOK_RETRY_SCHEDULE: must be none or up to 20/);
+      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: value })).toThrow(
+        /WEBHOOK_RETRY_SCHEDULE: must be none or up to 20/,
+      );
     },
   );
 });

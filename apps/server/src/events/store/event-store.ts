@@ -108,7 +108,9 @@ export const eventStore = {
    * pairs got deliveries.
    */
   positionCommitted: async (tx: Db, lastPosition: number, batchSize: number): Promise<PositionedBatch> => {
-    const rows = await tx.$queryRaw<{ positioned: number; endpoint_id: number | null; sales_order_id: number | null }[]>`
+    const rows = await tx.$queryRaw<
+      { positioned: number; endpoint_id: number | null; sales_order_id: number | null }[]
+    >`
       WITH batch AS (
         SELECT event_seq AS seq, row_number() OVER (ORDER BY event_seq) AS n
         FROM event_queue ORDER BY event_seq LIMIT ${batchSize}::int),

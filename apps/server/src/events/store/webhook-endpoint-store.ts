@@ -63,7 +63,9 @@ export const webhookEndpointStore = {
     db.$queryRaw<EndpointRow[]>`SELECT ${READ_COLUMNS} FROM webhook_endpoints ORDER BY id`,
 
   find: async (db: Db, id: number): Promise<EndpointRow | null> => {
-    const [row] = await db.$queryRaw<EndpointRow[]>`SELECT ${READ_COLUMNS} FROM webhook_endpoints WHERE id = ${id}::int`;
+    const [row] = await db.$queryRaw<
+      EndpointRow[]
+    >`SELECT ${READ_COLUMNS} FROM webhook_endpoints WHERE id = ${id}::int`;
     return row ?? null;
   },
 
