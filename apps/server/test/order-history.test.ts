@@ -212,4 +212,35 @@ describe('GET /sales-orders/{id}/history', () => {
     expect(order.version).toBe(1);
     expect(order.remarks).toBe('Deliver before Friday');
   });
+
+  // Concurrent writers queue on the order's row lock: a second connection holds nothing here,
+  // but the embedded database serves one connection, where nobody ever waits.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'stamps concurrent changes of one order in the order they commit: history at and updated_at never run backwards',
+    async () => {
+      const http = suite.server.http;
+      const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+        .sales_order_id as number;
+      for (let round = 0; round < 4; round += 1) {
+        const statuses = await Promise.all(
+          Array.from({ length: 10 }, (_, writer) =>
+            http
+              .put(`/sales-orders/${id}`)
+              .send({ remarks: `round ${round} writer ${writer}` })
+              .then((response) => response.status),
+          ),
+        );
+        expect(statuses.every((status) => status === 200)).toBe(true);
+      }
+      // Millisecond stamps from the table: the API's seconds would hide a step back.
+      const entries = await suite.server.database.prisma.$queryRaw<{ version: number; at: Date }[]>`
+        SELECT version, at FROM sales_order_history WHERE sales_order_id = ${id} ORDER BY version`;
+      expect(entries).toHaveLength(41);
+      const backwards = entries.filter((entry, index) => index > 0 && entry.at < entries[index - 1]!.at);
+      expect(backwards.map((entry) => entry.version)).toEqual([]);
+      const [order] = await suite.server.database.prisma.$queryRaw<{ updated_at: Date }[]>`
+        SELECT updated_at FROM sales_orders WHERE id = ${id}`;
+      expect(order!.updated_at).toEqual(entries.at(-1)!.at);
+    },
+  );
 });

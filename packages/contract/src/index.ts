@@ -4,6 +4,7 @@ export * from './envelope.js';
 export * from './errors.js';
 export * from './licence.js';
 export * from './order-history.js';
+export * from './order-lifecycle.js';
 export * from './order-list.js';
 export * from './permissions.js';
 export * from './sales-order.js';

@@ -26,6 +26,7 @@ import {
   HistoryTotalsSchema,
   SalesOrderHistorySchema,
 } from './order-history.js';
+import { CancelSalesOrderBodySchema, ConfirmSalesOrderBodySchema, SalesOrderStatusSchema } from './order-lifecycle.js';
 import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
 import {
   CreatedSalesOrderSchema,
@@ -68,6 +69,8 @@ const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   OtherChargeInput: OtherChargeInputSchema,
   CalculateTotalsBody: CalculateTotalsBodySchema,
   ValidateLicenceBody: ValidateLicenceBodySchema,
+  ConfirmSalesOrderBody: ConfirmSalesOrderBodySchema,
+  CancelSalesOrderBody: CancelSalesOrderBodySchema,
 };
 const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrder: SalesOrderSchema,
@@ -90,6 +93,7 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   HistoryCharge: HistoryChargeSchema,
   HistoryTotals: HistoryTotalsSchema,
   FieldChange: FieldChangeSchema,
+  SalesOrderStatus: SalesOrderStatusSchema,
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
@@ -209,7 +213,7 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   201: 'Created',
-  304: 'Not modified: the order is still at the version If-None-Match names.',
+  304: 'Not modified: the order still reads as the entity tag If-None-Match names.',
 };
 
 /**

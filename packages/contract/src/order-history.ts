@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 import { dateTime, id, MAX_DETAIL_LINES } from './common.js';
+import { LicenceWarningSchema } from './licence.js';
+import { CANCELLATION_REASON_MAX_LENGTH } from './order-lifecycle.js';
 import { ORDER_REMARKS_MAX_LENGTH, OtherChargeSchema, SalesOrderDetailSchema } from './sales-order.js';
 
 /** Header fields an entry can name (every field of the read shape), and fields of one line. */
@@ -9,9 +11,11 @@ const ITEM_FIELDS_MAX = 10;
 /** The audit columns' width: created_by, updated_by, deleted_by. */
 const SUBJECT_MAX_LENGTH = 200;
 
-/** GET /sales-orders/{id}/history: one entry per create, update and delete of an order. */
+/** GET /sales-orders/{id}/history: one entry per change of an order. */
 
-export const HistoryActionSchema = z.enum(['create', 'update', 'delete']);
+export const HistoryActionSchema = z
+  .enum(['create', 'update', 'delete', 'confirm', 'cancel', 'close', 'amend'])
+  .describe('amend: the first entry of an order made by amending a cancelled one (amended_from_id names it).');
 
 const changeValue = () => z.union([z.string().max(ORDER_REMARKS_MAX_LENGTH), z.number()]).nullable();
 
@@ -80,6 +84,16 @@ export const HistoryEntrySchema = z.object({
   at: dateTime(),
   by: z.string().max(SUBJECT_MAX_LENGTH).nullable().describe('The authenticated subject that made the change.'),
   changes: HistoryChangesSchema,
+  reason: z
+    .string()
+    .max(CANCELLATION_REASON_MAX_LENGTH)
+    .optional()
+    .describe("cancel: the reason given (also the order's cancellation_reason)."),
+  acknowledged_warnings: z
+    .array(LicenceWarningSchema)
+    .max(MAX_DETAIL_LINES)
+    .optional()
+    .describe('confirm with acknowledge_warnings: the licence warnings the caller confirmed despite.'),
 });
 
 export const SalesOrderHistorySchema = z.object({

@@ -1,4 +1,10 @@
-import { HistoryActionSchema, HistoryChangesSchema, type SalesOrderHistory } from '@sales-order/contract';
+import {
+  HistoryActionSchema,
+  HistoryChangesSchema,
+  LicenceWarningSchema,
+  type SalesOrderHistory,
+} from '@sales-order/contract';
+import { z } from 'zod';
 
 import { notFound } from '../errors/domain-error.js';
 import type { OrderDeps } from './order-use-case.js';
@@ -15,8 +21,12 @@ export const getOrderHistory = async ({ transactions }: OrderDeps, orderId: numb
       action: HistoryActionSchema.parse(entry.action),
       at: entry.at,
       by: entry.by,
-      // Written by the order's write paths in this shape; parsing keeps the type honest.
+      // Written by the order's write paths in these shapes; parsing keeps the types honest.
       changes: HistoryChangesSchema.parse(entry.changes),
+      ...(entry.reason === null ? {} : { reason: entry.reason }),
+      ...(entry.acknowledged_warnings === null
+        ? {}
+        : { acknowledged_warnings: z.array(LicenceWarningSchema).parse(entry.acknowledged_warnings) }),
     })),
   };
 };

@@ -10,6 +10,8 @@ export interface StoredHistoryEntry {
   at: string;
   by: string | null;
   changes: Prisma.JsonValue;
+  reason: string | null;
+  acknowledged_warnings: Prisma.JsonValue;
 }
 
 export const orderHistoryStore = {
@@ -23,7 +25,8 @@ export const orderHistoryStore = {
         coalesce((
           SELECT json_agg(json_build_object(
               'version', version, 'action', action,
-              'at', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), 'by', by, 'changes', changes)
+              'at', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), 'by', by, 'changes', changes,
+              'reason', reason, 'acknowledged_warnings', acknowledged_warnings)
             ORDER BY version)
           FROM sales_order_history WHERE sales_order_id = ${salesOrderId}::int), '[]') AS entries`;
     return row!;
