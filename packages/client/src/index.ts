@@ -13,7 +13,9 @@ import {
   type MaxNumber,
   type MaxNumberQuery,
   type SalesOrder,
+  type HistoryEntry,
   type SalesOrderHistory,
+  type SalesOrderHistoryQuery,
   type SalesOrderListItem,
   type SalesOrderPage,
   salesOrdersContract,
@@ -30,6 +32,7 @@ import { type ApiFetcher, initClient } from '@ts-rest/core';
 export type {
   CalculateTotalsBody,
   CancelSalesOrderBody,
+  HistoryEntry,
   ConfirmSalesOrderBody,
   CreatedSalesOrder,
   CreateSalesOrderBody,
@@ -43,6 +46,7 @@ export type {
   MaxNumberQuery,
   SalesOrder,
   SalesOrderHistory,
+  SalesOrderHistoryQuery,
   SalesOrderListItem,
   SalesOrderPage,
   SalesOrderStatus,
@@ -55,7 +59,6 @@ export type {
   FieldChange,
   HistoryChanges,
   HistoryCharge,
-  HistoryEntry,
   HistoryLine,
   HistoryTotals,
   ListSort,
@@ -377,8 +380,29 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
         cursor = page.next_cursor ?? undefined;
       } while (cursor !== undefined);
     },
-    /** GET /sales-orders/{id}/history: every create, update and delete, oldest first (also of deleted orders). */
-    getSalesOrderHistory: (id: number) => unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id } })),
+    /**
+     * GET /sales-orders/{id}/history: a page of its changes, oldest first (also of deleted
+     * orders); pass `next_cursor` as `cursor` for the next page.
+     */
+    getSalesOrderHistory: (id: number, query: SalesOrderHistoryQuery = {}) =>
+      unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id }, query })),
+    /** Every history entry of an order, page after page: `for await (const entry of client.salesOrderHistory(4))`. */
+    salesOrderHistory: async function* (
+      id: number,
+      { limit }: { limit?: number } = {},
+    ): AsyncGenerator<HistoryEntry, void, undefined> {
+      let cursor: string | undefined;
+      do {
+        const page = await unwrap<SalesOrderHistory>(
+          client.getSalesOrderHistory({
+            params: { id },
+            query: { ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) },
+          }),
+        );
+        yield* page.entries;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+    },
     /**
      * POST /sales-orders, with an Idempotency-Key (a random UUID unless given): network errors,
      * 409, 429, 502, 503 and 504 are retried with the same key, so a retry never makes a second order.

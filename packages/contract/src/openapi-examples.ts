@@ -277,6 +277,7 @@ const history: SalesOrderHistory = {
       },
     },
   ],
+  next_cursor: null,
 };
 
 type Examples = { [K in keyof SalesOrdersContract]: { request?: unknown; responses: Record<string, unknown> } };

@@ -12,7 +12,7 @@ import {
   UnprocessableResponse,
 } from './errors.js';
 import { LicenceValidationSchema, ValidateLicenceBodySchema } from './licence.js';
-import { SalesOrderHistorySchema } from './order-history.js';
+import { SalesOrderHistoryQuerySchema, SalesOrderHistorySchema } from './order-history.js';
 import {
   CancelSalesOrderBodySchema,
   ConfirmSalesOrderBodySchema,
@@ -149,11 +149,12 @@ export const salesOrdersContract = c.router(
       method: 'GET',
       path: '/sales-orders/:id/history',
       pathParams: SalesOrderIdParamsSchema,
+      query: SalesOrderHistoryQuerySchema,
       responses: {
         200: successEnvelope(SalesOrderHistorySchema),
         404: NotFoundResponse,
       },
-      summary: 'Every create, update and delete of an order, oldest first; readable after the order is deleted',
+      summary: 'Every change of an order, oldest first, a page at a time; readable after the order is deleted',
       metadata: { permission: Permission.read } as const,
     },
     updateSalesOrder: {

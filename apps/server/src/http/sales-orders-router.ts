@@ -98,7 +98,10 @@ export const createSalesOrdersRouter = (
       return { status: 200, body: success(order) };
     },
 
-    getSalesOrderHistory: async ({ params }) => ({ status: 200, body: success(await orders.history(params.id)) }),
+    getSalesOrderHistory: async ({ params, query }) => ({
+      status: 200,
+      body: success(await orders.history(params.id, { limit: query.limit, after: query.cursor })),
+    }),
 
     updateSalesOrder: async ({ params, body, headers, req, res }) => {
       const expected = expectedOf(headers['if-match'], requireIfMatch);

@@ -16,7 +16,7 @@ import { createOrder } from './create-order.js';
 import { deleteOrder } from './delete-order.js';
 import { getMaxNumber } from './get-max-number.js';
 import { getOrder } from './get-order.js';
-import { getOrderHistory } from './get-order-history.js';
+import { getOrderHistory, type HistoryPageRequest } from './get-order-history.js';
 import { listOrders } from './list-orders.js';
 import type { Actor } from './order.js';
 import type { Expected } from './order-preconditions.js';
@@ -28,7 +28,7 @@ import { updateOrder } from './update-order.js';
 export const createOrderUseCases = (deps: OrderDeps) => ({
   get: (id: number) => getOrder(deps, id),
   list: (query: ListSalesOrdersFilters) => listOrders(deps, query),
-  history: (id: number) => getOrderHistory(deps, id),
+  history: (id: number, page?: HistoryPageRequest) => getOrderHistory(deps, id, page),
   maxNumber: (query: MaxNumberQuery) => getMaxNumber(deps, query),
   create: (input: CreateSalesOrderBody, actor: Actor, idempotency?: IdempotencyGuard) =>
     createOrder(deps, input, actor, idempotency),
