@@ -310,10 +310,11 @@ describe('GET /sales-orders/{id}/history', () => {
     const pages: { version: number }[][] = [];
     let cursor: string | null = null;
     do {
-      const response = await http
-        .get(`/sales-orders/${id}/history`)
-        .query(cursor ? { cursor } : {})
-        .expect(200);
+      const response: { text: string; body: { data: { entries: { version: number }[]; next_cursor: string | null } } } =
+        await http
+          .get(`/sales-orders/${id}/history`)
+          .query(cursor ? { cursor } : {})
+          .expect(200);
       pages.push(response.body.data.entries);
       // The changes of a page, as JSON, stay within the bound (with the first entry always there).
       expect(response.text.length).toBeLessThan(1_100_000);

@@ -111,7 +111,10 @@ const HISTORY_CURSOR = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The cursor after the entry of `version`. */
 export const encodeHistoryCursor = (version: number): string =>
-  btoa(JSON.stringify({ v: version })).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  btoa(JSON.stringify({ v: version }))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 /** The version a `next_cursor` names, or undefined when the text is not one the service issued. */
 export const decodeHistoryCursor = (value: string): number | undefined => {
