@@ -29,6 +29,10 @@ describe('API documentation', () => {
         '/sales-orders/validate-licence',
         '/sales-orders/{id}',
         '/sales-orders/{id}/history',
+        '/sales-orders/{id}/confirm',
+        '/sales-orders/{id}/cancel',
+        '/sales-orders/{id}/close',
+        '/sales-orders/{id}/amend',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) =>
@@ -46,6 +50,10 @@ describe('API documentation', () => {
         'listSalesOrders',
         'updateSalesOrder',
         'validateLicence',
+        'confirmSalesOrder',
+        'cancelSalesOrder',
+        'closeSalesOrder',
+        'amendSalesOrder',
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([

@@ -117,6 +117,42 @@ describe('authentication and permissions on every route', () => {
         status: 200,
         call: async () => ({ method: 'delete', path: `/sales-orders/${await newOrderId()}` }),
       },
+      confirmSalesOrder: {
+        permission: Permission.confirm,
+        status: 200,
+        call: async () => ({
+          method: 'post',
+          path: `/sales-orders/${await newOrderId()}/confirm`,
+          body: { acknowledge_warnings: true },
+        }),
+      },
+      cancelSalesOrder: {
+        permission: Permission.cancel,
+        status: 200,
+        call: async () => ({
+          method: 'post',
+          path: `/sales-orders/${await newOrderId()}/cancel`,
+          body: { reason: 'wrong customer' },
+        }),
+      },
+      closeSalesOrder: {
+        permission: Permission.close,
+        status: 200,
+        call: async () => {
+          const id = await newOrderId();
+          await server.http.post(`/sales-orders/${id}/confirm`).send({ acknowledge_warnings: true }).expect(200);
+          return { method: 'post', path: `/sales-orders/${id}/close` };
+        },
+      },
+      amendSalesOrder: {
+        permission: Permission.create,
+        status: 201,
+        call: async () => {
+          const id = await newOrderId();
+          await server.http.post(`/sales-orders/${id}/cancel`).send({ reason: 'to amend' }).expect(200);
+          return { method: 'post', path: `/sales-orders/${id}/amend` };
+        },
+      },
     };
     const { prisma } = server.database;
     methods = [

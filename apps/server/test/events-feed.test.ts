@@ -87,6 +87,53 @@ describe('events: one per change, written with the change', () => {
     expect(history.map((entry) => entry.version)).toEqual(events.map((event) => event.version));
   });
 
+  it('every lifecycle transition writes its event, with the order as GET reads it after the transition', async () => {
+    const { http } = suite.server;
+    const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+      .sales_order_id as number;
+    await http.post(`/sales-orders/${id}/confirm`).send({ acknowledge_warnings: true }).expect(200);
+    const confirmed = (await http.get(`/sales-orders/${id}`).expect(200)).body.data;
+    await http.post(`/sales-orders/${id}/close`).expect(200);
+    const closed = (await http.get(`/sales-orders/${id}`).expect(200)).body.data;
+    expect((await eventsOf(id)).map((event) => [event.type, event.version, JSON.stringify(event.data)])).toEqual([
+      ['sales_order.created', 1, expect.any(String)],
+      ['sales_order.confirmed', 2, JSON.stringify(confirmed)],
+      ['sales_order.closed', 3, JSON.stringify(closed)],
+    ]);
+
+    const other = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+      .sales_order_id as number;
+    await http.post(`/sales-orders/${other}/cancel`).send({ reason: 'Customer withdrew' }).expect(200);
+    const cancelled = (await http.get(`/sales-orders/${other}`).expect(200)).body.data;
+    const amended = (await http.post(`/sales-orders/${other}/amend`).expect(201)).body.data;
+    const draft = (await http.get(`/sales-orders/${amended.sales_order_id}`).expect(200)).body.data;
+    expect((await eventsOf(other)).map((event) => [event.type, event.version, JSON.stringify(event.data)])).toEqual([
+      ['sales_order.created', 1, expect.any(String)],
+      ['sales_order.cancelled', 2, JSON.stringify(cancelled)],
+    ]);
+    expect(cancelled.cancellation_reason).toBe('Customer withdrew');
+    expect((await eventsOf(amended.sales_order_id)).map((event) => [event.type, event.version, JSON.stringify(event.data)])).toEqual([
+      ['sales_order.amended', 1, JSON.stringify(draft)],
+    ]);
+    expect(draft.amended_from_id).toBe(other);
+
+    // Created and confirmed in one transaction: two events, versions 1 and 2.
+    const both = (
+      await http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { status: 'confirmed', acknowledge_warnings: true }))
+        .expect(201)
+    ).body.data.sales_order_id as number;
+    expect((await eventsOf(both)).map((event) => [event.type, event.version])).toEqual([
+      ['sales_order.created', 1],
+      ['sales_order.confirmed', 2],
+    ]);
+    // A refused transition leaves no event.
+    const before = await eventCount();
+    await http.post(`/sales-orders/${id}/cancel`).send({ reason: 'too late' }).expect(409);
+    expect(await eventCount()).toBe(before);
+  });
+
   it('a refused or rolled-back write leaves no event; an idempotent retry adds none', async () => {
     const { http } = suite.server;
     const { fixtures } = suite;

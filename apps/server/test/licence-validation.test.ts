@@ -58,13 +58,18 @@ describe('POST /sales-orders/validate-licence', () => {
     return warnings;
   };
 
-  /** Creates an order through the API, as a user would; returns its id. */
+  /**
+   * Creates a confirmed order through the API, as a user would (only confirmed and closed
+   * orders hold quota); returns its id.
+   */
   const placeOrder = async (lines: { product_id: number; quantity: number }[], date = ORDER_DATE): Promise<number> => {
     const response = await suite.server.http.post('/sales-orders').send(
       orderBody(suite.fixtures, {
         sales_order_date: date,
         details: lines.map((line) => ({ ...line, rate: 10 })),
         other_charges: [],
+        status: 'confirmed',
+        acknowledge_warnings: true,
       }),
     );
     expect(response.status).toBe(201);
@@ -196,13 +201,25 @@ describe('POST /sales-orders/validate-licence', () => {
     ).toEqual([overQuota(quota, `LIC-${quota.code}-1`, '50.5', '50', '50', '0'), noLicence(unlicensed)]);
   });
 
-  it('soft-deleted orders do not use the quota', async () => {
+  it('cancelled, draft and soft-deleted orders do not use the quota', async () => {
     const quota = await product({ licences: [wide('100')] });
-    const deleted = await placeOrder([{ product_id: quota.id, quantity: 80 }]);
+    const cancelled = await placeOrder([{ product_id: quota.id, quantity: 80 }]);
     expect(await warningsOf(validate([{ product_id: quota.id, quantity: 30 }]))).toHaveLength(1);
 
-    expect((await suite.server.http.delete(`/sales-orders/${deleted}`)).status).toBe(200);
+    expect(
+      (await suite.server.http.post(`/sales-orders/${cancelled}/cancel`).send({ reason: 'not needed' })).status,
+    ).toBe(200);
+    expect(await warningsOf(validate([{ product_id: quota.id, quantity: 100 }]))).toEqual([]);
 
+    // A draft holds nothing, and neither does it once deleted.
+    const draft = await suite.server.http
+      .post('/sales-orders')
+      .send(
+        orderBody(suite.fixtures, { details: [{ product_id: quota.id, quantity: 80, rate: 10 }], other_charges: [] }),
+      )
+      .expect(201);
+    expect(await warningsOf(validate([{ product_id: quota.id, quantity: 100 }]))).toEqual([]);
+    expect((await suite.server.http.delete(`/sales-orders/${draft.body.data.sales_order_id}`)).status).toBe(200);
     expect(await warningsOf(validate([{ product_id: quota.id, quantity: 100 }]))).toEqual([]);
   });
 
@@ -428,6 +445,7 @@ describe('validate-licence query count', () => {
       orderBody(fixtures, {
         details: products.map((p) => ({ product_id: p.id, quantity: 1, rate: 1 })),
         other_charges: [],
+        status: 'confirmed',
       }),
     );
     expect(created.status).toBe(201);

@@ -176,6 +176,10 @@ describe('requests generated from the served OpenAPI document', () => {
       deleteSalesOrder: REQUESTS_PER_OPERATION,
       listSalesOrders: REQUESTS_PER_OPERATION,
       getSalesOrderHistory: REQUESTS_PER_OPERATION,
+      confirmSalesOrder: REQUESTS_PER_OPERATION,
+      cancelSalesOrder: REQUESTS_PER_OPERATION,
+      closeSalesOrder: REQUESTS_PER_OPERATION,
+      amendSalesOrder: REQUESTS_PER_OPERATION,
       listEvents: REQUESTS_PER_OPERATION,
       createWebhookEndpoint: REQUESTS_PER_OPERATION,
       getWebhookEndpoint: REQUESTS_PER_OPERATION,
@@ -209,10 +213,11 @@ describe('requests generated from the served OpenAPI document', () => {
       })),
       `${refused.length} of ${sent.length} requests valid by the document were refused as malformed`,
     ).toEqual([]);
-    // Nothing else went wrong either: only answers the document lists for data rules.
+    // Nothing else went wrong either: only answers the document lists for data rules (409: an
+    // order whose status does not allow the call, which generated calls meet all the time).
     expect(
       sent
-        .filter(({ status }) => ![200, 201, 202, 404, 422].includes(status))
+        .filter(({ status }) => ![200, 201, 202, 404, 409, 422].includes(status))
         .map(({ operation, status }) => `${operation} ${status}`),
     ).toEqual([]);
     // The generator is no rubber stamp: some requests got through to the use case.

@@ -212,4 +212,115 @@ describe('GET /sales-orders/{id}/history', () => {
     expect(order.version).toBe(1);
     expect(order.remarks).toBe('Deliver before Friday');
   });
+
+  // Concurrent writers queue on the order's row lock: a second connection holds nothing here,
+  // but the embedded database serves one connection, where nobody ever waits.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'stamps concurrent changes of one order in the order they commit: history at and updated_at never run backwards',
+    async () => {
+      const http = suite.server.http;
+      const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+        .sales_order_id as number;
+      for (let round = 0; round < 4; round += 1) {
+        const statuses = await Promise.all(
+          Array.from({ length: 10 }, (_, writer) =>
+            http
+              .put(`/sales-orders/${id}`)
+              .send({ remarks: `round ${round} writer ${writer}` })
+              .then((response) => response.status),
+          ),
+        );
+        expect(statuses.every((status) => status === 200)).toBe(true);
+      }
+      // Millisecond stamps from the table: the API's seconds would hide a step back.
+      const entries = await suite.server.database.prisma.$queryRaw<{ version: number; at: Date }[]>`
+        SELECT version, at FROM sales_order_history WHERE sales_order_id = ${id} ORDER BY version`;
+      expect(entries).toHaveLength(41);
+      const backwards = entries.filter((entry, index) => index > 0 && entry.at < entries[index - 1]!.at);
+      expect(backwards.map((entry) => entry.version)).toEqual([]);
+      const [order] = await suite.server.database.prisma.$queryRaw<{ updated_at: Date }[]>`
+        SELECT updated_at FROM sales_orders WHERE id = ${id}`;
+      expect(order!.updated_at).toEqual(entries.at(-1)!.at);
+    },
+  );
+
+  it('pages the history: limit and cursor walk every entry once, in version order; a forged cursor is a 400', async () => {
+    const http = suite.server.http;
+    const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+      .sales_order_id as number;
+    for (let edit = 1; edit <= 6; edit += 1) {
+      await http
+        .put(`/sales-orders/${id}`)
+        .send({ remarks: `edit ${edit}` })
+        .expect(200);
+    }
+    const whole = (await http.get(`/sales-orders/${id}/history`).expect(200)).body.data;
+    expect(whole.entries.map((entry: { version: number }) => entry.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(whole.next_cursor).toBeNull();
+
+    const versions: number[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: Record<string, string | number> = { limit: 2, ...(cursor ? { cursor } : {}) };
+      const page = (await http.get(`/sales-orders/${id}/history`).query(query).expect(200)).body.data;
+      expect(page.entries.length).toBeLessThanOrEqual(2);
+      versions.push(...page.entries.map((entry: { version: number }) => entry.version));
+      cursor = page.next_cursor;
+      pages += 1;
+    } while (cursor !== null);
+    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(pages).toBe(4);
+
+    for (const forged of ['not-a-cursor', 'eyJ2IjowfQ', 'eyJ2IjoiMSJ9', 'eyJ2IjoxLCJ4IjoxfQ']) {
+      const response = await http.get(`/sales-orders/${id}/history`).query({ cursor: forged });
+      expect(response.status, forged).toBe(400);
+      expect(response.body.error.details[0].path).toBe('cursor');
+    }
+    for (const limit of ['0', '201', 'abc']) {
+      expect((await http.get(`/sales-orders/${id}/history`).query({ limit })).status, limit).toBe(400);
+    }
+  });
+
+  it('bounds a page in bytes: a 500-line order rewritten many times comes in pages of at most about 1 MB', async () => {
+    const http = suite.server.http;
+    const lines = (rate: number) =>
+      Array.from({ length: 500 }, (_, index) => ({
+        product_id: suite.fixtures.products.otherProduct.id,
+        quantity: index + 1,
+        rate,
+        remarks: `line ${index + 1} of rewrite ${rate} ${'x'.repeat(200)}`,
+      }));
+    const id = (
+      await http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { details: lines(1) }))
+        .expect(201)
+    ).body.data.sales_order_id as number;
+    for (let rewrite = 2; rewrite <= 12; rewrite += 1) {
+      await http
+        .put(`/sales-orders/${id}`)
+        .send({ details: lines(rewrite) })
+        .expect(200);
+    }
+    const [{ bytes }] = await suite.server.database.prisma.$queryRaw<[{ bytes: number }]>`
+      SELECT sum(octet_length(changes::text))::int AS bytes FROM sales_order_history WHERE sales_order_id = ${id}`;
+    expect(bytes).toBeGreaterThan(2_000_000);
+
+    const pages: { version: number }[][] = [];
+    let cursor: string | null = null;
+    do {
+      const response: { text: string; body: { data: { entries: { version: number }[]; next_cursor: string | null } } } =
+        await http
+          .get(`/sales-orders/${id}/history`)
+          .query(cursor ? { cursor } : {})
+          .expect(200);
+      pages.push(response.body.data.entries);
+      // The changes of a page, as JSON, stay within the bound (with the first entry always there).
+      expect(response.text.length).toBeLessThan(1_100_000);
+      cursor = response.body.data.next_cursor;
+    } while (cursor !== null);
+    expect(pages.length).toBeGreaterThan(2);
+    expect(pages.flat().map((entry) => entry.version)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+  });
 });

@@ -9,6 +9,7 @@ type Item = {
   sales_order_no: string;
   customer_id: number;
   sales_order_date: string;
+  created_at: string;
   updated_at: string;
   grand_total: number;
   line_count: number;
@@ -144,6 +145,14 @@ describe('GET /sales-orders', () => {
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
       updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
       deleted_at: null,
+      status: 'draft',
+      status_changed_at: first.created_at,
+      cancellation_reason: null,
+      amended_from_id: null,
+      field_officer_id: null,
+      port_id: null,
+      customer_reference: null,
+      delivery_date: null,
     });
     expect(page.items[0]!.sales_order_no).toBe('HOST_REF-7');
   });

@@ -244,7 +244,7 @@ describe('order reads: one statement each', () => {
       RETURNING id`;
     const empty = await server.queriesDuring(async () => {
       const response = await server.http.get(`/sales-orders/${hostOrder!.id}/history`).expect(200);
-      expect(response.body.data).toEqual({ sales_order_id: hostOrder!.id, entries: [] });
+      expect(response.body.data).toEqual({ sales_order_id: hostOrder!.id, entries: [], next_cursor: null });
     });
     expect(empty).toHaveLength(1);
     const missing = await server.queriesDuring(() => server.http.get('/sales-orders/2000000000/history').expect(404));

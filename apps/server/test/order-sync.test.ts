@@ -1,6 +1,7 @@
 import { createSalesOrderClient, type SalesOrderClient, type SalesOrderListItem } from '@sales-order/client';
 import { describe, expect, it } from 'vitest';
 
+import type { Prisma } from '../src/generated/prisma/client.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
@@ -121,62 +122,117 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
     ).toEqual(Object.fromEntries(stored.map((order) => [order.id, [order.version, order.deletedAt !== null]])));
   });
 
-  // Holding a row lock takes a second connection, which the embedded database (one) lacks.
-  // Here the late write lags by 1.5 s, so a 5 s margin shows the mechanism.
+  /**
+   * Runs `write` while `hold` keeps a lock it needs, long enough for a later create to commit
+   * and both mirrors to move past it; then lets it finish. Holding a lock takes a second
+   * connection, which the embedded database (one) lacks.
+   */
+  const lateWrite = async (hold: (tx: Prisma.TransactionClient) => Promise<unknown>, write: () => Promise<number>) => {
+    const { prisma } = suite.server.database;
+    let release = () => {};
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const blocker = prisma.$transaction(
+      async (tx) => {
+        await hold(tx);
+        locked();
+        await new Promise<void>((resolve) => (release = resolve));
+      },
+      { timeout: 30_000 },
+    );
+    await isLocked;
+    const late = write();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
+    return {
+      late,
+      finish: async () => {
+        release();
+        await blocker;
+        return late;
+      },
+    };
+  };
+
+  const mirrorClient = async () =>
+    createSalesOrderClient({
+      baseUrl: suite.server.api,
+      auth: {
+        type: 'bearer',
+        token: await signJwt({ subject: 'mirror', payload: { permissions: ['*'] }, expiresIn: '1h' }),
+      },
+    });
+
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    'catches a write that commits after later ones, thanks to the margin; without it the write is lost',
+    "a write that waits for the order's row lock is stamped after the wait: even a mirror without margin catches it",
     async () => {
       const { prisma } = suite.server.database;
-      const client = createSalesOrderClient({
-        baseUrl: suite.server.api,
-        auth: {
-          type: 'bearer',
-          token: await signJwt({ subject: 'mirror', payload: { permissions: ['*'] }, expiresIn: '1h' }),
-        },
-      });
+      const client = await mirrorClient();
       const http = suite.server.http;
-      const create = async () =>
-        (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
-          .sales_order_id as number;
-      const late = await create();
+      const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+        .sales_order_id as number;
       const mirror = newMirror();
       const withoutMargin = newMirror();
       await syncOnce(client, mirror, 5);
       await syncOnce(client, withoutMargin, 0);
 
-      // The update takes its updated_at, then waits for a row lock held elsewhere, while a later
-      // write commits and both mirrors move past that timestamp.
-      let release = () => {};
-      let locked = () => {};
-      const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const blocker = prisma.$transaction(
-        async (tx) => {
-          await tx.$queryRaw`SELECT id FROM sales_orders WHERE id = ${late} FOR UPDATE`;
-          locked();
-          await new Promise<void>((resolve) => (release = resolve));
-        },
-        { timeout: 30_000 },
+      // Another writer holds the order; the update queues behind it while a later write commits.
+      const { finish } = await lateWrite(
+        (tx) => tx.$queryRaw`SELECT id FROM sales_orders WHERE id = ${id} FOR UPDATE`,
+        () =>
+          http
+            .put(`/sales-orders/${id}`)
+            .send({ remarks: 'committed late' })
+            .then((response) => response.status),
       );
-      await isLocked;
-      const lateUpdate = http
-        .put(`/sales-orders/${late}`)
-        .send({ remarks: 'committed late' })
-        .then((response) => response.status);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      await create();
       await syncOnce(client, mirror, 5);
       await syncOnce(client, withoutMargin, 0);
-      release();
-      await blocker;
-      expect(await lateUpdate).toBe(200);
+      expect(await finish()).toBe(200);
 
       await syncOnce(client, mirror, 5);
       await syncOnce(client, withoutMargin, 0);
-      const stored = await prisma.salesOrder.findUniqueOrThrow({ where: { id: late }, select: { version: true } });
-      expect(mirror.rows.get(late)!.version).toBe(stored.version);
-      expect(mirror.rows.get(late)!.version).toBe(2);
+      const stored = await prisma.salesOrder.findUniqueOrThrow({ where: { id }, select: { version: true } });
+      expect(stored.version).toBe(2);
+      expect(mirror.rows.get(id)!.version).toBe(2);
+      // Stamped when the lock was had, not when the transaction began: after the other write.
+      expect(withoutMargin.rows.get(id)!.version).toBe(2);
+    },
+  );
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'a write held between its stamp and its commit is caught thanks to the margin; without it the write is lost',
+    async () => {
+      const { prisma } = suite.server.database;
+      const client = await mirrorClient();
+      const http = suite.server.http;
+      // A product of its own, which the host is editing (its row locked) when the update's new
+      // line refers to it: the update has stamped the order and waits to insert the line.
+      const [product] = await prisma.$queryRaw<{ id: number }[]>`
+        INSERT INTO products (code, name) VALUES ('SYNC-LATE', 'Late Line Product') RETURNING id`;
+      const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+        .sales_order_id as number;
+      const mirror = newMirror();
+      const withoutMargin = newMirror();
+      await syncOnce(client, mirror, 5);
+      await syncOnce(client, withoutMargin, 0);
+
+      const { finish } = await lateWrite(
+        (tx) => tx.$queryRaw`SELECT id FROM products WHERE id = ${product!.id} FOR UPDATE`,
+        () =>
+          http
+            .put(`/sales-orders/${id}`)
+            .send({ details: [{ product_id: product!.id, quantity: 1, rate: 1 }] })
+            .then((response) => response.status),
+      );
+      await syncOnce(client, mirror, 5);
+      await syncOnce(client, withoutMargin, 0);
+      expect(await finish()).toBe(200);
+
+      await syncOnce(client, mirror, 5);
+      await syncOnce(client, withoutMargin, 0);
+      expect(mirror.rows.get(id)!.version).toBe(2);
       // Without the margin the late commit is lost for good.
-      expect(withoutMargin.rows.get(late)!.version).toBe(1);
+      expect(withoutMargin.rows.get(id)!.version).toBe(1);
     },
   );
 });

@@ -51,6 +51,19 @@ const main = async () => {
   out.unreachable = await createSalesOrderClient({ baseUrl: 'http://127.0.0.1:9/api', retry: { attempts: 1 } }).getSalesOrder(id)
     .then(() => 'no error', (error) => ({ isNetworkError: error instanceof SalesOrderNetworkError, name: error.name }));
   out.deleted = await client.deleteSalesOrder(id, { ifMatch: out.readAfterUpdate.version });
+  // The lifecycle: confirm and close one order; cancel and amend another; a refused transition is a typed 409.
+  const second = (await client.createSalesOrder({ customer_id: ids.customerId, sales_order_date: '2026-11-15',
+    location_id: ids.locationId, details: [{ product_id: ids.productId, quantity: 2, rate: 5 }] })).sales_order_id;
+  out.warned = await client.confirmSalesOrder(second).then(() => 'no error', (error) => ({
+    name: error.name, status: error.status, codes: error.details.map((detail) => detail.code) }));
+  out.confirmed = await client.confirmSalesOrder(second, { acknowledge_warnings: true }, { ifMatch: 1 });
+  out.closed = await client.closeSalesOrder(second);
+  out.conflict = await client.cancelSalesOrder(second, { reason: 'late' }).then(() => 'no error', (error) => ({
+    name: error.name, status: error.status, currentStatus: error.currentStatus }));
+  const third = (await client.createSalesOrder({ customer_id: ids.customerId, sales_order_date: '2026-11-15',
+    location_id: ids.locationId, details: [{ product_id: ids.productId, quantity: 1, rate: 5 }] })).sales_order_id;
+  out.cancelled = await client.cancelSalesOrder(third, { reason: 'wrong customer' });
+  out.amended = await client.amendSalesOrder(third);
   for (const [name, call] of [
     ['unprocessable', () => client.createSalesOrder({ customer_id: 999999, sales_order_date: '2026-11-15', location_id: ids.locationId,
       details: [{ product_id: ids.productId, quantity: 1, rate: 1 }] })],
@@ -97,8 +110,10 @@ export const problems = (error: unknown): ErrorDetail[] => {
 
 // @ts-expect-error quantity must be a number
 void client.calculateTotals({ details: [{ quantity: '1', rate: 1 }] });
-// @ts-expect-error ifMatch takes a version number or '*'
-void client.deleteSalesOrder(1, { ifMatch: 'latest' });
+// @ts-expect-error ifMatch takes a version number or an entity tag
+void client.deleteSalesOrder(1, { ifMatch: true });
+// @ts-expect-error cancel needs a reason
+void client.cancelSalesOrder(1, {});
 // @ts-expect-error unknown dropdown type
 void client.getDropdownOptions('vendors');
 `;
@@ -209,9 +224,15 @@ describe('the packed SDK in a fresh project', () => {
       currentVersion: 2,
     });
     expect(out.unreachable).toEqual({ isNetworkError: true, name: 'SalesOrderNetworkError' });
+    expect(out.warned).toEqual({ name: 'SalesOrderUnprocessableError', status: 422, codes: ['no_valid_licence'] });
+    expect(out.confirmed).toMatchObject({ status: 'confirmed', version: 2 });
+    expect(out.closed).toMatchObject({ status: 'closed', version: 3 });
+    expect(out.conflict).toEqual({ name: 'SalesOrderConflictError', status: 409, currentStatus: 'closed' });
+    expect(out.cancelled).toMatchObject({ status: 'cancelled', cancellation_reason: 'wrong customer' });
+    expect(out.amended).toMatchObject({ status: 'draft', amended_from_id: out.cancelled.sales_order_id, version: 1 });
     expect(out.unprocessable).toEqual({
       isApiError: true,
-      name: 'SalesOrderApiError',
+      name: 'SalesOrderUnprocessableError',
       status: 422,
       code: 422,
       message: 'Validation failed',

@@ -1,6 +1,8 @@
 import {
   apiContract,
   type CalculateTotalsBody,
+  type CancelSalesOrderBody,
+  type ConfirmSalesOrderBody,
   type CreatedSalesOrder,
   type CreatedWebhookEndpoint,
   type CreateSalesOrderBody,
@@ -12,6 +14,7 @@ import {
   type ErrorDetail,
   type EventPage,
   type EventType,
+  type HistoryEntry,
   type LicenceValidation,
   type ListSalesOrdersQuery,
   type ListWebhookDeliveriesQuery,
@@ -24,8 +27,10 @@ import {
   type SalesOrder,
   type SalesOrderEvent,
   type SalesOrderHistory,
+  type SalesOrderHistoryQuery,
   type SalesOrderListItem,
   type SalesOrderPage,
+  type SalesOrderStatus,
   type Totals,
   type UpdatedSalesOrder,
   type UpdateSalesOrderBody,
@@ -36,12 +41,15 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointList,
   type WebhookPayload,
+  WriteSafetyCode,
 } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
 export type {
   CalculateTotalsBody,
+  CancelSalesOrderBody,
+  ConfirmSalesOrderBody,
   CreatedSalesOrder,
   CreatedWebhookEndpoint,
   CreateSalesOrderBody,
@@ -53,6 +61,7 @@ export type {
   ErrorDetail,
   EventPage,
   EventType,
+  HistoryEntry,
   LicenceValidation,
   ListSalesOrdersQuery,
   ListWebhookDeliveriesQuery,
@@ -65,8 +74,10 @@ export type {
   SalesOrder,
   SalesOrderEvent,
   SalesOrderHistory,
+  SalesOrderHistoryQuery,
   SalesOrderListItem,
   SalesOrderPage,
+  SalesOrderStatus,
   Totals,
   UpdatedSalesOrder,
   UpdateSalesOrderBody,
@@ -81,7 +92,6 @@ export type {
   FieldChange,
   HistoryChanges,
   HistoryCharge,
-  HistoryEntry,
   HistoryLine,
   HistoryTotals,
   ListSort,
@@ -100,6 +110,8 @@ export {
   EVENT_TYPES,
   LicenceWarningCode,
   PING_EVENT_TYPE,
+  LifecycleCode,
+  SALES_ORDER_STATUSES,
   salesOrdersContract,
   ValidationCode,
   WebhookCode,
@@ -143,10 +155,20 @@ export interface CreateSalesOrderOptions {
   idempotencyKey?: string;
 }
 
-/** Per-call options of `updateSalesOrder` and `deleteSalesOrder`. */
+/** Per-call options of `updateSalesOrder`, `deleteSalesOrder` and the transitions. */
 export interface ConditionalWriteOptions {
-  /** Write only if the order is still at this `version` (sent as If-Match); `'*'`: any live order. */
-  ifMatch?: number | '*';
+  /**
+   * Write only while the order is as read: its `version` (the version compared), the ETag
+   * header of the read (e.g. `"3-0a1B2c3D4e5F6g7H"`: the whole representation compared), or
+   * `'*'`: any live order. Sent as If-Match.
+   */
+  ifMatch?: number | string;
+}
+
+/** Per-call options of the transitions (confirm, cancel, close, amend). */
+export interface TransitionOptions extends ConditionalWriteOptions {
+  /** The call's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
+  idempotencyKey?: string;
 }
 
 /** A failed call: the HTTP status and the error envelope's `code`, `message` and `details`. */
@@ -168,9 +190,26 @@ export class SalesOrderApiError extends Error {
   }
 }
 
-/** 409: a request with the same Idempotency-Key is still running (after the client's retries). */
+/**
+ * 409: the order's status does not allow the call (`details[].code` `invalid_transition`,
+ * `order_not_editable`, `order_not_deletable`), or a request with the same Idempotency-Key is
+ * still running (after the client's retries).
+ */
 export class SalesOrderConflictError extends SalesOrderApiError {
   override readonly name: string = 'SalesOrderConflictError';
+
+  /** The order's status now, for a state conflict. */
+  get currentStatus(): SalesOrderStatus | undefined {
+    return this.details.find((detail) => detail.current_status !== undefined)?.current_status;
+  }
+}
+
+/**
+ * 422: well-formed, but the data says no (unknown references, totals that do not add up, a
+ * confirm refused for licence warnings, ...): `details` name each problem and its `path`.
+ */
+export class SalesOrderUnprocessableError extends SalesOrderApiError {
+  override readonly name: string = 'SalesOrderUnprocessableError';
 }
 
 /** 412: the order is no longer at the version given as `ifMatch`; nothing was changed. */
@@ -200,6 +239,7 @@ export class SalesOrderNetworkError extends Error {
 const ERROR_CLASS_OF_STATUS: Record<number, typeof SalesOrderApiError> = {
   409: SalesOrderConflictError,
   412: SalesOrderPreconditionFailedError,
+  422: SalesOrderUnprocessableError,
   428: SalesOrderPreconditionRequiredError,
 };
 
@@ -281,8 +321,14 @@ const unwrap = async <T>(call: Promise<RawResponse>): Promise<T> => {
   throw errorOf(response);
 };
 
-/** Statuses worth another try of an idempotent request: in progress, rate limited, gateway and outage errors. */
-const RETRYABLE_STATUSES = new Set([409, 429, 502, 503, 504]);
+/** Statuses worth another try of an idempotent request: rate limited, gateway and outage errors. */
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+/** A 409 is worth another try only while the first request with the key still runs; a state conflict is final. */
+const isRetryable = (error: SalesOrderApiError) =>
+  RETRYABLE_STATUSES.has(error.status) ||
+  (error.status === 409 &&
+    error.details.some((detail) => detail.code === WriteSafetyCode.idempotencyRequestInProgress));
 
 /** Retry-After in milliseconds (delta-seconds or an HTTP date); undefined when absent or unreadable. */
 const retryAfterMs = (headers: Headers): number | undefined => {
@@ -313,8 +359,9 @@ const withRetries = async <T>(
     try {
       const response = await attempt();
       if (response.status >= 200 && response.status < 300) return (response.body as { data: T }).data;
-      failure = errorOf(response);
-      if (!RETRYABLE_STATUSES.has(response.status)) throw failure;
+      const refused = errorOf(response);
+      if (!isRetryable(refused)) throw refused;
+      failure = refused;
       serverDelay = retryAfterMs(response.headers);
     } catch (error) {
       if (!(error instanceof SalesOrderNetworkError)) throw error;
@@ -327,8 +374,18 @@ const withRetries = async <T>(
   }
 };
 
-const ifMatchHeader = (ifMatch: ConditionalWriteOptions['ifMatch']) =>
-  ifMatch === undefined ? {} : { 'if-match': ifMatch === '*' ? '*' : versionEntityTag(ifMatch) };
+const ifMatchHeader = (ifMatch: ConditionalWriteOptions['ifMatch']) => {
+  if (ifMatch === undefined) return {};
+  if (typeof ifMatch === 'number') return { 'if-match': versionEntityTag(ifMatch) };
+  // `*`, or an ETag as the read's header carries it (quoted), or its bare value.
+  return { 'if-match': ifMatch === '*' || ifMatch.startsWith('"') ? ifMatch : `"${ifMatch}"` };
+};
+
+/** A transition's headers: If-Match when given, and the Idempotency-Key its retries share. */
+const transitionHeaders = ({ ifMatch, idempotencyKey }: TransitionOptions, key: string) => ({
+  ...ifMatchHeader(ifMatch),
+  'idempotency-key': idempotencyKey ?? key,
+});
 
 /**
  * A client for the sales order service: one typed method per route. Each resolves with the
@@ -364,8 +421,29 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
         cursor = page.next_cursor ?? undefined;
       } while (cursor !== undefined);
     },
-    /** GET /sales-orders/{id}/history: every create, update and delete, oldest first (also of deleted orders). */
-    getSalesOrderHistory: (id: number) => unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id } })),
+    /**
+     * GET /sales-orders/{id}/history: a page of its changes, oldest first (also of deleted
+     * orders); pass `next_cursor` as `cursor` for the next page.
+     */
+    getSalesOrderHistory: (id: number, query: SalesOrderHistoryQuery = {}) =>
+      unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id }, query })),
+    /** Every history entry of an order, page after page: `for await (const entry of client.salesOrderHistory(4))`. */
+    salesOrderHistory: async function* (
+      id: number,
+      { limit }: { limit?: number } = {},
+    ): AsyncGenerator<HistoryEntry, void, undefined> {
+      let cursor: string | undefined;
+      do {
+        const page = await unwrap<SalesOrderHistory>(
+          client.getSalesOrderHistory({
+            params: { id },
+            query: { ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) },
+          }),
+        );
+        yield* page.entries;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+    },
     /**
      * POST /sales-orders, with an Idempotency-Key (a random UUID unless given): network errors,
      * 409, 429, 502, 503 and 504 are retried with the same key, so a retry never makes a second order.
@@ -388,6 +466,31 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     /** DELETE /sales-orders/{id} (soft delete); `ifMatch` as for updates. */
     deleteSalesOrder: (id: number, { ifMatch }: ConditionalWriteOptions = {}) =>
       unwrap<DeletedSalesOrder>(client.deleteSalesOrder({ params: { id }, headers: ifMatchHeader(ifMatch) })),
+    /**
+     * POST /sales-orders/{id}/confirm: draft -> confirmed. Licence warnings reject with
+     * SalesOrderUnprocessableError (their codes in `details`) unless `acknowledge_warnings` is
+     * true; a status that does not allow it rejects with SalesOrderConflictError. Retried like
+     * `createSalesOrder`, with one Idempotency-Key.
+     */
+    confirmSalesOrder: (id: number, body: ConfirmSalesOrderBody = {}, call: TransitionOptions = {}) => {
+      const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
+      return withRetries<SalesOrder>(options.retry, () => client.confirmSalesOrder({ params: { id }, body, headers }));
+    },
+    /** POST /sales-orders/{id}/cancel: draft or confirmed -> cancelled, with a reason (1..500 characters). */
+    cancelSalesOrder: (id: number, body: CancelSalesOrderBody, call: TransitionOptions = {}) => {
+      const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
+      return withRetries<SalesOrder>(options.retry, () => client.cancelSalesOrder({ params: { id }, body, headers }));
+    },
+    /** POST /sales-orders/{id}/close: confirmed -> closed (fulfilled). */
+    closeSalesOrder: (id: number, call: TransitionOptions = {}) => {
+      const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
+      return withRetries<SalesOrder>(options.retry, () => client.closeSalesOrder({ params: { id }, headers }));
+    },
+    /** POST /sales-orders/{id}/amend: a cancelled order -> a new draft (resolved), `amended_from_id` naming it. */
+    amendSalesOrder: (id: number, call: TransitionOptions = {}) => {
+      const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
+      return withRetries<SalesOrder>(options.retry, () => client.amendSalesOrder({ params: { id }, headers }));
+    },
     /** GET /sales-orders/max-number */
     getMaxNumber: (query: MaxNumberQuery) => unwrap<MaxNumber>(client.getMaxNumber({ query })),
     /** POST /sales-orders/calculate-totals */

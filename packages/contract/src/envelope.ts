@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { MAX_ID } from './common.js';
+import { SalesOrderStatusSchema } from './order-lifecycle.js';
 
 /**
  * Bounds of the error envelope's texts and list. Messages may quote the request (a path, a
@@ -39,6 +40,9 @@ export const ErrorDetailSchema = z
       .max(MAX_ID)
       .optional()
       .describe('With code "version_mismatch" (412): the version the order is at now.'),
+    current_status: SalesOrderStatusSchema.optional().describe(
+      'With code "invalid_transition", "order_not_editable" or "order_not_deletable" (409): the order\'s status now.',
+    ),
   })
   .describe('One problem with the request.');
 

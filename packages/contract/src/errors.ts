@@ -45,6 +45,9 @@ export const ValidationCode = {
   orderNumberChange: 'order_number_change',
   locationChange: 'location_change',
   financialYearChange: 'financial_year_change',
+  unknownFieldOfficer: 'unknown_field_officer',
+  unknownPort: 'unknown_port',
+  deliveryBeforeOrderDate: 'delivery_before_order_date',
 } as const;
 
 export type ValidationCode = (typeof ValidationCode)[keyof typeof ValidationCode];
@@ -68,6 +71,13 @@ export const CommonErrorResponses = {
 export const NotFoundResponse = describedError('Not found: the sales order does not exist or is deleted.');
 export const UnprocessableResponse = describedError(
   'Unprocessable entity: well-formed, but the data is refused (unknown references, totals that do not add up, duplicate number).',
+);
+
+/** 409 on an order route: a state conflict (lifecycle) or an Idempotency-Key still in progress. */
+export const ConflictResponse = describedError(
+  "Conflict: the order's status does not allow this (`details[].code` `invalid_transition`, `order_not_editable` or " +
+    '`order_not_deletable`, with `current_status`), or a request with this Idempotency-Key is still being processed ' +
+    '(`idempotency_request_in_progress`, with `Retry-After`).',
 );
 
 /** The write-safety responses (opt-in headers; see write-safety.ts). */

@@ -6,6 +6,7 @@ export * from './errors.js';
 export * from './events.js';
 export * from './licence.js';
 export * from './order-history.js';
+export * from './order-lifecycle.js';
 export * from './order-list.js';
 export * from './permissions.js';
 export * from './sales-order.js';

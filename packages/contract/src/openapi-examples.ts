@@ -2,6 +2,7 @@ import type { DropdownOptions } from './dropdown.js';
 import type { ErrorEnvelope } from './envelope.js';
 import type { LicenceValidation, ValidateLicenceBody } from './licence.js';
 import type { SalesOrderHistory } from './order-history.js';
+import type { CancelSalesOrderBody, ConfirmSalesOrderBody } from './order-lifecycle.js';
 import type { SalesOrderPage } from './order-list.js';
 import type {
   CreatedSalesOrder,
@@ -82,6 +83,65 @@ const order: SalesOrder = {
   updated_at: '2026-11-21 09:15:02',
   created_by: 'api_key:sok_rxcu4k6d',
   updated_by: 'api_key:sok_rxcu4k6d',
+  status: 'draft',
+  status_changed_at: '2026-11-21 09:15:02',
+  cancellation_reason: null,
+  amended_from_id: null,
+  field_officer_id: 3,
+  field_officer_name: 'Abdul Karim',
+  port_id: null,
+  port_name: null,
+  customer_reference: 'PO-2026-118',
+  delivery_date: '2026-11-28',
+};
+
+const confirmed: SalesOrder = {
+  ...order,
+  version: 2,
+  updated_at: '2026-11-21 10:20:44',
+  status: 'confirmed',
+  status_changed_at: '2026-11-21 10:20:44',
+};
+const cancelled: SalesOrder = {
+  ...confirmed,
+  version: 3,
+  updated_at: '2026-11-22 08:01:10',
+  status: 'cancelled',
+  status_changed_at: '2026-11-22 08:01:10',
+  cancellation_reason: 'Customer ordered the wrong grade',
+};
+const closed: SalesOrder = {
+  ...confirmed,
+  version: 3,
+  updated_at: '2026-11-29 16:45:00',
+  status: 'closed',
+  status_changed_at: '2026-11-29 16:45:00',
+};
+const amended: SalesOrder = {
+  ...order,
+  sales_order_id: 9,
+  sales_order_no: 'DHK-2026-00007',
+  created_at: '2026-11-22 08:03:51',
+  updated_at: '2026-11-22 08:03:51',
+  status_changed_at: '2026-11-22 08:03:51',
+  amended_from_id: 4,
+};
+const confirmBody: ConfirmSalesOrderBody = { acknowledge_warnings: true };
+const cancelBody: CancelSalesOrderBody = { reason: 'Customer ordered the wrong grade' };
+const invalidTransition: ErrorEnvelope = {
+  success: false,
+  error: {
+    message: 'The order is closed',
+    code: 409,
+    details: [
+      {
+        path: 'status',
+        message: 'a closed order cannot be cancelled',
+        code: 'invalid_transition',
+        current_status: 'closed',
+      },
+    ],
+  },
 };
 
 const updateBody: UpdateSalesOrderBody = {
@@ -159,6 +219,14 @@ const page: SalesOrderPage = {
       version: order.version,
       created_at: order.created_at,
       updated_at: order.updated_at,
+      status: order.status,
+      status_changed_at: order.status_changed_at,
+      cancellation_reason: order.cancellation_reason,
+      amended_from_id: order.amended_from_id,
+      field_officer_id: order.field_officer_id,
+      port_id: order.port_id,
+      customer_reference: order.customer_reference,
+      delivery_date: order.delivery_date,
       line_count: order.details.length,
       deleted_at: null,
     },
@@ -209,6 +277,7 @@ const history: SalesOrderHistory = {
       },
     },
   ],
+  next_cursor: null,
 };
 
 type Examples = { [K in keyof SalesOrdersContract]: { request?: unknown; responses: Record<string, unknown> } };
@@ -227,4 +296,14 @@ export const OPERATION_EXAMPLES = {
   getSalesOrderHistory: { responses: { 200: ok(history) } },
   updateSalesOrder: { request: updateBody, responses: { 200: ok(updated, 'Sales order updated successfully') } },
   deleteSalesOrder: { responses: { 200: ok(deleted, 'Sales order deleted successfully') } },
+  confirmSalesOrder: {
+    request: confirmBody,
+    responses: { 200: ok(confirmed, 'Sales order confirmed'), 409: invalidTransition },
+  },
+  cancelSalesOrder: {
+    request: cancelBody,
+    responses: { 200: ok(cancelled, 'Sales order cancelled'), 409: invalidTransition },
+  },
+  closeSalesOrder: { responses: { 200: ok(closed, 'Sales order closed'), 409: invalidTransition } },
+  amendSalesOrder: { responses: { 201: ok(amended, 'Sales order amended into a new draft'), 409: invalidTransition } },
 } satisfies Examples;

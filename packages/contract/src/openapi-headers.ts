@@ -6,8 +6,9 @@ import type { HeaderObject } from 'openapi3-ts/oas30';
  */
 const ETAG: HeaderObject = {
   description:
-    'The order\'s version as an entity tag, e.g. "3": send it back as If-Match (writes) or If-None-Match (reads).',
-  schema: { type: 'string', maxLength: 12, example: '"3"' },
+    'The order\'s entity tag, `"<version>-<digest of the representation>"`, e.g. "3-0a1B2c3D4e5F6g7H": it changes ' +
+    'whenever the answer would (a renamed customer too). Send it back as If-Match (writes) or If-None-Match (reads).',
+  schema: { type: 'string', maxLength: 80, example: '"3-0a1B2c3D4e5F6g7H"' },
 };
 const RETRY_AFTER: HeaderObject = {
   description: 'Seconds to wait before retrying with the same Idempotency-Key and body.',
@@ -31,5 +32,17 @@ export const OPERATION_RESPONSE_HEADERS: Record<string, Record<string, Record<st
     409: { 'Retry-After': RETRY_AFTER },
   },
   getSalesOrder: { 200: { ETag: ETAG }, 304: { ETag: ETAG } },
-  updateSalesOrder: { 200: { ETag: { ...ETAG, description: 'The order\'s new version, e.g. "4".' } } },
+  updateSalesOrder: { 200: { ETag: { ...ETAG, description: "The order's new entity tag." } } },
+  confirmSalesOrder: { 200: { ETag: ETAG } },
+  cancelSalesOrder: { 200: { ETag: ETAG } },
+  closeSalesOrder: { 200: { ETag: ETAG } },
+  amendSalesOrder: {
+    201: {
+      ETag: ETAG,
+      Location: {
+        description: 'Address of the new draft.',
+        schema: { type: 'string', maxLength: 2048, example: '/api/sales-orders/9' },
+      },
+    },
+  },
 };

@@ -28,6 +28,7 @@ import {
   HistoryTotalsSchema,
   SalesOrderHistorySchema,
 } from './order-history.js';
+import { CancelSalesOrderBodySchema, ConfirmSalesOrderBodySchema, SalesOrderStatusSchema } from './order-lifecycle.js';
 import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
 import {
   CreatedSalesOrderSchema,
@@ -87,6 +88,8 @@ const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   CreateWebhookEndpointBody: CreateWebhookEndpointBodySchema,
   UpdateWebhookEndpointBody: UpdateWebhookEndpointBodySchema,
   ReplayWebhookEventsBody: ReplayWebhookEventsBodySchema,
+  ConfirmSalesOrderBody: ConfirmSalesOrderBodySchema,
+  CancelSalesOrderBody: CancelSalesOrderBodySchema,
 };
 const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrder: SalesOrderSchema,
@@ -122,6 +125,7 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   PingedWebhookEndpoint: PingedWebhookEndpointSchema,
   // Not an answer of any route: the body of every webhook delivery (OpenAPI 3.0 has no `webhooks`).
   WebhookPayload: WebhookPayloadSchema,
+  SalesOrderStatus: SalesOrderStatusSchema,
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
@@ -266,7 +270,7 @@ const SUCCESS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   201: 'Created',
   202: 'Accepted: queued for delivery.',
-  304: 'Not modified: the order is still at the version If-None-Match names.',
+  304: 'Not modified: the order still reads as the entity tag If-None-Match names.',
 };
 
 /**

@@ -15,6 +15,7 @@ import {
   SchemaIssueCode,
   toBase64Url,
 } from './common.js';
+import { SALES_ORDER_STATUSES, type SalesOrderStatus } from './order-lifecycle.js';
 import { SalesOrderSchema } from './sales-order.js';
 
 /**
@@ -104,6 +105,23 @@ const moneyBound = () =>
 
 const PREFIX_TEXT = /^[A-Za-z0-9/_.-]{1,50}$/;
 
+const STATUS_LIST = new RegExp(`^(?:${SALES_ORDER_STATUSES.join('|')})(?:,(?:${SALES_ORDER_STATUSES.join('|')}))*$`);
+
+/** One or more statuses, comma-separated (`confirmed,closed`), each at most once in effect. */
+const statusList = () =>
+  documented(z.string().max(60), { pattern: STATUS_LIST.source })
+    .transform((value, ctx) => {
+      if (!STATUS_LIST.test(value)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `must be one or more of ${SALES_ORDER_STATUSES.join(', ')}, comma-separated`,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(value.split(','))] as SalesOrderStatus[];
+    })
+    .describe(`Orders in any of these statuses, comma-separated: ${SALES_ORDER_STATUSES.join(', ')}.`);
+
 export const ListSalesOrdersQuerySchema = z
   .object({
     customer_id: idParam().optional(),
@@ -125,11 +143,14 @@ export const ListSalesOrdersQuerySchema = z
       .describe('Order numbers starting with this, case-insensitive.'),
     q: requiredText(100)
       .optional()
-      .describe('Case-insensitive substring of the order number, the customer name or the remarks.'),
+      .describe(
+        "Case-insensitive substring of the order number, the customer name, the remarks or the customer's reference.",
+      ),
     product_id: idParam().optional().describe('Orders having at least one line of this product.'),
     min_total: moneyBound().optional().describe('Grand total at least this.'),
     max_total: moneyBound().optional().describe('Grand total at most this.'),
     updated_since: dateTimeInput().optional().describe('Orders whose updated_at is at or after this instant.'),
+    status: statusList().optional(),
     include_deleted: queryBoolean().describe('true: soft-deleted orders too, with their deleted_at (default false).'),
     sort: ListSortSchema.default('-sales_order_date'),
     limit: z.coerce
@@ -178,6 +199,14 @@ export const SalesOrderListItemSchema = SalesOrderSchema.pick({
   version: true,
   created_at: true,
   updated_at: true,
+  status: true,
+  status_changed_at: true,
+  cancellation_reason: true,
+  amended_from_id: true,
+  field_officer_id: true,
+  port_id: true,
+  customer_reference: true,
+  delivery_date: true,
 }).extend({
   line_count: z.number().int().min(0).max(MAX_DETAIL_LINES),
   deleted_at: dateTime().nullable().describe('Set on soft-deleted orders (only listed with include_deleted=true).'),

@@ -20,6 +20,7 @@ import {
   SchemaIssueCode,
   text,
 } from './common.js';
+import { CANCELLATION_REASON_MAX_LENGTH, SalesOrderStatusSchema } from './order-lifecycle.js';
 
 /** Text lengths of the stored columns (apps/server/prisma/schema.prisma), the same for input and output. */
 export const ORDER_REMARKS_MAX_LENGTH = 2000;
@@ -27,6 +28,8 @@ export const LINE_REMARKS_MAX_LENGTH = 1000;
 export const CHARGE_DESCRIPTION_MAX_LENGTH = 200;
 /** Names of master records and of the users who wrote an order. */
 export const NAME_MAX_LENGTH = 200;
+/** The customer's own purchase order number. */
+export const CUSTOMER_REFERENCE_MAX_LENGTH = 100;
 
 /** A detail line as sent on create and update. */
 export const SalesOrderDetailInputSchema = z.object({
@@ -50,25 +53,52 @@ export const OtherChargeInputSchema = z.object({
 const detailsInput = () => z.array(SalesOrderDetailInputSchema).min(1).max(MAX_DETAIL_LINES);
 const otherChargesInput = () => z.array(OtherChargeInputSchema).max(MAX_OTHER_CHARGES);
 
-export const CreateSalesOrderBodySchema = z.object({
-  customer_id: id(),
-  sales_order_date: calendarDate().describe('Decides the financial year and so the number series.'),
-  location_id: id(),
-  sales_order_no: orderNumber()
-    .nullish()
-    .describe(
-      'Omit to let the server assign the next number of the series. A supplied number shaped like a series number ' +
-        "({prefix}-{4-digit year}-{digits}, any case) must be of the order's own series and is stored in canonical form " +
-        '(prefix upper-case, sequence zero-padded to 5 digits); any other is free-form and moves no counter. ' +
-        'No two orders, live or deleted, share a number, case and zero padding ignored.',
-    ),
-  grand_total: claimedMoney()
-    .nullish()
-    .describe('Optional; refused when more than 0.01 away from the computed grand total.'),
-  remarks: text(ORDER_REMARKS_MAX_LENGTH).nullish(),
-  details: detailsInput(),
-  other_charges: otherChargesInput().optional(),
-});
+/**
+ * Optional references and dates a host's order form carries; on a confirmed order they stay
+ * editable, like `remarks`.
+ */
+const fulfilmentFields = () =>
+  z.object({
+    field_officer_id: id().nullable().describe('An active field officer (the dropdown `field-officers`).'),
+    port_id: id().nullable().describe('An active port (the dropdown `ports`).'),
+    customer_reference: text(CUSTOMER_REFERENCE_MAX_LENGTH)
+      .nullable()
+      .describe("The customer's own purchase order number; searchable with `q`."),
+    delivery_date: calendarDate().nullable().describe('Not before the order date.'),
+  });
+
+export const CreateSalesOrderBodySchema = z
+  .object({
+    customer_id: id(),
+    sales_order_date: calendarDate().describe('Decides the financial year and so the number series.'),
+    location_id: id(),
+    sales_order_no: orderNumber()
+      .nullish()
+      .describe(
+        'Omit to let the server assign the next number of the series. A supplied number shaped like a series number ' +
+          "({prefix}-{4-digit year}-{digits}, any case) must be of the order's own series and is stored in canonical form " +
+          '(prefix upper-case, sequence zero-padded to 5 digits); any other is free-form and moves no counter. ' +
+          'No two orders, live or deleted, share a number, case and zero padding ignored.',
+      ),
+    grand_total: claimedMoney()
+      .nullish()
+      .describe('Optional; refused when more than 0.01 away from the computed grand total.'),
+    remarks: text(ORDER_REMARKS_MAX_LENGTH).nullish(),
+    details: detailsInput(),
+    other_charges: otherChargesInput().optional(),
+    status: z
+      .enum(['draft', 'confirmed'])
+      .optional()
+      .describe(
+        'draft (the default) or confirmed: created and confirmed in one transaction, with the checks of POST ' +
+          '/sales-orders/{id}/confirm (a refused confirm creates nothing and consumes no number).',
+      ),
+    acknowledge_warnings: z
+      .boolean()
+      .optional()
+      .describe('With status confirmed: confirm despite licence warnings, as for POST /sales-orders/{id}/confirm.'),
+  })
+  .merge(fulfilmentFields().partial());
 
 /**
  * Every field optional; `details` and `other_charges`, when present, replace the stored sets.
@@ -86,6 +116,7 @@ export const UpdateSalesOrderBodySchema = documented(
       details: detailsInput(),
       other_charges: otherChargesInput(),
     })
+    .merge(fulfilmentFields())
     .partial(),
   // JSON cannot carry an undefined field, so "names a field" is "has a property".
   { minProperties: 1 },
@@ -138,11 +169,30 @@ export const SalesOrderSchema = z.object({
   remarks: z.string().max(ORDER_REMARKS_MAX_LENGTH).nullable(),
   details: z.array(SalesOrderDetailSchema).max(MAX_DETAIL_LINES),
   other_charges: z.array(OtherChargeSchema).max(MAX_OTHER_CHARGES),
-  version: z.number().int().positive().max(MAX_ID).describe('Starts at 1; +1 on every update or delete.'),
+  version: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_ID)
+    .describe('Starts at 1; +1 on every change (update, delete, confirm, cancel, close).'),
   created_at: dateTime(),
   updated_at: dateTime(),
   created_by: name().nullable(),
   updated_by: name().nullable(),
+  status: SalesOrderStatusSchema,
+  status_changed_at: dateTime().describe('When the order entered its status (its creation for a draft).'),
+  cancellation_reason: z
+    .string()
+    .max(CANCELLATION_REASON_MAX_LENGTH)
+    .nullable()
+    .describe('Why it was cancelled; null unless cancelled.'),
+  amended_from_id: id().nullable().describe('The cancelled order this one amends; null unless an amendment.'),
+  field_officer_id: id().nullable(),
+  field_officer_name: name().nullable(),
+  port_id: id().nullable(),
+  port_name: name().nullable(),
+  customer_reference: z.string().max(CUSTOMER_REFERENCE_MAX_LENGTH).nullable(),
+  delivery_date: z.string().max(10).regex(new RegExp(CALENDAR_DATE_PATTERN)).nullable().describe('YYYY-MM-DD'),
 });
 
 export const CreatedSalesOrderSchema = z.object({

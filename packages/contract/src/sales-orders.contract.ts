@@ -4,6 +4,7 @@ import { DropdownOptionsSchema, DropdownParamsSchema, DropdownQuerySchema } from
 import { successEnvelope } from './envelope.js';
 import {
   CommonErrorResponses,
+  ConflictResponse,
   IdempotencyConflictResponse,
   NotFoundResponse,
   PreconditionFailedResponse,
@@ -11,7 +12,12 @@ import {
   UnprocessableResponse,
 } from './errors.js';
 import { LicenceValidationSchema, ValidateLicenceBodySchema } from './licence.js';
-import { SalesOrderHistorySchema } from './order-history.js';
+import { SalesOrderHistoryQuerySchema, SalesOrderHistorySchema } from './order-history.js';
+import {
+  CancelSalesOrderBodySchema,
+  ConfirmSalesOrderBodySchema,
+  SALES_ORDER_STATES_DESCRIPTION,
+} from './order-lifecycle.js';
 import { ListSalesOrdersQuerySchema, SalesOrderPageSchema } from './order-list.js';
 import { Permission } from './permissions.js';
 import {
@@ -26,9 +32,28 @@ import {
   UpdateSalesOrderBodySchema,
 } from './sales-order.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
-import { IdempotencyHeadersSchema, IfMatchHeadersSchema, IfNoneMatchHeadersSchema } from './write-safety.js';
+import {
+  IdempotencyHeadersSchema,
+  IfMatchHeadersSchema,
+  IfNoneMatchHeadersSchema,
+  TransitionHeadersSchema,
+} from './write-safety.js';
 
 const c = initContract();
+
+/** What every transition answers besides its own success: the same refusals in the same words. */
+const transitionRefusals = {
+  404: NotFoundResponse,
+  409: ConflictResponse,
+  412: PreconditionFailedResponse,
+  422: UnprocessableResponse,
+  428: PreconditionRequiredResponse,
+} as const;
+
+const TRANSITION_NOTES =
+  `States: ${SALES_ORDER_STATES_DESCRIPTION} A transition not allowed from the current status, or already done, is ` +
+  '409 `invalid_transition` with `current_status`. Honours If-Match (412 when stale) and Idempotency-Key (a retry ' +
+  'gets the first answer). Of two transitions racing on one order, exactly one wins; the other gets 409 or 412.';
 
 /**
  * Every route of the service. Paths are relative to the base address (`BASE_PATH`, `/api` by
@@ -124,11 +149,12 @@ export const salesOrdersContract = c.router(
       method: 'GET',
       path: '/sales-orders/:id/history',
       pathParams: SalesOrderIdParamsSchema,
+      query: SalesOrderHistoryQuerySchema,
       responses: {
         200: successEnvelope(SalesOrderHistorySchema),
         404: NotFoundResponse,
       },
-      summary: 'Every create, update and delete of an order, oldest first; readable after the order is deleted',
+      summary: 'Every change of an order, oldest first, a page at a time; readable after the order is deleted',
       metadata: { permission: Permission.read } as const,
     },
     updateSalesOrder: {
@@ -140,11 +166,16 @@ export const salesOrdersContract = c.router(
       responses: {
         200: successEnvelope(UpdatedSalesOrderSchema),
         404: NotFoundResponse,
+        409: ConflictResponse,
         412: PreconditionFailedResponse,
         422: UnprocessableResponse,
         428: PreconditionRequiredResponse,
       },
       summary: 'Update a sales order; details and other_charges, when sent, replace the stored sets',
+      description:
+        "What an order's status locks cannot change (409 `order_not_editable`, one detail per field): a confirmed order " +
+        'takes only remarks, field officer, port, customer reference and delivery date; a closed one only remarks; a ' +
+        'cancelled one nothing. A field sent with the value it holds is not a change.',
       metadata: { permission: Permission.update } as const,
     },
     deleteSalesOrder: {
@@ -156,11 +187,66 @@ export const salesOrdersContract = c.router(
       responses: {
         200: successEnvelope(DeletedSalesOrderSchema),
         404: NotFoundResponse,
+        409: ConflictResponse,
         412: PreconditionFailedResponse,
         428: PreconditionRequiredResponse,
       },
       summary: 'Soft-delete a sales order',
+      description:
+        'Only a draft can be deleted; any other status answers 409 `order_not_deletable` (cancel it instead).',
       metadata: { permission: Permission.delete } as const,
+    },
+    confirmSalesOrder: {
+      method: 'POST',
+      path: '/sales-orders/:id/confirm',
+      pathParams: SalesOrderIdParamsSchema,
+      headers: TransitionHeadersSchema,
+      body: ConfirmSalesOrderBodySchema,
+      responses: { 200: successEnvelope(SalesOrderSchema), ...transitionRefusals },
+      summary: 'Confirm a draft: it becomes the binding order',
+      description:
+        'Only when the customer, the location and every product are still active and the order date lies in an active ' +
+        'financial year (422 otherwise). Licence warnings (as validate-licence gives them for the lines) refuse the ' +
+        'confirm with 422 and the warnings in `details`, unless `acknowledge_warnings` is true, which the history entry ' +
+        'records. Confirmed orders consume licence quota; two confirms racing for the last units cannot together exceed ' +
+        `it. ${TRANSITION_NOTES}`,
+      metadata: { permission: Permission.confirm } as const,
+    },
+    cancelSalesOrder: {
+      method: 'POST',
+      path: '/sales-orders/:id/cancel',
+      pathParams: SalesOrderIdParamsSchema,
+      headers: TransitionHeadersSchema,
+      body: CancelSalesOrderBodySchema,
+      responses: { 200: successEnvelope(SalesOrderSchema), ...transitionRefusals },
+      summary: 'Cancel a draft or confirmed order, with a reason',
+      description: `The order keeps its number and stays readable; its licence quota is released. ${TRANSITION_NOTES}`,
+      metadata: { permission: Permission.cancel } as const,
+    },
+    closeSalesOrder: {
+      method: 'POST',
+      path: '/sales-orders/:id/close',
+      pathParams: SalesOrderIdParamsSchema,
+      headers: TransitionHeadersSchema,
+      body: c.noBody(),
+      responses: { 200: successEnvelope(SalesOrderSchema), ...transitionRefusals },
+      summary: 'Close a confirmed order: fulfilled and done',
+      description: `Read-only afterwards but for remarks; it cannot be cancelled. ${TRANSITION_NOTES}`,
+      metadata: { permission: Permission.close } as const,
+    },
+    amendSalesOrder: {
+      method: 'POST',
+      path: '/sales-orders/:id/amend',
+      pathParams: SalesOrderIdParamsSchema,
+      headers: TransitionHeadersSchema,
+      body: c.noBody(),
+      responses: { 201: successEnvelope(SalesOrderSchema), ...transitionRefusals },
+      summary: 'Amend a cancelled order into a new draft',
+      description:
+        'Only a cancelled order: creates a new draft with the same customer, location, date, lines, charges and ' +
+        'fulfilment fields, a new number from its series and `amended_from_id` naming the cancelled one; 201 with ' +
+        `Location. The cancelled order is unchanged. ${TRANSITION_NOTES}`,
+      metadata: { permission: Permission.create } as const,
     },
   },
   {

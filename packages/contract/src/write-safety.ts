@@ -4,8 +4,10 @@ import { documented } from './common.js';
 
 /**
  * The request headers that make writes safe to retry and edits safe from lost updates:
- * `Idempotency-Key` (Stripe's semantics) and the RFC 9110 conditional headers, whose entity
- * tag is an order's version: `ETag: "<version>"`.
+ * `Idempotency-Key` (Stripe's semantics) and the RFC 9110 conditional headers. An order's
+ * entity tag is `"<version>-<digest>"`: its version, and a digest of the representation read
+ * (so that a renamed customer or product changes it too); a bare `"<version>"` in If-Match
+ * compares the version alone (the order's `version` field, as the SDK's `ifMatch` sends it).
  */
 
 /** Detail codes of the write-safety errors (409, 412, 422, 428). */
@@ -66,8 +68,11 @@ export const parseEntityTagCondition = (value: string): EntityTagCondition | nul
   return tags.length > 0 ? tags : null;
 };
 
-/** The entity tag of an order's version, as `ETag` carries it and `If-Match` expects it. */
+/** An If-Match tag naming an order's version alone: the version compared, not the representation. */
 export const versionEntityTag = (version: number): string => `"${version}"`;
+
+/** The opaque part of an order's ETag: `<version>-<digest of the representation>`. */
+export const ORDER_ENTITY_TAG_PATTERN = /^([1-9][0-9]{0,9})-([A-Za-z0-9_-]{8,64})$/;
 
 /** Longer than any list of order versions a caller could mean. */
 export const ENTITY_TAG_LIST_MAX_LENGTH = 1024;
@@ -79,7 +84,7 @@ const entityTagCondition = (description: string) =>
       if (condition === null) {
         ctx.addIssue({
           code: z.ZodIssueCode.custom,
-          message: 'must be * or a comma-separated list of entity tags such as "3"',
+          message: 'must be * or a comma-separated list of entity tags such as "3-0a1B2c3D4e5F6g7H"',
           params: { code: WriteSafetyCode.invalidEntityTag },
         });
         return z.NEVER;
@@ -94,15 +99,20 @@ export const IdempotencyHeadersSchema = z.object({
 
 export const IfMatchHeadersSchema = z.object({
   'if-match': entityTagCondition(
-    'Write only when the order is still at this version: its ETag, e.g. "3"; `*` matches any live order. A stale version ' +
-      'gets 412 with the current version in error.details. Required (else 428) when the service runs with REQUIRE_IF_MATCH=true.',
+    'Write only while the order is as read: its ETag, e.g. "3-0a1B2c3D4e5F6g7H" (the representation compared), or its ' +
+      'version alone, e.g. "3" (the version compared); `*` matches any live order. A stale tag gets 412 with the current ' +
+      'version in error.details. Required (else 428) when the service runs with REQUIRE_IF_MATCH=true.',
   ).optional(),
 });
 
 export const IfNoneMatchHeadersSchema = z.object({
   'if-none-match': documented(z.string().max(ENTITY_TAG_LIST_MAX_LENGTH), { maxLength: ENTITY_TAG_LIST_MAX_LENGTH })
     .describe(
-      'The ETag the caller holds, e.g. "3": when the order is still at that version the answer is 304 without a body.',
+      'The ETag the caller holds, e.g. "3-0a1B2c3D4e5F6g7H": while the order reads the same the answer is 304 without a ' +
+        'body (whatever Cache-Control the request sends).',
     )
     .optional(),
 });
+
+/** A transition: retried safely with Idempotency-Key, guarded against stale reads with If-Match. */
+export const TransitionHeadersSchema = IdempotencyHeadersSchema.merge(IfMatchHeadersSchema);

@@ -9,7 +9,7 @@ export type DomainErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'unprocessable'
-  /** Write safety: the request with this Idempotency-Key is still running. */
+  /** The order's status does not allow the change; or an Idempotency-Key's first request is still running. */
   | 'conflict'
   /** Write safety: the order is no longer at the version the caller expects. */
   | 'precondition_failed'
@@ -42,3 +42,6 @@ export const notFound = (message: string) => new DomainError('not_found', messag
 /** The request was well-formed, but the data says no; `details` name each offending input. */
 export const unprocessable = (details: ErrorDetail[], message = 'Validation failed') =>
   new DomainError('unprocessable', message, details);
+
+/** The order's status does not allow this (the lifecycle's 409); `details` say which field or transition. */
+export const stateConflict = (message: string, details: ErrorDetail[]) => new DomainError('conflict', message, details);

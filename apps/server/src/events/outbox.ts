@@ -14,14 +14,14 @@ import { Prisma } from '../generated/prisma/client.js';
 
 /**
  * The CTEs, for a statement's WITH list, that insert one event of `type` per row of `changed`
- * (an SQL from-item whose columns are `sales_order_id`, `version` after the change, and `data`,
- * the order's read shape as json) and put each on the relay's queue. They are named `event` and
+ * (an SQL from-item whose columns are `sales_order_id`, `version` after the change,
+ * `occurred_at`, the change's time, and `data`, the order's read shape as json) and put each on the relay's queue. They are named `event` and
  * `event_queued`: the embedding statement must not use those names.
  */
 export const eventInsertCtes = (type: EventType, changed: Prisma.Sql): Prisma.Sql => Prisma.sql`
   event AS (
-    INSERT INTO events (type, sales_order_id, version, data)
-    SELECT ${type}::varchar, c.sales_order_id, c.version, c.data FROM ${changed} c
+    INSERT INTO events (type, sales_order_id, version, occurred_at, data)
+    SELECT ${type}::varchar, c.sales_order_id, c.version, c.occurred_at, c.data FROM ${changed} c
     RETURNING seq),
   event_queued AS (INSERT INTO event_queue (event_seq) SELECT seq FROM event)`;
 

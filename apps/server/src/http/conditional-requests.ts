@@ -1,18 +1,20 @@
-import { type EntityTagCondition, WriteSafetyCode } from '@sales-order/contract';
+import {
+  type EntityTagCondition,
+  ORDER_ENTITY_TAG_PATTERN,
+  parseEntityTagCondition,
+  WriteSafetyCode,
+} from '@sales-order/contract';
 
 import { DomainError } from '../errors/domain-error.js';
-import type { ExpectedVersions } from '../orders/order-versions.js';
+import type { Expected } from '../orders/order-preconditions.js';
 
 /**
- * RFC 9110 If-Match, as the contract parsed it, to the versions a write expects. `*` matches
- * any live order (no version). If-Match uses the strong comparison, so weak tags never match;
- * tags that are not a version cannot match either. Without If-Match a write expects any
- * version, unless the service requires the header (REQUIRE_IF_MATCH): then 428.
+ * RFC 9110 If-Match, as the contract parsed it, to what a write expects: bare versions ("3")
+ * and entity tags ("3-0a1B2c3D4e5F6g7H"). `*` matches any live order. If-Match uses the strong
+ * comparison, so weak tags never match; other tags cannot match either. Without If-Match a
+ * write expects any version, unless the service requires the header (REQUIRE_IF_MATCH): 428.
  */
-export const expectedVersionsOf = (
-  ifMatch: EntityTagCondition | undefined,
-  requireIfMatch: boolean,
-): ExpectedVersions => {
+export const expectedOf = (ifMatch: EntityTagCondition | undefined, requireIfMatch: boolean): Expected => {
   if (ifMatch === undefined) {
     if (!requireIfMatch) return undefined;
     const message = 'send If-Match with the ETag of the order as read (or * for any version)';
@@ -21,5 +23,22 @@ export const expectedVersionsOf = (
     ]);
   }
   if (ifMatch === '*') return undefined;
-  return ifMatch.filter((tag) => !tag.weak && /^\d{1,9}$/.test(tag.opaque)).map((tag) => Number(tag.opaque));
+  const strong = ifMatch.filter((tag) => !tag.weak).map((tag) => tag.opaque);
+  return {
+    versions: strong.filter((tag) => /^\d{1,9}$/.test(tag)).map(Number),
+    entityTags: strong.filter((tag) => ORDER_ENTITY_TAG_PATTERN.test(tag)),
+  };
+};
+
+/**
+ * RFC 9110 If-None-Match on a read: true when the order still reads as one of the tags the
+ * caller holds (weak comparison, as the RFC says for If-None-Match), or for `*`. Evaluated
+ * whatever Cache-Control the request sends: fetch clients add `no-cache` to every conditional
+ * request, and an origin server answers the precondition regardless (RFC 9111 5.2.1.4 is for caches).
+ */
+export const stillMatches = (ifNoneMatch: string | undefined, entityTag: string): boolean => {
+  if (ifNoneMatch === undefined) return false;
+  const condition = parseEntityTagCondition(ifNoneMatch);
+  if (condition === null) return false;
+  return condition === '*' || condition.some((tag) => tag.opaque === entityTag);
 };

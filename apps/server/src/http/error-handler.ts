@@ -161,13 +161,18 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/** No body at all: none announced, or an announced length of 0 (what fetch sends for a body-less POST). */
+const hasNoBody = (req: Request) =>
+  req.headers['transfer-encoding'] === undefined &&
+  (req.headers['content-length'] === undefined || req.headers['content-length'] === '0');
+
 /**
- * Bodies must be JSON: anything else is refused instead of being read as an empty object. An
- * empty body needs no type (a POST of a route without a body, such as a ping, sends none).
+ * Bodies must be JSON: anything else is refused instead of being read as an empty object. A
+ * request without a body passes (a transition such as close takes none; the contract refuses a
+ * missing body where one is required).
  */
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  const empty = req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined;
-  if (BODY_METHODS.has(req.method) && !empty && req.is('application/json') === false) {
+  if (BODY_METHODS.has(req.method) && !hasNoBody(req) && req.is('application/json') === false) {
     next(
       new BadRequestError('The request body must be application/json', [
         {

@@ -1,12 +1,25 @@
-import { CreatedSalesOrderSchema, salesOrdersContract, versionEntityTag } from '@sales-order/contract';
+import {
+  CreatedSalesOrderSchema,
+  type EntityTagCondition,
+  type SalesOrder,
+  SalesOrderSchema,
+  salesOrdersContract,
+} from '@sales-order/contract';
 import { initServer } from '@ts-rest/express';
+import type { Request, Response } from 'express';
 
+import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
+import { entityTagOf } from '../orders/order-preconditions.js';
+import type { TransitionRequest } from '../orders/order-transition.js';
 import type { Services } from '../services.js';
 import { actorOf } from './actor.js';
-import { expectedVersionsOf } from './conditional-requests.js';
+import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success } from './envelope.js';
 
 const s = initServer();
+
+/** The strong ETag of an order as it reads now. */
+const setEntityTag = (res: Response, order: SalesOrder) => res.setHeader('ETag', `"${entityTagOf(order)}"`);
 
 /**
  * The contract's routes bound to the use cases. Handlers only translate: the contract has
@@ -16,8 +29,30 @@ const s = initServer();
 export const createSalesOrdersRouter = (
   { orders, idempotency, licences, dropdowns, totals }: Services,
   { requireIfMatch }: { requireIfMatch: boolean },
-) =>
-  s.router(salesOrdersContract, {
+) => {
+  /**
+   * A transition's request: the caller, what it expects (If-Match) and, with an
+   * Idempotency-Key, the guard its transaction claims. The key's fingerprint covers the route
+   * and the order as well as the body, so one key cannot stand for two different calls.
+   */
+  const transition = async (
+    { req, headers, params }: { req: Pick<Request, 'principal'>; headers: TransitionHeaders; params: { id: number } },
+    name: string,
+    body: unknown,
+    perform: (request: TransitionRequest) => Promise<SalesOrder>,
+  ) => {
+    const actor = actorOf(req);
+    const expected = expectedOf(headers['if-match'], requireIfMatch);
+    const key = headers['idempotency-key'];
+    if (key === undefined) return { result: await perform({ actor, expected }), replayed: false };
+    return idempotency.run(
+      { subject: actor, key, request: { transition: name, sales_order_id: params.id, body } },
+      SalesOrderSchema,
+      (guard: IdempotencyGuard) => perform({ actor, expected, idempotency: guard }),
+    );
+  };
+
+  return s.router(salesOrdersContract, {
     getMaxNumber: async ({ query }) => ({ status: 200, body: success(await orders.maxNumber(query)) }),
 
     validateLicence: async ({ body }) => ({ status: 200, body: success(await licences.validate(body)) }),
@@ -47,27 +82,77 @@ export const createSalesOrdersRouter = (
       return { status: 201, body: success(created, 'Sales order created successfully') };
     },
 
-    // Express answers 304 itself when If-None-Match matches the ETag set here (req.fresh).
-    getSalesOrder: async ({ params, res }) => {
+    // The precondition is evaluated here, not by Express's req.fresh, which ignores
+    // If-None-Match whenever the request says Cache-Control: no-cache (as fetch clients do).
+    getSalesOrder: async ({ params, headers, res }) => {
       const order = await orders.get(params.id);
-      res.setHeader('ETag', versionEntityTag(order.version));
+      setEntityTag(res, order);
+      if (stillMatches(headers['if-none-match'], entityTagOf(order))) return { status: 304, body: undefined };
       return { status: 200, body: success(order) };
     },
 
-    getSalesOrderHistory: async ({ params }) => ({ status: 200, body: success(await orders.history(params.id)) }),
+    getSalesOrderHistory: async ({ params, query }) => ({
+      status: 200,
+      body: success(await orders.history(params.id, { limit: query.limit, after: query.cursor })),
+    }),
 
     updateSalesOrder: async ({ params, body, headers, req, res }) => {
-      const expected = expectedVersionsOf(headers['if-match'], requireIfMatch);
-      const updated = await orders.update(params.id, body, actorOf(req), expected);
-      res.setHeader('ETag', versionEntityTag(updated.version));
+      const expected = expectedOf(headers['if-match'], requireIfMatch);
+      const { updated, order } = await orders.update(params.id, body, actorOf(req), expected);
+      setEntityTag(res, order);
       return { status: 200, body: success(updated, 'Sales order updated successfully') };
     },
 
     deleteSalesOrder: async ({ params, headers, req }) => {
-      const expected = expectedVersionsOf(headers['if-match'], requireIfMatch);
+      const expected = expectedOf(headers['if-match'], requireIfMatch);
       return {
         status: 200,
         body: success(await orders.remove(params.id, actorOf(req), expected), 'Sales order deleted successfully'),
       };
     },
+
+    confirmSalesOrder: async (call) => {
+      const { result, replayed } = await transition(call, 'confirm', call.body, (request) =>
+        orders.confirm(call.params.id, call.body, request),
+      );
+      return answerTransition(call.res, result, replayed, 200, 'Sales order confirmed');
+    },
+
+    cancelSalesOrder: async (call) => {
+      const { result, replayed } = await transition(call, 'cancel', call.body, (request) =>
+        orders.cancel(call.params.id, call.body, request),
+      );
+      return answerTransition(call.res, result, replayed, 200, 'Sales order cancelled');
+    },
+
+    closeSalesOrder: async (call) => {
+      const { result, replayed } = await transition(call, 'close', null, (request) =>
+        orders.close(call.params.id, request),
+      );
+      return answerTransition(call.res, result, replayed, 200, 'Sales order closed');
+    },
+
+    amendSalesOrder: async (call) => {
+      const { result, replayed } = await transition(call, 'amend', null, (request) =>
+        orders.amend(call.params.id, request),
+      );
+      call.res.setHeader('Location', `${call.req.baseUrl}/sales-orders/${result.sales_order_id}`);
+      return answerTransition(call.res, result, replayed, 201, 'Sales order amended into a new draft');
+    },
   });
+};
+
+type TransitionHeaders = { 'if-match'?: EntityTagCondition; 'idempotency-key'?: string };
+
+/** A transition's answer: the order as it now reads, with its ETag (and Idempotent-Replayed for a replay). */
+const answerTransition = <Status extends 200 | 201>(
+  res: Response,
+  order: SalesOrder,
+  replayed: boolean,
+  status: Status,
+  message: string,
+) => {
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  setEntityTag(res, order);
+  return { status, body: success(order, message) };
+};

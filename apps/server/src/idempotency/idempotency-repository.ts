@@ -46,6 +46,12 @@ export const idempotencyRepository = {
     return rows.length === 1;
   },
 
+  /** Stores the result of the request that claimed the key, in its transaction. */
+  storeResult: async (db: Db, subject: string, key: string, result: unknown): Promise<void> => {
+    await db.$executeRaw`
+      UPDATE idempotency_keys SET result = ${JSON.stringify(result)}::jsonb WHERE subject = ${subject} AND key = ${key}`;
+  },
+
   /**
    * Sets this transaction's lock_timeout and returns the previous one, so that a wait on
    * another request's key is bounded while the rest of the transaction keeps the usual limit.

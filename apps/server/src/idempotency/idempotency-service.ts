@@ -35,10 +35,12 @@ export interface IdempotencyGuard {
   /** The transaction's first write: takes the key, or waits for whoever holds it. */
   claim(tx: Db): Promise<void>;
   /**
-   * The claimed key: the use case's last write stores the result a retry will get in its row
+   * The claimed key: a create's statement stores the result a retry will get in its row
    * (`idempotency_keys.result`), in the same statement that settles what the result says.
    */
   readonly claimed: { subject: string; key: string };
+  /** Stores the result a retry will get, as the transaction's last write (a use case that knows it before). */
+  complete(tx: Db, result: unknown): Promise<void>;
 }
 
 export interface IdempotentOutcome<T> {
@@ -122,6 +124,7 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds }: Idem
           await idempotencyRepository.setLockTimeout(tx, previous);
         },
         claimed: { subject, key },
+        complete: (tx, result) => idempotencyRepository.storeResult(tx, subject, key, result),
       };
       // A committed key answers at once, without a transaction; a key committed while this
       // request ran (the concurrent retry) answers after its claim has waited for it.

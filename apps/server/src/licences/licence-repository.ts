@@ -80,7 +80,7 @@ export const productLicencesQuery = (productIds: number[], date: Date, excludeOr
                       'consumed', CASE WHEN l.licensed_quantity IS NOT NULL AND l.valid_from <= ${onDate}::date THEN (
                         SELECT COALESCE(SUM(d.quantity), 0)::text
                         FROM sales_order_details d
-                        WHERE d.live AND d.product_id = l.product_id
+                        WHERE d.consumes_quota AND d.product_id = l.product_id
                           AND d.order_date BETWEEN l.valid_from AND l.valid_to
                           ${excludeOrderId === undefined ? Prisma.empty : Prisma.sql`AND d.sales_order_id <> ${excludeOrderId}`}
                       ) END)

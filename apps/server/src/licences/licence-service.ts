@@ -1,6 +1,7 @@
-import type { LicenceValidation, ValidateLicenceBody } from '@sales-order/contract';
+import type { LicenceValidation, LicenceWarning, ValidateLicenceBody } from '@sales-order/contract';
 
 import type { Db } from '../db/transactions.js';
+import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';
 import { parseCalendarDate } from '../shared/calendar.js';
@@ -8,8 +9,14 @@ import { type Decimal, toDecimal } from '../shared/money.js';
 import { licenceRepository } from './licence-repository.js';
 import { licenceWarnings } from './licence-rules.js';
 
+/** A line as the licence check reads it; a stored quantity comes as NUMERIC text. */
+interface LicencedLine {
+  product_id: number;
+  quantity: number | string;
+}
+
 /** The quantity asked of each product, lines of one product added up, in first-appearance order. */
-const quantityByProduct = (lines: ValidateLicenceBody['sales_order_details']): Map<number, Decimal> => {
+const quantityByProduct = (lines: readonly LicencedLine[]): Map<number, Decimal> => {
   const totals = new Map<number, Decimal>();
   for (const line of lines) {
     const quantity = toDecimal(line.quantity);
@@ -19,34 +26,46 @@ const quantityByProduct = (lines: ValidateLicenceBody['sales_order_details']): M
 };
 
 /**
+ * The licence warnings of an order's lines on `date`, one statement whatever the number of
+ * lines: the products with their licences and what orders other than `excludeOrderId` hold of
+ * each. Unknown or inactive products are problems (at `{path}.{index}.product_id`). The same
+ * for validate-licence and for the confirm of an order, so that the two always agree.
+ */
+export const licenceWarningsFor = async (
+  db: Db,
+  lines: readonly LicencedLine[],
+  date: Date,
+  excludeOrderId: number | undefined,
+  path: string,
+): Promise<Checked<LicenceWarning[]>> => {
+  const quantities = quantityByProduct(lines);
+  const products = await licenceRepository.findProductsWithLicences(db, [...quantities.keys()], date, excludeOrderId);
+  const { value: productsById, problems } = checkProductsUsable(lines, products, path);
+  if (problems.length > 0) return { value: [], problems };
+  const warnings = [...quantities].flatMap(([productId, quantity]) => {
+    // Every product was found above, or there were problems.
+    const product = productsById.get(productId)!;
+    return licenceWarnings(product, quantity, product.licences, product.consumed, date);
+  });
+  return { value: warnings, problems: [] };
+};
+
+/**
  * The validate-licence use case: warnings, never a refusal, about the licences of the products
- * on an order. One statement whatever the number of lines: the products with their licences
- * and what orders have already used of each. Without an order date the licences are checked
- * for `today()`, today's calendar date in the business's time zone.
+ * on an order. Without an order date the licences are checked for `today()`, today's calendar
+ * date in the business's time zone. Only confirmed and closed orders hold quota.
  */
 export const createLicenceService = (db: Db, today: () => Date) => ({
   async validate(body: ValidateLicenceBody): Promise<LicenceValidation> {
     const date = body.sales_order_date === undefined ? today() : parseCalendarDate(body.sales_order_date);
-    const quantities = quantityByProduct(body.sales_order_details);
-
-    const products = await licenceRepository.findProductsWithLicences(
+    const { value: warnings, problems } = await licenceWarningsFor(
       db,
-      [...quantities.keys()],
+      body.sales_order_details,
       date,
       body.sales_order_id,
-    );
-    const { value: productsById, problems } = checkProductsUsable(
-      body.sales_order_details,
-      products,
       'sales_order_details',
     );
     if (problems.length > 0) throw unprocessable(problems);
-
-    const warnings = [...quantities].flatMap(([productId, quantity]) => {
-      // Every product was found above, or the request was refused.
-      const product = productsById.get(productId)!;
-      return licenceWarnings(product, quantity, product.licences, product.consumed, date);
-    });
     return {
       validation_message: warnings.map((warning) => warning.message).join('\n'),
       has_warnings: warnings.length > 0,

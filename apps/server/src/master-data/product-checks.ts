@@ -13,7 +13,7 @@ interface ProductState {
  * validation refuse the same products with the same words.
  */
 export const checkProductsUsable = <P extends ProductState>(
-  lines: { product_id: number }[],
+  lines: readonly { product_id: number }[],
   products: P[],
   path: string,
 ): Checked<Map<number, P>> => {

@@ -6,8 +6,9 @@ import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
 import { counterAfterSuppliedNumber, readSuppliedNumber, type Series, seriesPrefix } from './numbering.js';
-import type { Actor } from './order.js';
-import { changesBetween, type CreatedHeader } from './order-history.js';
+import { type Actor, deliveryDateProblems } from './order.js';
+import { checkConfirmable } from './order-confirmation.js';
+import { changesBetween, changesOfTransition, type CreatedHeader } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
 import { checkOrderReferences } from './order-references.js';
 import {
@@ -16,6 +17,7 @@ import {
   historyLines,
   historyTotals,
   linesToStore,
+  lockedTotals,
   totalsToStore,
 } from './order-shapes.js';
 import type { OrderDeps } from './order-use-case.js';
@@ -51,13 +53,22 @@ export const createOrder = async (
     locationId: input.location_id,
     salesOrderDate: input.sales_order_date,
     details: input.details,
+    fieldOfficerId: input.field_officer_id,
+    portId: input.port_id,
   });
   const { location, financialYear } = references.value;
   const series: Series | null =
     location && financialYear ? { locationCode: location.code, financialYearStart: financialYear.startDate } : null;
   const supplied =
     series && input.sales_order_no != null ? readSuppliedNumber(input.sales_order_no, series) : undefined;
-  const problems = [...priced.problems, ...total.problems, ...references.problems, ...(supplied?.problems ?? [])];
+  const salesOrderDate = formatCalendarDate(parseCalendarDate(input.sales_order_date));
+  const problems = [
+    ...priced.problems,
+    ...total.problems,
+    ...references.problems,
+    ...(supplied?.problems ?? []),
+    ...deliveryDateProblems(salesOrderDate, input.delivery_date),
+  ];
   if (problems.length > 0 || !location || !financialYear || !series) throw unprocessable(problems);
 
   const suppliedNumber = supplied?.value ?? null;
@@ -68,10 +79,15 @@ export const createOrder = async (
     locationId: location.id,
     financialYearId: financialYear.id,
     customerId: input.customer_id,
-    salesOrderDate: formatCalendarDate(parseCalendarDate(input.sales_order_date)),
+    salesOrderDate,
     remarks: input.remarks ?? null,
     ...totals,
     createdBy: actor,
+    fieldOfficerId: input.field_officer_id ?? null,
+    portId: input.port_id ?? null,
+    customerReference: input.customer_reference ?? null,
+    deliveryDate: input.delivery_date ?? null,
+    amendedFromId: null,
   };
   const chargesStored = chargesToStore(charges);
   const ids = { locationId: location.id, financialYearId: financialYear.id };
@@ -87,6 +103,10 @@ export const createOrder = async (
     location_id: orderToStore.locationId,
     financial_year_id: orderToStore.financialYearId,
     remarks: orderToStore.remarks,
+    field_officer_id: orderToStore.fieldOfficerId,
+    port_id: orderToStore.portId,
+    customer_reference: orderToStore.customerReference,
+    delivery_date: orderToStore.deliveryDate,
   };
   const history = {
     action: 'create' as const,
@@ -116,11 +136,13 @@ export const createOrder = async (
     return { result, counter: stored.counter };
   };
 
-  // One statement is its own transaction: a server-numbered or free-form create without an
+  const confirm = input.status === 'confirmed';
+  // One statement is its own transaction: a server-numbered or free-form draft without an
   // Idempotency-Key needs no BEGIN or COMMIT, and its series' counter is locked by that
   // statement only. A claimed key is part of the transaction; a supplied series number is
-  // refused after the statement when too far ahead of the counter, rolling the order back.
-  if (!idempotency && numbering.kind !== 'supplied-series') return (await write(transactions.db)).result;
+  // refused after the statement when too far ahead of the counter, and a confirm after it,
+  // rolling the order and its number back.
+  if (!idempotency && numbering.kind !== 'supplied-series' && !confirm) return (await write(transactions.db)).result;
   return transactions.withTransaction(async (tx) => {
     await idempotency?.claim(tx);
     const { result, counter } = await write(tx);
@@ -129,6 +151,22 @@ export const createOrder = async (
       const moved = counterAfterSuppliedNumber(counter!, numbering.sequence, numbering.maxAhead);
       if (moved.value === null) throw unprocessable(moved.problems);
     }
+    if (confirm) await confirmCreated(tx, result.sales_order_id, actor, input.acknowledge_warnings === true);
     return result;
+  });
+};
+
+/** A create asking for `status: confirmed`: the confirm of the draft just written, in its transaction. */
+const confirmCreated = async (tx: Db, id: number, actor: Actor, acknowledgeWarnings: boolean) => {
+  const order = (await orderWriteStore.lockLive(tx, id))!;
+  const contents = await orderWriteStore.contentsOf(tx, id);
+  const acknowledged = await checkConfirmable(tx, id, order, contents, acknowledgeWarnings, (ids) =>
+    orderWriteStore.lockQuota(tx, ids),
+  );
+  await orderWriteStore.writeTransition(tx, id, 'confirmed', {
+    action: 'confirm',
+    actor,
+    changes: changesOfTransition('draft', 'confirmed', lockedTotals(order)),
+    ...(acknowledged.length > 0 ? { acknowledgedWarnings: acknowledged } : {}),
   });
 };

@@ -1,18 +1,22 @@
 import type { DeletedSalesOrder } from '@sales-order/contract';
 
-import type { Actor } from './order.js';
+import { stateConflict } from '../errors/domain-error.js';
+import { type Actor, deleteRefusal } from './order.js';
+import { type Expected, lockAsExpected } from './order-preconditions.js';
 import type { OrderDeps } from './order-use-case.js';
-import { type ExpectedVersions, missingOrChanged } from './order-versions.js';
 import { orderWriteStore } from './store/order-write-store.js';
 
-/** Soft-deletes an order: one statement, its own transaction, with its history entry. */
-export const deleteOrder = async (
+/** Soft-deletes a draft, with its history entry: 404, 412 and 409 (not a draft) change nothing. */
+export const deleteOrder = (
   { transactions }: OrderDeps,
   id: number,
   actor: Actor,
-  expected?: ExpectedVersions,
-): Promise<DeletedSalesOrder> => {
-  if (!(await orderWriteStore.softDelete(transactions.db, id, actor, expected)))
-    throw await missingOrChanged(transactions.db, id, expected);
-  return { sales_order_id: id, deleted: true };
-};
+  expected?: Expected,
+): Promise<DeletedSalesOrder> =>
+  transactions.withTransaction(async (tx) => {
+    const current = await lockAsExpected(tx, id, expected);
+    const refusal = deleteRefusal(current.status);
+    if (refusal) throw stateConflict(`The order is ${current.status}`, [refusal]);
+    await orderWriteStore.softDelete(tx, id, actor);
+    return { sales_order_id: id, deleted: true };
+  });

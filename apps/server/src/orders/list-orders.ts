@@ -26,6 +26,7 @@ const filterOf = (query: ListSalesOrdersFilters): OrderListFilter => ({
   minTotal: query.min_total,
   maxTotal: query.max_total,
   updatedSince: query.updated_since,
+  statuses: query.status,
   includeDeleted: query.include_deleted ?? false,
 });
 
@@ -45,6 +46,14 @@ const toListItem = (row: OrderListRow): SalesOrderListItem => ({
   created_at: formatDateTime(row.created_at),
   updated_at: formatDateTime(row.updated_at),
   deleted_at: row.deleted_at ? formatDateTime(row.deleted_at) : null,
+  status: row.status,
+  status_changed_at: formatDateTime(row.status_changed_at),
+  cancellation_reason: row.cancellation_reason,
+  amended_from_id: row.amended_from_id,
+  field_officer_id: row.field_officer_id,
+  port_id: row.port_id,
+  customer_reference: row.customer_reference,
+  delivery_date: row.delivery_date,
 });
 
 const SORT_KEY_TEXT = {

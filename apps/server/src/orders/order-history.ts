@@ -5,6 +5,8 @@ import type {
   HistoryCharge,
   HistoryLine,
   HistoryTotals,
+  LicenceWarning,
+  SalesOrderStatus,
 } from '@sales-order/contract';
 
 /**
@@ -27,10 +29,18 @@ export type OrderHeader = {
   location_id: number;
   financial_year_id: number;
   remarks: string | null;
+  field_officer_id: number | null;
+  port_id: number | null;
+  customer_reference: string | null;
+  /** YYYY-MM-DD */
+  delivery_date: string | null;
 };
 
-/** The header of a create as its entry is built: the statement settles the number (order-write-store.ts). */
-export type CreatedHeader = Omit<OrderHeader, 'sales_order_no'>;
+/**
+ * The header of a create (or of the draft an amend makes) as its entry is built: the statement
+ * settles the number (order-write-store.ts).
+ */
+export type CreatedHeader = Omit<OrderHeader, 'sales_order_no'> & { amended_from_id?: number };
 
 /** An order as a history entry compares it: numbers as the JSON numbers the API shows. */
 export interface OrderSnapshot<Header extends Partial<OrderHeader> = OrderHeader> {
@@ -78,9 +88,33 @@ export const changesBetween = <Header extends Partial<OrderHeader>>(
   totals_after: after.totals,
 });
 
+/**
+ * What a transition changed: its status (and the reason a cancel gives); the lines, charges
+ * and totals stay as they are.
+ */
+export const changesOfTransition = (
+  from: SalesOrderStatus,
+  to: SalesOrderStatus,
+  totals: HistoryTotals,
+  cancellationReason?: string,
+): HistoryChanges => ({
+  fields: fieldChanges(
+    { status: from, cancellation_reason: null },
+    { status: to, cancellation_reason: cancellationReason ?? null },
+  ),
+  lines: { added: [], removed: [], changed: [] },
+  other_charges: { added: [], removed: [], changed: [] },
+  totals_before: totals,
+  totals_after: totals,
+});
+
 /** A history entry to write in the statement that completes a change. */
 export interface HistoryEntryToWrite {
   action: HistoryAction;
   actor: string | null;
   changes: HistoryChanges;
+  /** cancel: the reason given. */
+  reason?: string;
+  /** confirm with acknowledge_warnings: the warnings confirmed despite. */
+  acknowledgedWarnings?: LicenceWarning[];
 }

@@ -17,6 +17,9 @@ interface ReferenceInput {
   locationId?: number;
   salesOrderDate?: string;
   details?: Pick<SalesOrderDetailInput, 'product_id' | 'packsize_id'>[];
+  /** null: the order names none (nothing to check). */
+  fieldOfficerId?: number | null;
+  portId?: number | null;
 }
 
 /**
@@ -30,6 +33,8 @@ export interface CurrentReferences {
   salesOrderDate: string;
   productIds: ReadonlySet<number>;
   packsizeIds: ReadonlySet<number>;
+  fieldOfficerId: number | null;
+  portId: number | null;
 }
 
 export interface ResolvedReferences {
@@ -38,6 +43,21 @@ export interface ResolvedReferences {
 }
 
 const unique = (ids: number[]) => [...new Set(ids)];
+
+/** An id the input names and the order does not already hold: only those are looked up and checked. */
+const changedId = (input: number | null | undefined, current: number | null | undefined): number | undefined =>
+  input == null || input === current ? undefined : input;
+
+const inactiveOrMissing = (
+  path: string,
+  what: string,
+  id: number,
+  active: boolean | null,
+  code: string,
+): ErrorDetail[] =>
+  active === true
+    ? []
+    : [{ path, message: `${what} ${id} ${active === false ? 'is inactive' : 'does not exist'}`, code }];
 
 /** The problems of the references an order names, given what the lookup found: pure. */
 export const referenceProblems = (
@@ -77,6 +97,23 @@ export const referenceProblems = (
       message: `no active financial year contains ${salesOrderDate}`,
       code: ValidationCode.dateOutsideFinancialYears,
     });
+  }
+
+  const fieldOfficerId = changedId(input.fieldOfficerId, current?.fieldOfficerId);
+  if (fieldOfficerId !== undefined) {
+    problems.push(
+      ...inactiveOrMissing(
+        'field_officer_id',
+        'field officer',
+        fieldOfficerId,
+        found.field_officer_active,
+        ValidationCode.unknownFieldOfficer,
+      ),
+    );
+  }
+  const portId = changedId(input.portId, current?.portId);
+  if (portId !== undefined) {
+    problems.push(...inactiveOrMissing('port_id', 'port', portId, found.port_active, ValidationCode.unknownPort));
   }
 
   const usableProducts = found.products.map((product) => ({
@@ -126,6 +163,8 @@ export const checkOrderReferences = async (
     salesOrderDate: input.salesOrderDate === current?.salesOrderDate ? undefined : input.salesOrderDate,
     productIds: unique(details.map((detail) => detail.product_id)),
     packsizeIds: unique(details.flatMap((detail) => (detail.packsize_id == null ? [] : [detail.packsize_id]))),
+    fieldOfficerId: changedId(input.fieldOfficerId, current?.fieldOfficerId),
+    portId: changedId(input.portId, current?.portId),
   });
   return referenceProblems(input, found, current);
 };

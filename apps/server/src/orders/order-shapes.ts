@@ -78,6 +78,14 @@ export const historyTotals = (totals: {
   grand_total: toJsonNumber(totals.grandTotal),
 });
 
+/** A locked order's totals as a history entry shows them. */
+export const lockedTotals = (order: LockedOrder): HistoryTotals =>
+  historyTotals({
+    subtotal: order.subtotal,
+    otherChargesTotal: order.other_charges_total,
+    grandTotal: order.grand_total,
+  });
+
 /** The state a locked order was in before a change, as its history entry compares it. */
 export const snapshotBefore = (order: LockedOrder, contents: StoredContents): OrderSnapshot => ({
   header: {
@@ -87,6 +95,10 @@ export const snapshotBefore = (order: LockedOrder, contents: StoredContents): Or
     location_id: order.location_id,
     financial_year_id: order.financial_year_id,
     remarks: order.remarks,
+    field_officer_id: order.field_officer_id,
+    port_id: order.port_id,
+    customer_reference: order.customer_reference,
+    delivery_date: order.delivery_date,
   },
   lines: contents.lines.map((line) => ({
     ...line,
@@ -95,11 +107,7 @@ export const snapshotBefore = (order: LockedOrder, contents: StoredContents): Or
     amount: toJsonNumber(line.amount),
   })),
   charges: contents.charges.map((charge) => ({ ...charge, amount: toJsonNumber(charge.amount) })),
-  totals: historyTotals({
-    subtotal: order.subtotal,
-    otherChargesTotal: order.other_charges_total,
-    grandTotal: order.grand_total,
-  }),
+  totals: lockedTotals(order),
 });
 
 /** An order as the API reads it: decimals as JSON numbers, instants as the spec's DateTime. */
@@ -117,4 +125,5 @@ export const toReadShape = (order: OrderReadRow): SalesOrder => ({
   other_charges: order.other_charges.map((charge) => ({ ...charge, amount: toJsonNumber(charge.amount) })),
   created_at: formatDateTime(order.created_at),
   updated_at: formatDateTime(order.updated_at),
+  status_changed_at: formatDateTime(order.status_changed_at),
 });

@@ -1,10 +1,14 @@
-import { type ErrorDetail, ValidationCode } from '@sales-order/contract';
+import { type ErrorDetail, LifecycleCode, type SalesOrderStatus, ValidationCode } from '@sales-order/contract';
 
 import { orderNumberKey } from './numbering.js';
 
 /**
  * The order's own rules, apart from money (order-pricing.ts) and numbers (numbering.ts): who
- * acts on it and what may change once it exists. Pure: the use cases apply them.
+ * acts on it, its lifecycle (the state machine) and what may change in each state. Pure: the
+ * use cases apply them.
+ *
+ *   draft --confirm--> confirmed --close--> closed
+ *   draft, confirmed --cancel--> cancelled --amend--> a new draft (the cancelled order stays)
  */
 
 /** Who acts: the authenticated caller, recorded as created_by / updated_by / deleted_by and in history. */
@@ -57,3 +61,134 @@ export const financialYearChangeProblems = (current: FixedFields, yearOfNewDate:
         },
       ]
     : [];
+
+/** The transitions, each its own route. */
+export type Transition = 'confirm' | 'cancel' | 'close' | 'amend';
+
+/** From which states each transition may start, and the state it leaves the order in. */
+export const TRANSITIONS: Readonly<Record<Transition, { from: readonly SalesOrderStatus[]; to: SalesOrderStatus }>> = {
+  confirm: { from: ['draft'], to: 'confirmed' },
+  cancel: { from: ['draft', 'confirmed'], to: 'cancelled' },
+  close: { from: ['confirmed'], to: 'closed' },
+  // Amend makes a new draft; the cancelled order it starts from stays cancelled.
+  amend: { from: ['cancelled'], to: 'cancelled' },
+};
+
+const PAST_TENSE: Record<Transition, string> = {
+  confirm: 'confirmed',
+  cancel: 'cancelled',
+  close: 'closed',
+  amend: 'amended',
+};
+
+/**
+ * Null when `transition` may start from `status`; otherwise the 409 detail saying why. Repeating
+ * a transition already done (confirming a confirmed order) is refused like any other: a caller
+ * that must know whether its own call did it gets a clear answer, not a silent success.
+ */
+export const transitionRefusal = (status: SalesOrderStatus, transition: Transition): ErrorDetail | null => {
+  if (TRANSITIONS[transition].from.includes(status)) return null;
+  const allowed = TRANSITIONS[transition].from.join(' or ');
+  return {
+    path: 'status',
+    message: `a ${status} order cannot be ${PAST_TENSE[transition]} (only a ${allowed} order can)`,
+    code: LifecycleCode.invalidTransition,
+    current_status: status,
+  };
+};
+
+/** The fields an update can change, as the read shape names them; `details` and `other_charges` for the sets. */
+export type EditableField =
+  | 'sales_order_no'
+  | 'customer_id'
+  | 'sales_order_date'
+  | 'location_id'
+  | 'remarks'
+  | 'details'
+  | 'other_charges'
+  | 'field_officer_id'
+  | 'port_id'
+  | 'customer_reference'
+  | 'delivery_date';
+
+/** Every field an update can change, in the read shape's order. */
+export const EDITABLE_FIELDS: readonly EditableField[] = [
+  'sales_order_no',
+  'customer_id',
+  'sales_order_date',
+  'location_id',
+  'remarks',
+  'details',
+  'other_charges',
+  'field_officer_id',
+  'port_id',
+  'customer_reference',
+  'delivery_date',
+];
+
+/** Besides remarks, what stays editable on a confirmed order: how and when it is delivered, not what was agreed. */
+const FULFILMENT_FIELDS: readonly EditableField[] = [
+  'field_officer_id',
+  'port_id',
+  'customer_reference',
+  'delivery_date',
+];
+
+/** What an update may change in each state; `all` in a draft. */
+const EDITABLE: Readonly<Record<SalesOrderStatus, 'all' | readonly EditableField[]>> = {
+  draft: 'all',
+  confirmed: ['remarks', ...FULFILMENT_FIELDS],
+  closed: ['remarks'],
+  cancelled: [],
+};
+
+/**
+ * The 409 details of an update that changes fields the order's status locks: one per field.
+ * Only a change counts: sending a field back with the value it holds (a whole form saved again)
+ * is not one, as in ERPNext's "allow on submit". A cancelled order takes no update at all: each
+ * field sent is refused.
+ */
+export const lockedFieldRefusals = (
+  status: SalesOrderStatus,
+  changed: readonly EditableField[],
+  sent: readonly EditableField[],
+): ErrorDetail[] => {
+  const editable = EDITABLE[status];
+  if (editable === 'all') return [];
+  const refused = editable.length === 0 ? sent : changed.filter((field) => !editable.includes(field));
+  return refused.map((field) => ({
+    path: field,
+    message: `${field} cannot change: the order is ${status}`,
+    code: LifecycleCode.orderNotEditable,
+    current_status: status,
+  }));
+};
+
+/** Only a draft can be deleted: an order that was ever binding is cancelled instead, and kept. */
+export const deleteRefusal = (status: SalesOrderStatus): ErrorDetail | null =>
+  status === 'draft'
+    ? null
+    : {
+        path: 'status',
+        message:
+          status === 'confirmed'
+            ? 'a confirmed order cannot be deleted: cancel it instead'
+            : `a ${status} order cannot be deleted`,
+        code: LifecycleCode.orderNotDeletable,
+        current_status: status,
+      };
+
+/** A delivery date, when given, is not before the order date (both YYYY-MM-DD, compared as text). */
+export const deliveryDateProblems = (orderDate: string, deliveryDate: string | null | undefined): ErrorDetail[] =>
+  deliveryDate != null && deliveryDate < orderDate
+    ? [
+        {
+          path: 'delivery_date',
+          message: `the delivery date ${deliveryDate} is before the order date ${orderDate}`,
+          code: ValidationCode.deliveryBeforeOrderDate,
+        },
+      ]
+    : [];
+
+/** Whether an order in this state holds licence quota (mirrored in SQL by the lines' triggers, migration order_lifecycle). */
+export const consumesQuota = (status: SalesOrderStatus): boolean => status === 'confirmed' || status === 'closed';

@@ -111,6 +111,74 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     'get',
     await client.GET('/sales-orders/{id}/history', { params: { path: { id } } }),
   );
+  // The lifecycle on a second order: confirm, close; a third: cancel, amend; then the refusals.
+  const second = (
+    record('create second', '/sales-orders', 'post', await client.POST('/sales-orders', { body: orderBody })).data as {
+      data: { sales_order_id: number };
+    }
+  ).data.sales_order_id;
+  record(
+    'confirm',
+    '/sales-orders/{id}/confirm',
+    'post',
+    await client.POST('/sales-orders/{id}/confirm', {
+      params: { path: { id: second } },
+      body: { acknowledge_warnings: true },
+    }),
+  );
+  record(
+    'close',
+    '/sales-orders/{id}/close',
+    'post',
+    await client.POST('/sales-orders/{id}/close', { params: { path: { id: second } } }),
+  );
+  record(
+    'cancel closed: 409',
+    '/sales-orders/{id}/cancel',
+    'post',
+    await client.POST('/sales-orders/{id}/cancel', {
+      params: { path: { id: second } },
+      body: { reason: 'too late' },
+    }),
+  );
+  record(
+    'delete closed: 409',
+    '/sales-orders/{id}',
+    'delete',
+    await client.DELETE('/sales-orders/{id}', { params: { path: { id: second } } }),
+  );
+  const third = (
+    record('create third', '/sales-orders', 'post', await client.POST('/sales-orders', { body: orderBody })).data as {
+      data: { sales_order_id: number };
+    }
+  ).data.sales_order_id;
+  record(
+    'confirm with warnings: 422',
+    '/sales-orders/{id}/confirm',
+    'post',
+    await client.POST('/sales-orders/{id}/confirm', { params: { path: { id: third } }, body: {} }),
+  );
+  record(
+    'cancel',
+    '/sales-orders/{id}/cancel',
+    'post',
+    await client.POST('/sales-orders/{id}/cancel', {
+      params: { path: { id: third } },
+      body: { reason: 'wrong customer' },
+    }),
+  );
+  record(
+    'amend',
+    '/sales-orders/{id}/amend',
+    'post',
+    await client.POST('/sales-orders/{id}/amend', { params: { path: { id: third } } }),
+  );
+  record(
+    'amend again: 409',
+    '/sales-orders/{id}/amend',
+    'post',
+    await client.POST('/sales-orders/{id}/amend', { params: { path: { id: third } } }),
+  );
   record(
     'delete',
     '/sales-orders/{id}',

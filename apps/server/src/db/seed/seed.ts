@@ -59,7 +59,8 @@ export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<S
   );
 
   // A few orders through the real use case, so numbering, totals and licence quotas start
-  // from a realistic state (product 2's quota of 150 is 100 used).
+  // from a realistic state: the first two confirmed (product 2's quota of 150 is 100 used), the
+  // third a draft.
   const orders = createOrderUseCases({
     transactions: transactionPort(prisma),
     orderNumberMaxAhead: DEFAULT_ORDER_NUMBER_MAX_AHEAD,
@@ -78,6 +79,8 @@ export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<S
         { product_id: 6, packsize_id: await packsizeOf(6), quantity: 12, rate: 1260 },
       ],
       other_charges: [{ description: 'Carriage', amount: 850 }],
+      status: 'confirmed',
+      acknowledge_warnings: true,
     },
     'demo-seed',
   );
@@ -88,6 +91,8 @@ export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<S
       sales_order_date: date,
       details: [{ product_id: 2, packsize_id: await packsizeOf(2), quantity: 100, rate: 310.25 }],
       other_charges: [{ description: 'Trade discount', amount: -500 }],
+      status: 'confirmed',
+      acknowledge_warnings: true,
     },
     'demo-seed',
   );

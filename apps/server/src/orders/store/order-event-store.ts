@@ -36,7 +36,13 @@ const readShapeJson = (lines: Prisma.Sql, charges: Prisma.Sql) => Prisma.sql`jso
       ORDER BY ch.line_no)
     FROM ${charges} ch WHERE ch.sales_order_id = o.id), '[]'),
   'version', o.version, 'created_at', ${dateTime(Prisma.sql`o.created_at`)}, 'updated_at', ${dateTime(Prisma.sql`o.updated_at`)},
-  'created_by', o.created_by, 'updated_by', o.updated_by)`;
+  'created_by', o.created_by, 'updated_by', o.updated_by,
+  'status', o.status, 'status_changed_at', ${dateTime(Prisma.sql`o.status_changed_at`)},
+  'cancellation_reason', o.cancellation_reason, 'amended_from_id', o.amended_from_id,
+  'field_officer_id', o.field_officer_id,
+  'field_officer_name', (SELECT fo.name FROM field_officers fo WHERE fo.id = o.field_officer_id),
+  'port_id', o.port_id, 'port_name', (SELECT pt.name FROM ports pt WHERE pt.id = o.port_id),
+  'customer_reference', o.customer_reference, 'delivery_date', to_char(o.delivery_date, 'YYYY-MM-DD'))`;
 
 const TABLES = { lines: Prisma.sql`sales_order_details`, charges: Prisma.sql`sales_order_other_charges` };
 
@@ -53,20 +59,23 @@ export const orderEventCtes = (
 ): Prisma.Sql =>
   eventInsertCtes(
     type,
-    Prisma.sql`(SELECT o.id AS sales_order_id, o.version, ${readShapeJson(contents.lines, contents.charges)} AS data
+    Prisma.sql`(SELECT o.id AS sales_order_id, o.version, o.updated_at AS occurred_at,
+        ${readShapeJson(contents.lines, contents.charges)} AS data
       FROM ${orders} o)`,
   );
 
 /**
  * Records the event of a change already written in the transaction `tx` holds, reading the
- * order as it now stands there: one statement, the last of the change's transaction. What an
- * update and every lifecycle transition (confirm, close, cancel, amend) call.
+ * order as it now stands there: one statement, the last of the change's transaction (an
+ * update's). A change made by one statement embeds orderEventCtes instead (create, amend,
+ * delete and the transitions).
  */
 export const recordOrderEvent = async (tx: Db, salesOrderId: number, type: EventType): Promise<void> => {
   await recordEvents(
     tx,
     type,
-    Prisma.sql`(SELECT o.id AS sales_order_id, o.version, ${readShapeJson(TABLES.lines, TABLES.charges)} AS data
+    Prisma.sql`(SELECT o.id AS sales_order_id, o.version, o.updated_at AS occurred_at,
+        ${readShapeJson(TABLES.lines, TABLES.charges)} AS data
       FROM sales_orders o WHERE o.id = ${salesOrderId}::int)`,
   );
 };

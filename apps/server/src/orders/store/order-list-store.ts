@@ -1,4 +1,10 @@
-import { LIST_TOTAL_CAP, type ListCursor, type ListSort, sortKeyOf } from '@sales-order/contract';
+import {
+  LIST_TOTAL_CAP,
+  type ListCursor,
+  type ListSort,
+  type SalesOrderStatus,
+  sortKeyOf,
+} from '@sales-order/contract';
 
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -22,6 +28,7 @@ export interface OrderListFilter {
   minTotal?: string;
   maxTotal?: string;
   updatedSince?: Date;
+  statuses?: SalesOrderStatus[];
   includeDeleted: boolean;
 }
 
@@ -42,6 +49,15 @@ export interface OrderListRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  status: SalesOrderStatus;
+  status_changed_at: Date;
+  cancellation_reason: string | null;
+  amended_from_id: number | null;
+  field_officer_id: number | null;
+  port_id: number | null;
+  customer_reference: string | null;
+  /** YYYY-MM-DD */
+  delivery_date: string | null;
 }
 
 /** Escapes LIKE's wildcards and its escape character, so the text matches only itself. */
@@ -76,6 +92,7 @@ const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
     where.push(Prisma.sql`so.id IN (
       SELECT id FROM sales_orders WHERE ${ilike(Prisma.raw('sales_order_no'), pattern)}
       UNION SELECT id FROM sales_orders WHERE ${ilike(Prisma.raw('remarks'), pattern)}
+      UNION SELECT id FROM sales_orders WHERE ${ilike(Prisma.raw('customer_reference'), pattern)}
       UNION SELECT o.id FROM sales_orders o JOIN customers c ON c.id = o.customer_id WHERE ${ilike(Prisma.raw('c.name'), pattern)})`);
   }
   if (filter.productId !== undefined) {
@@ -86,6 +103,7 @@ const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
   if (filter.minTotal !== undefined) where.push(Prisma.sql`so.grand_total >= ${filter.minTotal}::numeric`);
   if (filter.maxTotal !== undefined) where.push(Prisma.sql`so.grand_total <= ${filter.maxTotal}::numeric`);
   if (filter.updatedSince !== undefined) where.push(Prisma.sql`so.updated_at >= ${filter.updatedSince}`);
+  if (filter.statuses !== undefined) where.push(Prisma.sql`so.status = ANY(${filter.statuses}::text[])`);
   return where;
 };
 
@@ -110,7 +128,10 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
            so.subtotal::text AS subtotal, so.other_charges_total::text AS other_charges_total,
            so.grand_total::text AS grand_total,
            (SELECT count(*)::int FROM sales_order_details d WHERE d.sales_order_id = so.id) AS line_count,
-           so.version, so.created_at, so.updated_at, so.deleted_at
+           so.version, so.created_at, so.updated_at, so.deleted_at,
+           so.status, so.status_changed_at, so.cancellation_reason, so.amended_from_id,
+           so.field_officer_id, so.port_id, so.customer_reference,
+           to_char(so.delivery_date, 'YYYY-MM-DD') AS delivery_date
     FROM sales_orders so
     JOIN customers c ON c.id = so.customer_id
     ${whereClause(conditions)}

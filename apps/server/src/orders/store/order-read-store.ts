@@ -17,12 +17,13 @@ type AsText<T, K extends keyof T> = Omit<T, K> & Record<K, string>;
 /** One live order as its read statement returns it; timestamps are instants, formatted by the service. */
 export type OrderReadRow = Omit<
   AsText<SalesOrder, 'subtotal' | 'other_charges_total' | 'grand_total'>,
-  'details' | 'other_charges' | 'created_at' | 'updated_at'
+  'details' | 'other_charges' | 'created_at' | 'updated_at' | 'status_changed_at'
 > & {
   details: AsText<Line, 'quantity' | 'rate' | 'amount'>[];
   other_charges: AsText<Charge, 'amount'>[];
   created_at: Date;
   updated_at: Date;
+  status_changed_at: Date;
 };
 
 /** A series as max-number reads it: null fields when the location or the year does not exist. */
@@ -80,8 +81,13 @@ export const orderReadStore = {
                SELECT json_agg(json_build_array(ch.id, ch.description, ch.amount::text) ORDER BY ch.line_no)
                FROM sales_order_other_charges ch
                WHERE ch.sales_order_id = o.id), '[]') AS other_charges,
-             o.version, o.created_at, o.updated_at, o.created_by, o.updated_by
+             o.version, o.created_at, o.updated_at, o.created_by, o.updated_by,
+             o.status, o.status_changed_at, o.cancellation_reason, o.amended_from_id,
+             o.field_officer_id, fo.name AS field_officer_name, o.port_id, pt.name AS port_name,
+             o.customer_reference, to_char(o.delivery_date, 'YYYY-MM-DD') AS delivery_date
       FROM sales_orders o JOIN customers c ON c.id = o.customer_id
+      LEFT JOIN field_officers fo ON fo.id = o.field_officer_id
+      LEFT JOIN ports pt ON pt.id = o.port_id
       WHERE o.id = ${id} AND o.deleted_at IS NULL`;
     if (!row) return null;
     return {

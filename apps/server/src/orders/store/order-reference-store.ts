@@ -12,6 +12,8 @@ export interface ReferenceLookup {
   salesOrderDate?: string;
   productIds: number[];
   packsizeIds: number[];
+  fieldOfficerId?: number;
+  portId?: number;
 }
 
 /** The rows the references name: null (or absent from the lists) when they do not exist. */
@@ -24,6 +26,8 @@ export interface FoundReferences {
   financial_year_start: string | null;
   products: { id: number; active: boolean }[];
   packsizes: { id: number; productId: number; active: boolean }[];
+  field_officer_active: boolean | null;
+  port_active: boolean | null;
 }
 
 export const orderReferenceStore = {
@@ -32,7 +36,7 @@ export const orderReferenceStore = {
    */
   find: async (
     db: Db,
-    { customerId, locationId, salesOrderDate, productIds, packsizeIds }: ReferenceLookup,
+    { customerId, locationId, salesOrderDate, productIds, packsizeIds, fieldOfficerId, portId }: ReferenceLookup,
   ): Promise<FoundReferences> => {
     const [row] = await db.$queryRaw<FoundReferences[]>`
       SELECT
@@ -42,7 +46,9 @@ export const orderReferenceStore = {
         (SELECT coalesce(json_agg(json_build_object('id', id, 'active', active)), '[]')
           FROM products WHERE id = ANY(${productIds}::int[])) AS products,
         (SELECT coalesce(json_agg(json_build_object('id', id, 'productId', product_id, 'active', active)), '[]')
-          FROM packsizes WHERE id = ANY(${packsizeIds}::int[])) AS packsizes
+          FROM packsizes WHERE id = ANY(${packsizeIds}::int[])) AS packsizes,
+        (SELECT active FROM field_officers WHERE id = ${fieldOfficerId ?? null}::int) AS field_officer_active,
+        (SELECT active FROM ports WHERE id = ${portId ?? null}::int) AS port_active
       FROM (SELECT 1) AS one
       LEFT JOIN locations l ON l.id = ${locationId ?? null}::int
       LEFT JOIN LATERAL (

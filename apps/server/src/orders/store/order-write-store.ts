@@ -1,4 +1,4 @@
-import type { HistoryChanges } from '@sales-order/contract';
+import type { EventType, HistoryChanges, SalesOrderStatus } from '@sales-order/contract';
 
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -48,7 +48,29 @@ export interface OrderToStore {
   otherChargesTotal: string;
   grandTotal: string;
   createdBy: string | null;
+  fieldOfficerId: number | null;
+  portId: number | null;
+  customerReference: string | null;
+  /** YYYY-MM-DD */
+  deliveryDate: string | null;
+  /** The cancelled order an amendment starts from; null for a plain create. */
+  amendedFromId: number | null;
 }
+
+/** The header fields an update writes (all of them, changed or not). */
+export type HeaderToStore = Pick<
+  OrderToStore,
+  | 'customerId'
+  | 'salesOrderDate'
+  | 'remarks'
+  | 'subtotal'
+  | 'otherChargesTotal'
+  | 'grandTotal'
+  | 'fieldOfficerId'
+  | 'portId'
+  | 'customerReference'
+  | 'deliveryDate'
+>;
 
 /** How a create's number is settled. */
 export type Numbering =
@@ -72,13 +94,13 @@ export interface CreatedOrder {
   counter: bigint | null;
 }
 
-/** The header of an order, as locked by `lockLive`. Decimals and the date as text. */
+/** A live order's header as `lockLive` reads it under its row lock. Decimals and dates as text. */
 export interface LockedOrder extends OrderHeader {
   subtotal: string;
   other_charges_total: string;
   grand_total: string;
-  /** The version after the bump. */
   version: number;
+  status: SalesOrderStatus;
 }
 
 export interface StoredContents {
@@ -101,7 +123,7 @@ export const isUniqueViolation = (error: unknown): boolean =>
 
 /**
  * Lines and charges of the order `order` names (an SQL from-item aliased `o`, its column `id`),
- * one INSERT per table as CTEs, `lines` and `charges`, returning the rows they made.
+ * one INSERT per table as CTEs.
  */
 const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: ChargeToStore[]) => Prisma.sql`
   lines AS (
@@ -163,14 +185,41 @@ const numberAndSequence = (order: OrderToStore, numbering: Numbering): Prisma.Sq
 
 const historyJson = (changes: HistoryChanges) => JSON.stringify(changes);
 
+/**
+ * The history row of a change, written by the statement that completes it: `changed` is a CTE
+ * that returned the order's `id`, `version` and `updated_at` after the change.
+ */
+const historyInsert = (changed: Prisma.Sql, history: HistoryEntryToWrite, changes: Prisma.Sql) => Prisma.sql`
+  INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes, reason, acknowledged_warnings)
+  SELECT c.id, c.version, ${history.action}, c.updated_at, ${history.actor}::text, ${changes},
+    ${history.reason ?? null}::text,
+    ${history.acknowledgedWarnings === undefined ? null : JSON.stringify(history.acknowledgedWarnings)}::jsonb
+  FROM ${changed} c`;
+
+/**
+ * Every change is stamped when its last statement runs, under the order's row lock (or, for a
+ * create, after its series' counter lock): `clock_timestamp()`, not the transaction's start
+ * (`now()`), which a writer that waited for a lock would carry from before the wait. So the
+ * stamps of one order's changes follow their commit order, and a change commits within its
+ * last statements of its stamp (docs/api.md, "Incremental sync").
+ */
+const STAMP = Prisma.sql`(SELECT clock_timestamp() AS at) stamp`;
+
+/** The event each transition writes, by the status it moves the order to. */
+const TRANSITION_EVENTS: Record<SalesOrderStatus, EventType> = {
+  draft: 'sales_order.updated',
+  confirmed: 'sales_order.confirmed',
+  closed: 'sales_order.closed',
+  cancelled: 'sales_order.cancelled',
+};
+
 export const orderWriteStore = {
   /**
    * Creates an order in one statement: moves its series' counter (locking that row to the
    * statement's commit), inserts the order numbered from it with its lines and charges, and
    * writes what follows from the row it made: the history entry (its `sales_order_no` field
-   * change, which leads `history.changes.fields`), the `sales_order.created` event (the outbox)
-   * and, for a claimed Idempotency-Key, the result a retry gets (`sales_order_id`,
-   * `order_number`, `total_amount`). Run alone it is its
+   * change, which leads `history.changes.fields`) and, for a claimed Idempotency-Key, the
+   * result a retry gets (`sales_order_id`, `order_number`, `total_amount`). Run alone it is its
    * own transaction: no BEGIN or COMMIT round trip, and the counter row is locked for this one
    * statement only; a failed statement gives its number back.
    */
@@ -195,27 +244,32 @@ export const orderWriteStore = {
       WITH ${counterMove(numbering)}
       inserted AS (
         INSERT INTO sales_orders (sales_order_no, sequence, location_id, financial_year_id, customer_id,
-          sales_order_date, remarks, subtotal, other_charges_total, grand_total, created_by, updated_by)
+          sales_order_date, remarks, subtotal, other_charges_total, grand_total, created_by, updated_by,
+          field_officer_id, port_id, customer_reference, delivery_date, amended_from_id,
+          created_at, updated_at, status_changed_at)
         SELECT ${numberAndSequence(order, numbering)},
           ${order.locationId}::int, ${order.financialYearId}::int, ${order.customerId}::int,
           ${order.salesOrderDate}::date, ${order.remarks}::text, ${order.subtotal}::numeric,
           ${order.otherChargesTotal}::numeric, ${order.grandTotal}::numeric, ${order.createdBy}::text,
-          ${order.createdBy}::text
-        FROM counter
+          ${order.createdBy}::text, ${order.fieldOfficerId}::int, ${order.portId}::int,
+          ${order.customerReference}::text, ${order.deliveryDate}::date, ${order.amendedFromId}::int,
+          counter.at, counter.at, counter.at
+        -- Stamped once the counter is locked (a volatile call keeps the subquery apart).
+        FROM (SELECT last_sequence, clock_timestamp() AS at FROM counter) counter
         RETURNING *),
       ${contentsInserts(Prisma.sql`inserted o`, lines, charges)},
-      ${orderEventCtes('sales_order.created', Prisma.sql`inserted`, {
+      ${orderEventCtes(order.amendedFromId === null ? 'sales_order.created' : 'sales_order.amended', Prisma.sql`inserted`, {
         lines: Prisma.sql`lines`,
         charges: Prisma.sql`charges`,
       })},
       entry AS (SELECT ${historyJson(history.changes)}::jsonb AS changes),
-      history AS (
-        INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
-        SELECT i.id, i.version, ${history.action}, i.updated_at, ${history.actor}::text,
-          e.changes || jsonb_build_object('fields',
-            jsonb_build_array(jsonb_build_object('field', 'sales_order_no', 'from', NULL, 'to', i.sales_order_no))
-              || (e.changes -> 'fields'))
-        FROM inserted i, entry e)
+      history AS (${historyInsert(
+        Prisma.sql`inserted`,
+        history,
+        Prisma.sql`(SELECT e.changes || jsonb_build_object('fields',
+            jsonb_build_array(jsonb_build_object('field', 'sales_order_no', 'from', NULL, 'to', c.sales_order_no))
+              || (e.changes -> 'fields')) FROM entry e)`,
+      )})
       ${storeResult}
       SELECT i.id, i.sales_order_no, (SELECT last_sequence FROM counter) AS counter FROM inserted i`;
     return {
@@ -226,31 +280,23 @@ export const orderWriteStore = {
   },
 
   /**
-   * Takes the row lock of a live order for the rest of the transaction, bumping its version
-   * and stamping the updater. Null when the order does not exist, is deleted, or is not at one
-   * of `expectedVersions` (when given): the check and the bump are one statement, so of two
-   * writers expecting the same version only the first succeeds.
+   * Takes the row lock of a live order for the rest of the transaction and reads its header:
+   * null when it does not exist or is deleted. Its own statement, before anything is read of
+   * the order's lines: a statement that waited for the lock would read them as they were
+   * before the wait.
    */
-  lockLive: async (
-    db: Db,
-    id: number,
-    actor: string | null,
-    expectedVersions?: readonly number[],
-  ): Promise<LockedOrder | null> => {
+  lockLive: async (db: Db, id: number): Promise<LockedOrder | null> => {
     const [row] = await db.$queryRaw<LockedOrder[]>`
-      UPDATE sales_orders SET version = version + 1, updated_at = now(), updated_by = ${actor}::text
-      WHERE id = ${id}::int AND deleted_at IS NULL
-        AND (${expectedVersions === undefined}::boolean OR version = ANY(${[...(expectedVersions ?? [])]}::int[]))
-      RETURNING sales_order_no, customer_id, to_char(sales_order_date, 'YYYY-MM-DD') AS sales_order_date, location_id,
+      SELECT sales_order_no, customer_id, to_char(sales_order_date, 'YYYY-MM-DD') AS sales_order_date, location_id,
         financial_year_id, remarks, subtotal::text AS subtotal, other_charges_total::text AS other_charges_total,
-        grand_total::text AS grand_total, version`;
+        grand_total::text AS grand_total, version, status, field_officer_id, port_id, customer_reference,
+        to_char(delivery_date, 'YYYY-MM-DD') AS delivery_date
+      FROM sales_orders WHERE id = ${id}::int AND deleted_at IS NULL
+      FOR UPDATE`;
     return row ?? null;
   },
 
-  /**
-   * The lines and charges of an order, decimals as text. Its own statement after the lock: a
-   * subquery of the locking UPDATE would read them as they were before it waited for the lock.
-   */
+  /** The lines and charges of an order, decimals as text. */
   contentsOf: async (db: Db, id: number): Promise<StoredContents> => {
     const [row] = await db.$queryRaw<StoredContents[]>`
       SELECT
@@ -265,80 +311,109 @@ export const orderWriteStore = {
   },
 
   /**
-   * Writes an update locked by `lockLive`: the header, removes the lines and charges it
-   * replaces, and records the history entry (one statement); then inserts the replacements
-   * (a second one, only when something is replaced: the unique line numbers of the removed and
-   * the new rows must not meet in one statement).
+   * Writes an update of an order locked by `lockLive`: the header with its new version and
+   * stamp, removes the lines and charges it replaces, and records the history entry (one
+   * statement); then inserts the replacements (a second one, only when something is replaced:
+   * the unique line numbers of the removed and the new rows must not meet in one statement).
+   * Returns the order's new version.
    */
   writeUpdate: async (
     db: Db,
     id: number,
-    header: Pick<
-      OrderToStore,
-      'customerId' | 'salesOrderDate' | 'remarks' | 'subtotal' | 'otherChargesTotal' | 'grandTotal'
-    >,
+    header: HeaderToStore,
     replaced: { lines?: LineToStore[]; charges?: ChargeToStore[] },
     history: HistoryEntryToWrite,
-  ): Promise<void> => {
-    await db.$executeRaw`
+  ): Promise<number> => {
+    const [row] = await db.$queryRaw<{ version: number }[]>`
       WITH header AS (
         UPDATE sales_orders SET customer_id = ${header.customerId}::int, sales_order_date = ${header.salesOrderDate}::date,
           remarks = ${header.remarks}::text, subtotal = ${header.subtotal}::numeric,
-          other_charges_total = ${header.otherChargesTotal}::numeric, grand_total = ${header.grandTotal}::numeric
+          other_charges_total = ${header.otherChargesTotal}::numeric, grand_total = ${header.grandTotal}::numeric,
+          field_officer_id = ${header.fieldOfficerId}::int, port_id = ${header.portId}::int,
+          customer_reference = ${header.customerReference}::text, delivery_date = ${header.deliveryDate}::date,
+          version = version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
+        FROM ${STAMP}
         WHERE id = ${id}::int
         RETURNING id, version, updated_at),
       old_lines AS (
         DELETE FROM sales_order_details WHERE sales_order_id = ${id}::int AND ${replaced.lines !== undefined}::boolean),
       old_charges AS (
-        DELETE FROM sales_order_other_charges WHERE sales_order_id = ${id}::int AND ${replaced.charges !== undefined}::boolean)
-      INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
-      SELECT id, version, ${history.action}, updated_at, ${history.actor}::text, ${historyJson(history.changes)}::jsonb
-      FROM header`;
-    if (replaced.lines === undefined && replaced.charges === undefined) return;
-    await db.$executeRaw`
-      WITH ${contentsInserts(Prisma.sql`(SELECT ${id}::int AS id) o`, replaced.lines ?? [], replaced.charges ?? [])}
-      SELECT 1`;
+        DELETE FROM sales_order_other_charges WHERE sales_order_id = ${id}::int AND ${replaced.charges !== undefined}::boolean),
+      history AS (${historyInsert(Prisma.sql`header`, history, Prisma.sql`${historyJson(history.changes)}::jsonb`)})
+      SELECT version FROM header`;
+    if (replaced.lines !== undefined || replaced.charges !== undefined) {
+      await db.$executeRaw`
+        WITH ${contentsInserts(Prisma.sql`(SELECT ${id}::int AS id) o`, replaced.lines ?? [], replaced.charges ?? [])}
+        SELECT 1`;
+    }
+    return row!.version;
   },
 
   /**
-   * Soft-deletes a live order at one of `expectedVersions` (any version when not given) and
-   * records the history entry and the `sales_order.deleted` event: one statement. False when no
-   * such order was live.
+   * Moves an order locked by `lockLive` to another status, with its new version and stamp,
+   * and records the transition's history entry: one statement. `cancellationReason` is set
+   * on a cancel and kept otherwise.
    */
-  softDelete: async (
-    db: Db,
-    id: number,
-    actor: string | null,
-    expectedVersions?: readonly number[],
-  ): Promise<boolean> => {
-    // A delete changes nothing a history entry compares: no field, line or charge changes, the
-    // totals before and after are the order's.
-    const rows = await db.$queryRaw<{ id: number }[]>`
+  writeTransition: async (db: Db, id: number, to: SalesOrderStatus, history: HistoryEntryToWrite): Promise<void> => {
+    await db.$executeRaw`
+      WITH moved AS (
+        UPDATE sales_orders SET status = ${to}, status_changed_at = stamp.at,
+          cancellation_reason = coalesce(${history.reason ?? null}::text, cancellation_reason),
+          version = version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
+        FROM ${STAMP}
+        WHERE id = ${id}::int
+        RETURNING sales_orders.*),
+      ${orderEventCtes(TRANSITION_EVENTS[to], Prisma.sql`moved`)}
+      ${historyInsert(Prisma.sql`moved`, history, Prisma.sql`${historyJson(history.changes)}::jsonb`)}`;
+  },
+
+  /**
+   * Soft-deletes an order locked by `lockLive` and records the history entry: one statement.
+   * A delete changes nothing a history entry compares: no field, line or charge changes, the
+   * totals before and after are the order's.
+   */
+  softDelete: async (db: Db, id: number, actor: string | null): Promise<void> => {
+    await db.$executeRaw`
       WITH deleted AS (
-        UPDATE sales_orders SET deleted_at = now(), deleted_by = ${actor}::text, updated_at = now(),
+        UPDATE sales_orders SET deleted_at = stamp.at, deleted_by = ${actor}::text, updated_at = stamp.at,
           updated_by = ${actor}::text, version = version + 1
-        WHERE id = ${id}::int AND deleted_at IS NULL
-          AND (${expectedVersions === undefined}::boolean OR version = ANY(${[...(expectedVersions ?? [])]}::int[]))
-        RETURNING *,
+        FROM ${STAMP}
+        WHERE id = ${id}::int
+        RETURNING sales_orders.*,
           jsonb_build_object('subtotal', subtotal, 'other_charges_total', other_charges_total,
             'grand_total', grand_total) AS totals),
       -- The deleted order's last shape: its lines and charges, which the delete leaves as they are.
       ${orderEventCtes('sales_order.deleted', Prisma.sql`deleted`)}
       INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
-      SELECT id, version, 'delete', deleted_at, ${actor}::text, jsonb_build_object(
+      SELECT id, version, 'delete', updated_at, ${actor}::text, jsonb_build_object(
           'fields', '[]'::jsonb,
           'lines', '{"added": [], "removed": [], "changed": []}'::jsonb,
           'other_charges', '{"added": [], "removed": [], "changed": []}'::jsonb,
           'totals_before', totals, 'totals_after', totals)
-      FROM deleted
-      RETURNING sales_order_id AS id`;
-    return rows.length === 1;
+      FROM deleted`;
   },
 
-  /** The version of a live order; null when it does not exist or is deleted. */
-  liveVersion: async (db: Db, id: number): Promise<number | null> => {
-    const [row] = await db.$queryRaw<{ version: number }[]>`
-      SELECT version FROM sales_orders WHERE id = ${id}::int AND deleted_at IS NULL`;
-    return row?.version ?? null;
+  /**
+   * Takes the licence-quota lock of each product for the rest of the transaction (a
+   * transaction-scoped advisory lock), in product order so that two confirms never deadlock:
+   * a confirm reads what other orders hold of a product only once no other confirm of it can
+   * still commit, so two confirms racing for the last units cannot both take them.
+   */
+  lockQuota: async (db: Db, productIds: readonly number[]): Promise<void> => {
+    if (productIds.length === 0) return;
+    // OFFSET 0 keeps the sorted subquery apart, so the locks are taken in its order.
+    await db.$executeRaw`
+      SELECT pg_advisory_xact_lock(${QUOTA_LOCK_SPACE}::int, p.id)
+      FROM (SELECT DISTINCT id FROM unnest(${[...productIds]}::int[]) AS id ORDER BY id OFFSET 0) p`;
+  },
+
+  /** The id of the draft an order was amended into, if it was. */
+  amendmentOf: async (db: Db, id: number): Promise<number | null> => {
+    const [row] = await db.$queryRaw<{ id: number }[]>`
+      SELECT id FROM sales_orders WHERE amended_from_id = ${id}::int`;
+    return row?.id ?? null;
   },
 };
+
+/** The first key of the quota's advisory locks: a space of its own ("SOQL" read as an int4). */
+const QUOTA_LOCK_SPACE = 0x534f514c;

@@ -7,7 +7,7 @@ import { TEST_SUBJECT } from './support/tokens.js';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-describe('sales order lifecycle through HTTP', () => {
+describe('sales order create, read, update and delete through HTTP', () => {
   const suite = useServerWithFixtures();
 
   it('creates an order: 201, Location, message, number and exact total', async () => {
@@ -52,6 +52,17 @@ describe('sales order lifecycle through HTTP', () => {
     expect(order.updated_at).toMatch(TIMESTAMP);
     expect(order.created_by).toBe(TEST_SUBJECT);
     expect(order.updated_by).toBe(TEST_SUBJECT);
+    // A create makes a draft, in that status since its creation; nothing else of the lifecycle is set.
+    expect(order.status).toBe('draft');
+    expect(order.status_changed_at).toBe(order.created_at);
+    expect(order.cancellation_reason).toBeNull();
+    expect(order.amended_from_id).toBeNull();
+    expect(order.field_officer_id).toBeNull();
+    expect(order.field_officer_name).toBeNull();
+    expect(order.port_id).toBeNull();
+    expect(order.port_name).toBeNull();
+    expect(order.customer_reference).toBeNull();
+    expect(order.delivery_date).toBeNull();
     expect(order.details).toEqual([
       {
         sales_order_detail_id: expect.any(Number),
@@ -97,6 +108,16 @@ describe('sales order lifecycle through HTTP', () => {
         'updated_at',
         'created_by',
         'updated_by',
+        'status',
+        'status_changed_at',
+        'cancellation_reason',
+        'amended_from_id',
+        'field_officer_id',
+        'field_officer_name',
+        'port_id',
+        'port_name',
+        'customer_reference',
+        'delivery_date',
       ].sort(),
     );
   });
