@@ -112,9 +112,9 @@ describe('events: one per change, written with the change', () => {
       ['sales_order.cancelled', 2, JSON.stringify(cancelled)],
     ]);
     expect(cancelled.cancellation_reason).toBe('Customer withdrew');
-    expect((await eventsOf(amended.sales_order_id)).map((event) => [event.type, event.version, JSON.stringify(event.data)])).toEqual([
-      ['sales_order.amended', 1, JSON.stringify(draft)],
-    ]);
+    expect(
+      (await eventsOf(amended.sales_order_id)).map((event) => [event.type, event.version, JSON.stringify(event.data)]),
+    ).toEqual([['sales_order.amended', 1, JSON.stringify(draft)]]);
     expect(draft.amended_from_id).toBe(other);
 
     // Created and confirmed in one transaction: two events, versions 1 and 2.

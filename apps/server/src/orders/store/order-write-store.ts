@@ -258,10 +258,14 @@ export const orderWriteStore = {
         FROM (SELECT last_sequence, clock_timestamp() AS at FROM counter) counter
         RETURNING *),
       ${contentsInserts(Prisma.sql`inserted o`, lines, charges)},
-      ${orderEventCtes(order.amendedFromId === null ? 'sales_order.created' : 'sales_order.amended', Prisma.sql`inserted`, {
-        lines: Prisma.sql`lines`,
-        charges: Prisma.sql`charges`,
-      })},
+      ${orderEventCtes(
+        order.amendedFromId === null ? 'sales_order.created' : 'sales_order.amended',
+        Prisma.sql`inserted`,
+        {
+          lines: Prisma.sql`lines`,
+          charges: Prisma.sql`charges`,
+        },
+      )},
       entry AS (SELECT ${historyJson(history.changes)}::jsonb AS changes),
       history AS (${historyInsert(
         Prisma.sql`inserted`,
