@@ -28,7 +28,11 @@ export type EventType = z.infer<typeof EventTypeSchema>;
 
 /** The `id` of an event, and of every webhook delivery of it (`webhook-id`). */
 export const eventId = () =>
-  z.string().uuid().describe('Unique; the `webhook-id` of every delivery of this event, retries and replays included.');
+  z
+    .string()
+    .max(36)
+    .uuid()
+    .describe('Unique; the `webhook-id` of every delivery of this event, retries and replays included.');
 
 const version = () =>
   z
