@@ -72,10 +72,11 @@ describe('integer ids in paths and query strings', () => {
     const ids = parameters.filter((parameter) =>
       ['id', 'year_id', 'location_id', 'selected_id'].includes(parameter.name),
     );
-    // GET, PUT and DELETE /sales-orders/{id} and its history; GET, PATCH and DELETE /webhook-endpoints/{id}, its
-    // rotate-secret, deliveries, replay and ping; max-number and the list filter by year and location.
+    // GET, PUT and DELETE /sales-orders/{id}, its history and its four transitions; GET, PATCH and DELETE
+    // /webhook-endpoints/{id}, its rotate-secret, deliveries, replay and ping; max-number and the list filter by
+    // year and location.
     expect(ids.map((parameter) => parameter.name).sort()).toEqual([
-      ...Array.from({ length: 11 }, () => 'id'),
+      ...Array.from({ length: 15 }, () => 'id'),
       'location_id',
       'location_id',
       'selected_id',
