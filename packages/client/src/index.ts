@@ -44,7 +44,7 @@ import {
   WriteSafetyCode,
 } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 export type {
   CalculateTotalsBody,
@@ -117,7 +117,6 @@ export {
   WebhookCode,
   WriteSafetyCode,
 } from '@sales-order/contract';
-export { WebhookVerificationError };
 
 /** How the client authenticates; the service accepts all three. */
 export type SalesOrderClientAuth =
@@ -599,6 +598,19 @@ const plainHeaders = (headers: WebhookHeaders): Record<string, string> => {
 export const verifyWebhook = (headers: WebhookHeaders, body: string | Uint8Array, secret: string): WebhookEvent => {
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
   const plain = plainHeaders(headers);
-  const payload = new Webhook(secret).verify(text, plain) as WebhookPayload;
-  return { ...payload, id: plain['webhook-id']! };
+  try {
+    const payload = new Webhook(secret).verify(text, plain) as WebhookPayload;
+    return { ...payload, id: plain['webhook-id']! };
+  } catch (error) {
+    if (error instanceof LibraryVerificationError) throw new WebhookVerificationError(error.message);
+    throw error;
+  }
 };
+
+/**
+ * A delivery that does not verify: no or a wrong signature, a timestamp more than 5 minutes
+ * away, missing headers. (The SDK's own class, so its types need none of the library's.)
+ */
+export class WebhookVerificationError extends Error {
+  override readonly name: string = 'WebhookVerificationError';
+}

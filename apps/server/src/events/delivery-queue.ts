@@ -2,7 +2,6 @@ import type pg from 'pg';
 import { fromPrisma, PgBoss } from 'pg-boss';
 
 import type { Db } from '../db/transactions.js';
-import type { Logger } from '../logger.js';
 import type { DeliveryKey } from './store/event-store.js';
 
 /**
@@ -55,7 +54,16 @@ const keyOf = ({ endpoint_id, sales_order_id }: DeliveryKey) => `${endpoint_id}:
 
 export const startDeliveryQueue = async (
   pool: pg.Pool,
-  { embedded, jobTimeoutSeconds, logger }: { embedded: boolean; jobTimeoutSeconds: number; logger: Logger },
+  {
+    embedded,
+    jobTimeoutSeconds,
+    reportFailure,
+  }: {
+    embedded: boolean;
+    jobTimeoutSeconds: number;
+    /** Where failures go, by what failed (an outage is reported once, the rest each time). */
+    reportFailure: (message: string) => (error: unknown) => void;
+  },
 ): Promise<DeliveryQueue> => {
   const boss = new PgBoss({
     db: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) },
@@ -65,7 +73,7 @@ export const startDeliveryQueue = async (
     maintenanceIntervalSeconds: MAINTENANCE_INTERVAL_SECONDS,
   });
   // A failed poll (the database away for a moment) is retried at the next one.
-  boss.on('error', (error) => logger.warn({ err: error }, 'webhook delivery queue: a database call failed'));
+  boss.on('error', reportFailure('webhook delivery queue: a database call failed'));
   await boss.start();
   if (!(await boss.getQueue(DELIVERY_QUEUE))) {
     await boss
@@ -120,7 +128,7 @@ export const startDeliveryQueue = async (
                     return { id: job.id, status: 'completed' as const };
                   } catch (error) {
                     // The database failed the handler: the job is tried again (its retry settings).
-                    logger.warn({ err: error, job: job.data }, 'webhook delivery job failed');
+                    reportFailure('webhook delivery job failed')(error);
                     return { id: job.id, status: 'failed' as const, output: { message: (error as Error).message } };
                   }
                 }),

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config.js';
 import type { Database } from '../db/database.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
 import type { Logger } from '../logger.js';
 import { type Resolver, systemResolver } from './address-guard.js';
 import { type DeliveryQueue, startDeliveryQueue } from './delivery-queue.js';
@@ -23,16 +24,30 @@ export interface EventProcessing {
   stop(): Promise<void>;
 }
 
+/** pg-boss passes a worker's failed fetch on with ` (Queue: ..., Worker: ...)` added to its message. */
+const withoutQueueSuffix = (error: unknown): unknown => {
+  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+  if (typeof message !== 'string' || !/ \(Queue: [^)]*\)$/.test(message)) return error;
+  return Object.assign(new Error(message.replace(/ \(Queue: [^)]*\)$/, '')), { code });
+};
+
 export const startEventProcessing = async (
-  database: Pick<Database, 'prisma' | 'pool' | 'embedded'>,
+  database: Pick<Database, 'prisma' | 'pool' | 'embedded' | 'availability'>,
   config: Pick<AppConfig, 'webhooks' | 'events'>,
   { logger, purge: runPurge }: { logger: Logger; purge: boolean },
 ): Promise<EventProcessing> => {
   const { webhooks } = config;
+  // A database outage is reported once, with the requests' own report (database-availability.ts),
+  // not once per background poll that meets it; anything else is worth a warning each time.
+  const reportFailure = (message: string) => (error: unknown) => {
+    if (isDatabaseUnavailable(error) || isDatabaseUnavailable(withoutQueueSuffix(error))) {
+      database.availability.reportFailure(error);
+    } else logger.warn({ err: error }, message);
+  };
   const queue = await startDeliveryQueue(database.pool, {
     embedded: database.embedded,
     jobTimeoutSeconds: deliveryJobTimeoutSeconds(webhooks.timeoutMs),
-    logger,
+    reportFailure,
   });
   const resolve = systemResolver;
   const sender = createWebhookSender({ ...webhooks, resolve });
@@ -47,7 +62,10 @@ export const startEventProcessing = async (
       logger,
     }),
   );
-  const relay = startOutboxRelay(database.prisma, { queue, logger });
+  const relay = startOutboxRelay(database.prisma, {
+    queue,
+    reportFailure: reportFailure('outbox relay: positioning events failed'),
+  });
   const purge = runPurge
     ? startEventPurge(database.prisma, {
         retentionDays: config.events.retentionDays,

@@ -1,5 +1,4 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
-import type { Logger } from '../logger.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { eventStore } from './store/event-store.js';
 
@@ -16,16 +15,22 @@ export const RELAY_INTERVAL_MS = 100;
 const BATCH_SIZE = 500;
 
 export interface OutboxRelay {
-  /** Positions whatever has committed now; resolves with how many events it positioned. */
+  /** Positions whatever has committed before this call; resolves with how many events it positioned. */
   runOnce(): Promise<number>;
   stop(): Promise<void>;
 }
 
 export const startOutboxRelay = (
   prisma: PrismaClient,
-  { queue, logger, intervalMs = RELAY_INTERVAL_MS }: { queue: DeliveryQueue; logger: Logger; intervalMs?: number },
+  {
+    queue,
+    reportFailure,
+    intervalMs = RELAY_INTERVAL_MS,
+  }: { queue: DeliveryQueue; reportFailure: (error: unknown) => void; intervalMs?: number },
 ): OutboxRelay => {
   let running: Promise<number> | undefined;
+  /** A run asked for while one was under way: it starts once that one ends. */
+  let queued: Promise<number> | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
 
@@ -49,16 +54,26 @@ export const startOutboxRelay = (
   };
 
   const runOnce = (): Promise<number> => {
-    running ??= relay().finally(() => {
-      running = undefined;
-    });
-    return running;
+    if (!running) {
+      running = relay().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    // The run under way may have started before what the caller just committed.
+    queued ??= running
+      .catch(() => 0)
+      .then(() => {
+        queued = undefined;
+        return runOnce();
+      });
+    return queued;
   };
 
   const tick = () => {
     runOnce()
       // A failed run (the database away for a moment) is redone at the next tick.
-      .catch((error: unknown) => logger.warn({ err: error }, 'outbox relay: positioning events failed'))
+      .catch(reportFailure)
       .finally(() => {
         if (stopped) return;
         timer = setTimeout(tick, intervalMs);
