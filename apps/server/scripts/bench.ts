@@ -31,6 +31,12 @@
  *   BENCH_ONLY='POST order' pnpm bench       # only the scenarios whose name contains it (baselines and floor always run)
  *   BENCH_NODE_OPTIONS='--max-semi-space-size=16' pnpm bench  # the service's V8 flags (default: the Dockerfile's)
  *   BENCH_CPU_PROF=/tmp/prof pnpm bench      # + a V8 CPU profile of the single service process
+ *
+ * Webhooks: the 5-line create runs a second time with one enabled webhook endpoint, a receiver
+ * in this process on loopback (the service is started with WEBHOOK_ALLOW_HTTP and
+ * WEBHOOK_ALLOW_PRIVATE_NETWORKS for it), read as a cost against the create without: what the
+ * outbox, its relay and the deliveries take from create throughput. Below the table: deliveries
+ * per second while they drain, and the latency from commit to receipt (see webhookLatency).
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -44,6 +50,7 @@ import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 
+import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
 import { loadBulkOrders } from './bulk-orders.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -399,6 +406,9 @@ const main = async () => {
   } else {
     env = { DATA_DIR: dataDir!, SEED_DEMO_DATA: 'always' };
   }
+  // The webhook scenario's receiver is on loopback, over http.
+  env = { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+  let webhookFigures: WebhookFigures | undefined;
   const service = startService(env, profileArgs);
   try {
     const origin = await service.origin;
@@ -471,7 +481,7 @@ const main = async () => {
       await new Promise((resolve) => floor.child.once('exit', resolve));
     }
 
-    const scenarios: (Load & { name: string; against: Row['against']; floor?: string })[] = [
+    const scenarios: (Load & { name: string; against: Row['against']; floor?: string; webhook?: true })[] = [
       {
         name: 'POST calculate-totals',
         against: 'hello',
@@ -546,6 +556,14 @@ const main = async () => {
         body: createBody,
       },
       {
+        name: 'POST order (5 lines, server numbering, one series) + 1 webhook endpoint',
+        against: 'create',
+        method: 'POST',
+        url: `${origin}/api/sales-orders`,
+        body: createBody,
+        webhook: true,
+      },
+      {
         name: 'POST order (500 lines)',
         against: 'create',
         method: 'POST',
@@ -553,11 +571,29 @@ const main = async () => {
         body: create500Body,
       },
     ];
-    for (const { name, against, floor: floorRow, ...scenario } of scenarios.filter(
+    for (const { name, against, floor: floorRow, webhook, ...scenario } of scenarios.filter(
       ({ name }) => !only || name.includes(only),
     )) {
-      const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }, service.child.pid));
-      rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against, floor: floorRow });
+      const receiver = webhook ? await startBenchReceiver() : undefined;
+      const endpoint = receiver
+        ? ((await setupCall(`${origin}/api/webhook-endpoints`, 201, { url: receiver.url })) as { data: { id: number } })
+            .data.id
+        : undefined;
+      try {
+        const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }, service.child.pid));
+        rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against, floor: floorRow });
+        if (receiver) {
+          webhookFigures = await webhookLatency(receiver, {
+            created: measured.result.answered - measured.result.failed,
+            create: () => createOrder(createBody),
+          });
+        }
+      } finally {
+        if (endpoint !== undefined) {
+          await fetch(`${origin}/api/webhook-endpoints/${endpoint}`, { method: 'DELETE', headers });
+        }
+        await receiver?.close();
+      }
     }
     if (serverUrl) {
       // The same database, now served by two workers (node:cluster); the single process idles.
@@ -640,6 +676,14 @@ const main = async () => {
     });
   console.table(table);
   for (const row of rows.filter((each) => each.failures)) console.log(`failed in '${row.scenario}': ${row.failures}`);
+  if (webhookFigures) {
+    const { deliveriesPerSecond, delivered, duplicates, expected, p50, p99, probes } = webhookFigures;
+    console.log(
+      `webhooks: events of ${delivered} orders received (${expected} creates answered 201, ${duplicates} sent twice), ` +
+        `${deliveriesPerSecond} deliveries/s from the first receipt to the last; ` +
+        `commit -> receipt p50 ${p50} ms, p99 ${p99} ms (${probes} creates one at a time)`,
+    );
+  }
   // The figures are for people to read: this machine's noise is too large for a threshold on
   // them. A route that mostly fails, though, is broken, not slow: CI (.ci/run) fails on it. A few
   // failures stay a note (a 503 for a wait past DATABASE_CONNECT_TIMEOUT_MS is by design).

@@ -1,5 +1,5 @@
-import { salesOrdersContract } from '@sales-order/contract';
-import { createExpressEndpoints } from '@ts-rest/express';
+import { apiContract } from '@sales-order/contract';
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import express, { type Express, type Response } from 'express';
 import pTimeout from 'p-timeout';
 
@@ -12,6 +12,7 @@ import type { AppConfig } from './config.js';
 import { CREDENTIALS_CHANNEL, MASTER_DATA_CHANNEL } from './db/change-notifications.js';
 import type { Database } from './db/database.js';
 import { transactionPort } from './db/transactions.js';
+import type { EventProcessing } from './events/event-processing.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { authenticate } from './http/authenticate.js';
 import { requirePermission } from './http/authorize.js';
@@ -20,10 +21,12 @@ import { requireTrustedOriginForSessions } from './http/csrf.js';
 import { answerServiceUnavailable, databaseUnavailableHandler } from './http/database-unavailable.js';
 import { success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
+import { createEventsRouter } from './http/events-router.js';
 import { rateLimitPerClient } from './http/rate-limit.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
 import { securityHeaders } from './http/security-headers.js';
+import { createWebhookEndpointsRouter } from './http/webhook-endpoints-router.js';
 import type { Logger } from './logger.js';
 import { DROPDOWN_TYPE_OF_TABLE } from './master-data/master-data-repository.js';
 import type { RedisClient } from './redis.js';
@@ -33,6 +36,8 @@ export interface AppDependencies {
   config: AppConfig;
   logger: Logger;
   database: Database;
+  /** The events' background work (relay, delivery queue), whose queue and sender the webhook routes use. */
+  events: EventProcessing;
   /** Shared state for N instances (rate-limit counts); absent when REDIS_URL is unset. */
   redis?: RedisClient;
   /** True from SIGTERM on, while the load balancer is given time to stop sending (main.ts). */
@@ -49,7 +54,14 @@ const READINESS_TIMEOUT_MS = 800;
  * rate limit (429) -> authentication (401) -> cookie CSRF origin (403) -> route match (404) ->
  * route permission (403) -> JSON body (400) -> contract validation (400) -> use case (404/422).
  */
-export const createApp = ({ config, logger, database, redis, isDraining = () => false }: AppDependencies): Express => {
+export const createApp = ({
+  config,
+  logger,
+  database,
+  events,
+  redis,
+  isDraining = () => false,
+}: AppDependencies): Express => {
   const app = express();
   app.disable('x-powered-by');
   // No automatic body-hash ETags: an order's ETag will be its version (optimistic concurrency).
@@ -111,7 +123,7 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
     const [kind, digest = ''] = payload.split(':', 2);
     (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
-  const services = createServices(transactionPort(database.prisma), config);
+  const services = createServices(transactionPort(database.prisma), config, events);
   // Payloads are the master table's name.
   database.changes.on(MASTER_DATA_CHANNEL, (table) => {
     const type = DROPDOWN_TYPE_OF_TABLE[table];
@@ -126,7 +138,13 @@ export const createApp = ({ config, logger, database, redis, isDraining = () => 
   const api = express.Router();
   api.use(authenticate(authenticator, config.auth.sessionCookieName));
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
-  createExpressEndpoints(salesOrdersContract, createSalesOrdersRouter(services, config), api, {
+  // One router for every resource's routes, so the options below are checked against one contract.
+  const routes = initServer().router(apiContract, {
+    ...createSalesOrdersRouter(services, config),
+    ...createEventsRouter(services),
+    ...createWebhookEndpointsRouter(services),
+  });
+  createExpressEndpoints(apiContract, routes, api, {
     logInitialization: false,
     // Per matched route: its permission first, then the body, so a caller without the
     // permission gets 403 whatever the body holds.

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 import { parsePublicKey } from './auth/jwt-verifier.js';
+import { DEFAULT_RETRY_SCHEDULE_MS } from './events/retry-schedule.js';
 import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from './orders/numbering.js';
 import { canonicalTimeZone } from './shared/calendar.js';
 
@@ -205,6 +206,36 @@ const listenHost = optionalString.transform((value, ctx) => {
   return value;
 });
 
+const DURATION = /^(0|[1-9]\d*)(ms|s|m|h|d)$/;
+const DURATION_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** Retries a schedule may hold: a delivery's attempts are listed in full (DELIVERY_ATTEMPTS_MAX). */
+const RETRY_SCHEDULE_MAX = 20;
+/** The longest wait between two attempts: beyond it the 3-day disable would come first. */
+const RETRY_DELAY_MAX_MS = 3 * 86_400_000;
+
+/**
+ * Comma-separated durations (`5s,5m,30m,2h`; units ms, s, m, h, d): the wait before each retry
+ * of a failed delivery, in milliseconds. An empty list means no retry.
+ */
+const retrySchedule = exactString.transform((value, ctx): number[] => {
+  if (value === undefined) return DEFAULT_RETRY_SCHEDULE_MS;
+  if (value === 'none') return [];
+  const delays = value.split(',').map((item) => {
+    const match = DURATION.exec(item);
+    return match ? Number(match[1]) * DURATION_MS[match[2] as keyof typeof DURATION_MS] : Number.NaN;
+  });
+  if (delays.length > RETRY_SCHEDULE_MAX || delays.some((delay) => !(delay >= 0 && delay <= RETRY_DELAY_MAX_MS))) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message:
+        `must be none or up to ${RETRY_SCHEDULE_MAX} comma-separated durations of at most 3d, such as 5s,5m,30m,2h ` +
+        '(units ms, s, m, h, d; no spaces)',
+    });
+    return z.NEVER;
+  }
+  return delays;
+});
+
 const EnvironmentSchema = z
   .object({
     PORT: integer('PORT', 3000, 0, 65535),
@@ -245,6 +276,13 @@ const EnvironmentSchema = z
     SHUTDOWN_DRAIN_DELAY_MS: integer('SHUTDOWN_DRAIN_DELAY_MS', 5_000, 0, 600_000),
     SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1_000, 600_000),
     WEB_CONCURRENCY: integer('WEB_CONCURRENCY', 1, 1, 64),
+    EVENT_RETENTION_DAYS: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
+    EVENT_PURGE_INTERVAL_SECONDS: integer('EVENT_PURGE_INTERVAL_SECONDS', 3_600, 1, 86_400),
+    WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+    WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    WEBHOOK_CONCURRENCY: integer('WEBHOOK_CONCURRENCY', 8, 0, 256),
+    WEBHOOK_ALLOW_HTTP: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
   })
   .superRefine((value, ctx) => {
     // Node refuses a server whose headers may take longer than the whole request.
@@ -331,6 +369,22 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   },
   /** Worker processes serving the port (node:cluster); 1 is a single process, no cluster. */
   webConcurrency: value.WEB_CONCURRENCY,
+  events: {
+    retentionDays: value.EVENT_RETENTION_DAYS,
+    purgeIntervalSeconds: value.EVENT_PURGE_INTERVAL_SECONDS,
+  },
+  webhooks: {
+    /** The wait before each retry of a failed delivery (ms); its length is the number of retries. */
+    retryScheduleMs: value.WEBHOOK_RETRY_SCHEDULE,
+    /** Longest wait for a receiver's whole answer. */
+    timeoutMs: value.WEBHOOK_TIMEOUT_MS,
+    /** Deliveries this process sends at once; 0: it sends none (other instances do). */
+    concurrency: value.WEBHOOK_CONCURRENCY,
+    /** http:// endpoints accepted (otherwise https:// only). */
+    allowHttp: value.WEBHOOK_ALLOW_HTTP,
+    /** Endpoints on loopback, private, link-local and other non-public addresses accepted. */
+    allowPrivateNetworks: value.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  },
 }));
 
 export type AppConfig = z.output<typeof ConfigSchema>;

@@ -9,6 +9,7 @@ import type { AppConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
+import { startEventProcessing } from './events/event-processing.js';
 import { createHttpServer } from './http-server.js';
 import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
 import type { Logger } from './logger.js';
@@ -61,13 +62,15 @@ export const serve = async (
     database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  // Periodic jobs run in one process of a cluster, not once per worker; every worker relays
+  // events and sends webhooks (they share that work through the database).
+  const runsPeriodicJobs = worker === undefined || worker.slot === BACKGROUND_JOBS_SLOT;
+  const events = await startEventProcessing(database, config, { logger, purge: runsPeriodicJobs });
   let draining = false;
-  const app = createApp({ config, logger, database, redis, isDraining: () => draining });
-  // Periodic jobs run in one process of a cluster, not once per worker.
-  const idempotencyPurge =
-    worker === undefined || worker.slot === BACKGROUND_JOBS_SLOT
-      ? startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger })
-      : undefined;
+  const app = createApp({ config, logger, database, events, redis, isDraining: () => draining });
+  const idempotencyPurge = runsPeriodicJobs
+    ? startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger })
+    : undefined;
   const server = createHttpServer(app, config, logger).listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
@@ -113,6 +116,8 @@ export const serve = async (
     onShutdown: async (received) => {
       logger.info({ signal: worker ? signalled : received }, 'shutting down: finishing in-flight requests');
       await idempotencyPurge?.stop();
+      // A delivery cut short here is sent again once its lease runs out.
+      await events.stop();
       await database.close();
       if (redis) await closeRedis(redis);
     },

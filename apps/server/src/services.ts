@@ -1,5 +1,11 @@
+import type { ListEventsFilters } from '@sales-order/contract';
+
 import type { AppConfig } from './config.js';
 import type { TransactionPort } from './db/transactions.js';
+import type { EventProcessing } from './events/event-processing.js';
+import { listEvents } from './events/feed.js';
+import { createWebhookDeliveries } from './events/webhook-deliveries.js';
+import { createWebhookEndpoints } from './events/webhook-endpoints.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
@@ -15,13 +21,24 @@ export const createServices = (
     orderNumberMaxAhead,
     idempotency,
     masterDataCacheTtlMs,
-  }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency' | 'masterDataCacheTtlMs'>,
+    webhooks,
+  }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency' | 'masterDataCacheTtlMs' | 'webhooks'>,
+  { queue, sender, resolve }: Pick<EventProcessing, 'queue' | 'sender' | 'resolve'>,
 ) => ({
   orders: createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead) }),
   idempotency: createIdempotencyService(transactions.db, idempotency),
   licences: createLicenceService(transactions.db, () => todayIn(businessTimeZone)),
   dropdowns: createDropdownService(transactions.db, { cacheTtlMs: masterDataCacheTtlMs }),
   totals: { calculate: calculateTotals },
+  events: { list: (query: ListEventsFilters) => listEvents(transactions.db, query) },
+  webhookEndpoints: createWebhookEndpoints({
+    transactions,
+    queue,
+    resolve,
+    allowHttp: webhooks.allowHttp,
+    allowPrivateNetworks: webhooks.allowPrivateNetworks,
+  }),
+  webhookDeliveries: createWebhookDeliveries({ transactions, queue, sender }),
 });
 
 export type Services = ReturnType<typeof createServices>;

@@ -33,6 +33,13 @@ describe('API documentation', () => {
         '/sales-orders/{id}/cancel',
         '/sales-orders/{id}/close',
         '/sales-orders/{id}/amend',
+        '/events',
+        '/webhook-endpoints',
+        '/webhook-endpoints/{id}',
+        '/webhook-endpoints/{id}/rotate-secret',
+        '/webhook-endpoints/{id}/deliveries',
+        '/webhook-endpoints/{id}/replay',
+        '/webhook-endpoints/{id}/ping',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) =>
@@ -54,6 +61,16 @@ describe('API documentation', () => {
         'cancelSalesOrder',
         'closeSalesOrder',
         'amendSalesOrder',
+        'listEvents',
+        'createWebhookEndpoint',
+        'listWebhookEndpoints',
+        'getWebhookEndpoint',
+        'updateWebhookEndpoint',
+        'deleteWebhookEndpoint',
+        'rotateWebhookSecret',
+        'listWebhookDeliveries',
+        'replayWebhookEvents',
+        'pingWebhookEndpoint',
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([

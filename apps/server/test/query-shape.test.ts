@@ -109,9 +109,9 @@ describe('query shape', () => {
     );
     expect(large.length).toBe(small.length);
     expect(large.filter((sql) => /INSERT INTO \S*sales_order_details/.test(sql))).toHaveLength(1);
-    // Lock, lines and charges before, references, header with history, contents, and the order
-    // read back for the answer's ETag.
-    expect(large.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql.trim()))).toHaveLength(6);
+    // Lock, lines and charges before, references, header with history, contents, the event, and
+    // the order read back for the answer's ETag.
+    expect(large.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql.trim()))).toHaveLength(7);
   });
 
   it('lists a page with one statement (two with include_total), whatever the page size or filters', async () => {

@@ -264,14 +264,14 @@ describe('the packed SDK in a fresh project', () => {
     expectFullRun(await runConsumer('consumer.cjs', { type: 'apiKey', key }));
   });
 
-  it('ships bundles that import only zod and @ts-rest/core: nothing Node-only, fit for browsers', async () => {
+  it('ships bundles that import only zod, @ts-rest/core and standardwebhooks: nothing Node-only, fit for browsers', async () => {
     const installed = path.join(project, 'node_modules', '@sales-order', 'client', 'dist');
     const esm = await readFile(path.join(installed, 'index.js'), 'utf8');
     const cjs = await readFile(path.join(installed, 'index.cjs'), 'utf8');
     const esmImports = new Set([...esm.matchAll(/(?:from|import)\s*['"]([^'"]+)['"]/g)].map((match) => match[1]));
     const cjsRequires = new Set([...cjs.matchAll(/require\(['"]([^'"]+)['"]\)/g)].map((match) => match[1]));
-    expect([...esmImports].sort()).toEqual(['@ts-rest/core', 'zod']);
-    expect([...cjsRequires].sort()).toEqual(['@ts-rest/core', 'zod']);
+    expect([...esmImports].sort()).toEqual(['@ts-rest/core', 'standardwebhooks', 'zod']);
+    expect([...cjsRequires].sort()).toEqual(['@ts-rest/core', 'standardwebhooks', 'zod']);
     expect(esm).not.toMatch(/\bprocess\.|\bBuffer\b|__dirname/);
   });
 
@@ -283,7 +283,11 @@ describe('the packed SDK in a fresh project', () => {
       Object.keys((manifest[field] as Record<string, string> | undefined) ?? {}).map((name) => `${field}: ${name}`),
     );
     expect(declared.filter((entry) => entry.includes('@sales-order/'))).toEqual([]);
-    expect(Object.keys(manifest.dependencies as Record<string, string>).sort()).toEqual(['@ts-rest/core', 'zod']);
+    expect(Object.keys(manifest.dependencies as Record<string, string>).sort()).toEqual([
+      '@ts-rest/core',
+      'standardwebhooks',
+      'zod',
+    ]);
   });
 
   it('type-checks a TypeScript consumer against the packed declarations', async () => {

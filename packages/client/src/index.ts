@@ -1,50 +1,78 @@
 import {
+  apiContract,
   type CalculateTotalsBody,
   type CancelSalesOrderBody,
   type ConfirmSalesOrderBody,
   type CreatedSalesOrder,
+  type CreatedWebhookEndpoint,
   type CreateSalesOrderBody,
+  type CreateWebhookEndpointBody,
   type DeletedSalesOrder,
+  type DeletedWebhookEndpoint,
   type DropdownOptions,
   type DropdownType,
   type ErrorDetail,
+  type EventPage,
+  type EventType,
   type HistoryEntry,
   type LicenceValidation,
   type ListSalesOrdersQuery,
+  type ListWebhookDeliveriesQuery,
   type MaxNumber,
   type MaxNumberQuery,
+  type PingedWebhookEndpoint,
+  type ReplayedWebhookEvents,
+  type ReplayWebhookEventsBody,
+  type RotatedWebhookSecret,
   type SalesOrder,
+  type SalesOrderEvent,
   type SalesOrderHistory,
   type SalesOrderHistoryQuery,
   type SalesOrderListItem,
   type SalesOrderPage,
-  salesOrdersContract,
   type SalesOrderStatus,
   type Totals,
   type UpdatedSalesOrder,
   type UpdateSalesOrderBody,
+  type UpdateWebhookEndpointBody,
   type ValidateLicenceBody,
   versionEntityTag,
+  type WebhookDeliveryPage,
+  type WebhookEndpoint,
+  type WebhookEndpointList,
+  type WebhookPayload,
   WriteSafetyCode,
 } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
+import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 export type {
   CalculateTotalsBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
   CreatedSalesOrder,
+  CreatedWebhookEndpoint,
   CreateSalesOrderBody,
+  CreateWebhookEndpointBody,
   DeletedSalesOrder,
+  DeletedWebhookEndpoint,
   DropdownOptions,
   DropdownType,
   ErrorDetail,
+  EventPage,
+  EventType,
   HistoryEntry,
   LicenceValidation,
   ListSalesOrdersQuery,
+  ListWebhookDeliveriesQuery,
   MaxNumber,
   MaxNumberQuery,
+  PingedWebhookEndpoint,
+  ReplayedWebhookEvents,
+  ReplayWebhookEventsBody,
+  RotatedWebhookSecret,
   SalesOrder,
+  SalesOrderEvent,
   SalesOrderHistory,
   SalesOrderHistoryQuery,
   SalesOrderListItem,
@@ -53,7 +81,12 @@ export type {
   Totals,
   UpdatedSalesOrder,
   UpdateSalesOrderBody,
+  UpdateWebhookEndpointBody,
   ValidateLicenceBody,
+  WebhookDeliveryPage,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookPayload,
 };
 export type {
   FieldChange,
@@ -63,6 +96,7 @@ export type {
   HistoryTotals,
   ListSort,
 } from '@sales-order/contract';
+export type { DeliveryAttempt, WebhookDelivery } from '@sales-order/contract';
 export type {
   LicenceWarning,
   OtherCharge,
@@ -71,12 +105,16 @@ export type {
   SalesOrderDetailInput,
 } from '@sales-order/contract';
 export {
+  apiContract,
   ErrorCode,
+  EVENT_TYPES,
   LicenceWarningCode,
   LifecycleCode,
+  PING_EVENT_TYPE,
   SALES_ORDER_STATUSES,
   salesOrdersContract,
   ValidationCode,
+  WebhookCode,
   WriteSafetyCode,
 } from '@sales-order/contract';
 
@@ -354,7 +392,7 @@ const transitionHeaders = ({ ifMatch, idempotencyKey }: TransitionOptions, key: 
  * 412 and 428) or, when no response arrived, a SalesOrderNetworkError.
  */
 export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
-  const client = initClient(salesOrdersContract, {
+  const client = initClient(apiContract, {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     baseHeaders: {},
     api: fetcher(options),
@@ -362,6 +400,8 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
   });
   const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
     unwrap<SalesOrderPage>(client.listSalesOrders({ query: filters }));
+  const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
+    unwrap<EventPage>(client.listEvents({ query: { ...query, ...(types ? { types: types.join(',') } : {}) } }));
 
   return {
     /** GET /sales-orders: one page; pass its `next_cursor` as `cursor` (same filters and sort) for the next. */
@@ -472,7 +512,105 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
           },
         }),
       ),
+    /**
+     * GET /events: the events after `after` (a `next_cursor`; omitted, the oldest kept), in commit
+     * order. Keep the page's `next_cursor` and call again with it: nothing committed is skipped.
+     */
+    listEvents,
+    /**
+     * Every event after `after` until the feed is caught up, page after page, for
+     * `for await (const event of client.events({ after }))`; the returned value is the cursor to
+     * resume from next time.
+     */
+    events: async function* (options: ListEventsOptions = {}): AsyncGenerator<SalesOrderEvent, string, undefined> {
+      let after = options.after;
+      for (;;) {
+        const page = await listEvents({ ...options, ...(after === undefined ? {} : { after }) });
+        yield* page.items;
+        after = page.next_cursor;
+        if (!page.has_more) return after;
+      }
+    },
+    /** POST /webhook-endpoints: the answer's `secret` is shown this once; keep it in the receiver. */
+    createWebhookEndpoint: (body: CreateWebhookEndpointBody) =>
+      unwrap<CreatedWebhookEndpoint>(client.createWebhookEndpoint({ body })),
+    /** GET /webhook-endpoints */
+    listWebhookEndpoints: () => unwrap<WebhookEndpointList>(client.listWebhookEndpoints()),
+    /** GET /webhook-endpoints/{id}: a disabled endpoint says why in `disabled_reason`. */
+    getWebhookEndpoint: (id: number) => unwrap<WebhookEndpoint>(client.getWebhookEndpoint({ params: { id } })),
+    /** PATCH /webhook-endpoints/{id}: URL, event types, description; `enabled` disables or enables it. */
+    updateWebhookEndpoint: (id: number, body: UpdateWebhookEndpointBody) =>
+      unwrap<WebhookEndpoint>(client.updateWebhookEndpoint({ params: { id }, body })),
+    /** DELETE /webhook-endpoints/{id} */
+    deleteWebhookEndpoint: (id: number) =>
+      unwrap<DeletedWebhookEndpoint>(client.deleteWebhookEndpoint({ params: { id } })),
+    /** POST /webhook-endpoints/{id}/rotate-secret: the new secret; the old one still signs for 24 hours. */
+    rotateWebhookSecret: (id: number) => unwrap<RotatedWebhookSecret>(client.rotateWebhookSecret({ params: { id } })),
+    /** GET /webhook-endpoints/{id}/deliveries: newest first, with every attempt and the next retry. */
+    listWebhookDeliveries: (id: number, query: ListWebhookDeliveriesQuery = {}) =>
+      unwrap<WebhookDeliveryPage>(client.listWebhookDeliveries({ params: { id }, query })),
+    /** POST /webhook-endpoints/{id}/replay: `{ after: cursor }` or `{ since: '2026-11-24 08:00:00' }`. */
+    replayWebhookEvents: (id: number, body: ReplayWebhookEventsBody) =>
+      unwrap<ReplayedWebhookEvents>(client.replayWebhookEvents({ params: { id }, body })),
+    /** POST /webhook-endpoints/{id}/ping: sends a signed test event now and says how the receiver answered. */
+    pingWebhookEndpoint: (id: number) => unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
   };
 };
 
 export type SalesOrderClient = ReturnType<typeof createSalesOrderClient>;
+
+/** Options of `listEvents` and `events`: `types` as a list rather than the query's comma-separated text. */
+export interface ListEventsOptions {
+  /** A `next_cursor` of the feed. */
+  after?: string;
+  /** 1..500, default 100. */
+  limit?: number;
+  types?: EventType[];
+  sales_order_id?: number;
+}
+
+/** A verified webhook delivery: its payload, with `id` (the `webhook-id`, the event's id). */
+export type WebhookEvent = WebhookPayload & { id: string };
+
+/** Header values as Node (`req.headers`), fetch (`Headers`) or a plain object hand them over. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+
+const plainHeaders = (headers: WebhookHeaders): Record<string, string> => {
+  const entries: [string, string | string[] | undefined][] = [];
+  if (typeof (headers as Headers).get === 'function') {
+    (headers as Headers).forEach((value, name) => entries.push([name, value]));
+  } else entries.push(...Object.entries(headers));
+  return Object.fromEntries(
+    entries.flatMap(([name, value]) =>
+      value === undefined ? [] : [[name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]],
+    ),
+  );
+};
+
+/**
+ * Checks a webhook delivery as Standard Webhooks says, with its reference library: the
+ * `webhook-signature` (any of its signatures, so both secrets verify during a rotation) over the
+ * exact body received, and a `webhook-timestamp` within 5 minutes of now (a replayed capture is
+ * refused). Returns the typed event; throws WebhookVerificationError otherwise. Pass the raw
+ * body (the bytes or text as received, before any JSON parsing) and the endpoint's `whsec_...` secret.
+ * Deduplicate by `id` and order by `data.version`: delivery is at least once.
+ */
+export const verifyWebhook = (headers: WebhookHeaders, body: string | Uint8Array, secret: string): WebhookEvent => {
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  const plain = plainHeaders(headers);
+  try {
+    const payload = new Webhook(secret).verify(text, plain) as WebhookPayload;
+    return { ...payload, id: plain['webhook-id']! };
+  } catch (error) {
+    if (error instanceof LibraryVerificationError) throw new WebhookVerificationError(error.message);
+    throw error;
+  }
+};
+
+/**
+ * A delivery that does not verify: no or a wrong signature, a timestamp more than 5 minutes
+ * away, missing headers. (The SDK's own class, so its types need none of the library's.)
+ */
+export class WebhookVerificationError extends Error {
+  override readonly name: string = 'WebhookVerificationError';
+}

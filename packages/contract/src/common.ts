@@ -224,3 +224,35 @@ export const orderNumber = () =>
       }
     })
     .describe('Order number, e.g. DHK-2026-00042 (a number of its series) or PO-20261115 (free-form).');
+
+// base64url of UTF-8 text (opaque cursors), with the platform's btoa/atob so the contract runs in browsers too.
+export const toBase64Url = (text: string): string =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+
+/** The text `toBase64Url` encoded; throws when the value is not base64url of UTF-8. */
+export const fromBase64Url = (value: string): string => {
+  const bytes = Uint8Array.from(atob(value.replace(/-/g, '+').replace(/_/g, '/')), (char) => char.charCodeAt(0));
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+};
+
+const DATE_TIME_INPUT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-]\d{2}:\d{2})?$/;
+
+/** The spec's DateTime (`YYYY-MM-DD HH:mm:ss`, UTC) or ISO 8601 with an offset; read as an instant. */
+export const dateTimeInput = () =>
+  documented(z.string().max(40), { format: 'date-time' })
+    .transform((value, ctx) => {
+      const match = DATE_TIME_INPUT.exec(value);
+      const instant = match ? new Date(`${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : undefined;
+      if (!instant || Number.isNaN(instant.getTime())) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: 'must be a date-time: YYYY-MM-DD HH:mm:ss (UTC) or ISO 8601 with an offset',
+        });
+        return z.NEVER;
+      }
+      return instant;
+    })
+    .describe('YYYY-MM-DD HH:mm:ss (UTC) or ISO 8601, e.g. 2026-11-22T04:00:00Z.');

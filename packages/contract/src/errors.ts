@@ -52,7 +52,7 @@ export const ValidationCode = {
 
 export type ValidationCode = (typeof ValidationCode)[keyof typeof ValidationCode];
 
-const describedError = (description: string) => ErrorEnvelopeSchema.describe(description);
+export const describedError = (description: string) => ErrorEnvelopeSchema.describe(description);
 
 /** Error responses every route can give. */
 export const CommonErrorResponses = {

@@ -1,7 +1,9 @@
+export * from './api.contract.js';
 export * from './common.js';
 export * from './dropdown.js';
 export * from './envelope.js';
 export * from './errors.js';
+export * from './events.js';
 export * from './licence.js';
 export * from './order-history.js';
 export * from './order-lifecycle.js';
@@ -10,4 +12,5 @@ export * from './permissions.js';
 export * from './sales-order.js';
 export * from './sales-orders.contract.js';
 export * from './totals.js';
+export * from './webhook-endpoints.js';
 export * from './write-safety.js';

@@ -13,8 +13,10 @@ import {
 } from 'openapi3-ts/oas30';
 import type { ZodTypeAny } from 'zod';
 
+import { apiContract } from './api.contract.js';
 import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
+import { EventPageSchema, SalesOrderEventSchema } from './events.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
 import { OPERATION_RESPONSE_HEADERS } from './openapi-headers.js';
@@ -41,8 +43,22 @@ import {
   UpdatedSalesOrderSchema,
   UpdateSalesOrderBodySchema,
 } from './sales-order.js';
-import { salesOrdersContract } from './sales-orders.contract.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
+import {
+  CreatedWebhookEndpointSchema,
+  CreateWebhookEndpointBodySchema,
+  DeliveryAttemptSchema,
+  PingedWebhookEndpointSchema,
+  ReplayedWebhookEventsSchema,
+  ReplayWebhookEventsBodySchema,
+  RotatedWebhookSecretSchema,
+  UpdateWebhookEndpointBodySchema,
+  WebhookDeliveryPageSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
+  WebhookPayloadSchema,
+} from './webhook-endpoints.js';
 
 /**
  * The OpenAPI 3.0 document, generated from the contract (no hand-written paths): ts-rest
@@ -69,6 +85,9 @@ const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   OtherChargeInput: OtherChargeInputSchema,
   CalculateTotalsBody: CalculateTotalsBodySchema,
   ValidateLicenceBody: ValidateLicenceBodySchema,
+  CreateWebhookEndpointBody: CreateWebhookEndpointBodySchema,
+  UpdateWebhookEndpointBody: UpdateWebhookEndpointBodySchema,
+  ReplayWebhookEventsBody: ReplayWebhookEventsBodySchema,
   ConfirmSalesOrderBody: ConfirmSalesOrderBodySchema,
   CancelSalesOrderBody: CancelSalesOrderBodySchema,
 };
@@ -93,6 +112,19 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   HistoryCharge: HistoryChargeSchema,
   HistoryTotals: HistoryTotalsSchema,
   FieldChange: FieldChangeSchema,
+  SalesOrderEvent: SalesOrderEventSchema,
+  EventPage: EventPageSchema,
+  WebhookEndpoint: WebhookEndpointSchema,
+  CreatedWebhookEndpoint: CreatedWebhookEndpointSchema,
+  WebhookEndpointList: WebhookEndpointListSchema,
+  RotatedWebhookSecret: RotatedWebhookSecretSchema,
+  WebhookDelivery: WebhookDeliverySchema,
+  WebhookDeliveryPage: WebhookDeliveryPageSchema,
+  DeliveryAttempt: DeliveryAttemptSchema,
+  ReplayedWebhookEvents: ReplayedWebhookEventsSchema,
+  PingedWebhookEndpoint: PingedWebhookEndpointSchema,
+  // Not an answer of any route: the body of every webhook delivery (OpenAPI 3.0 has no `webhooks`).
+  WebhookPayload: WebhookPayloadSchema,
   SalesOrderStatus: SalesOrderStatusSchema,
 };
 
@@ -100,16 +132,24 @@ const ERROR_ENVELOPE = 'ErrorEnvelope';
 
 type Json = unknown;
 
-const sameJson = (a: Json, b: Json) => JSON.stringify(a) === JSON.stringify(b);
+/** The keys of an object node in order, the cheap test before comparing whole subtrees. */
+const keysOf = (node: Json): string | undefined =>
+  node !== null && typeof node === 'object' && !Array.isArray(node) ? Object.keys(node).join(',') : undefined;
 
 /** Replaces every subtree equal to `target` with a `$ref` to the named component. */
 const replaceWithRef = (node: Json, target: Json, ref: string): Json => {
-  if (sameJson(node, target)) return { $ref: ref };
-  if (Array.isArray(node)) return node.map((item) => replaceWithRef(item, target, ref));
-  if (node !== null && typeof node === 'object') {
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, replaceWithRef(value, target, ref)]));
-  }
-  return node;
+  const targetJson = JSON.stringify(target);
+  const targetKeys = keysOf(target);
+  const replace = (each: Json): Json => {
+    // Only a node with the target's keys can be equal to it: the others are not serialised.
+    if (keysOf(each) === targetKeys && JSON.stringify(each) === targetJson) return { $ref: ref };
+    if (Array.isArray(each)) return each.map(replace);
+    if (each !== null && typeof each === 'object') {
+      return Object.fromEntries(Object.entries(each).map(([key, value]) => [key, replace(value)]));
+    }
+    return each;
+  };
+  return replace(node);
 };
 
 /**
@@ -180,8 +220,24 @@ const toNullableMembers = (node: Json): Json => {
   return result;
 };
 
+/**
+ * A nullable enum must list null among its values (OpenAPI 3.0.3, "nullable"): otherwise a
+ * validator reading the enum refuses the null the schema allows.
+ */
+const toNullableEnums = (node: Json): Json => {
+  if (Array.isArray(node)) return node.map(toNullableEnums);
+  if (node === null || typeof node !== 'object') return node;
+  const result: Record<string, Json> = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, toNullableEnums(value)]),
+  );
+  if (result.nullable === true && Array.isArray(result.enum) && !result.enum.includes(null)) {
+    result.enum = [...(result.enum as Json[]), null];
+  }
+  return result;
+};
+
 /** Every rewrite the zod converter's output needs, for paths and components alike. */
-const normalize = (node: Json): Json => describeIntegers(toNullableMembers(toOpenApi30Bounds(node)));
+const normalize = (node: Json): Json => describeIntegers(toNullableEnums(toNullableMembers(toOpenApi30Bounds(node))));
 
 /** Lifts the named schemas out of `paths` into `components.schemas`, smallest first so they nest. */
 const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, SchemaObject> } => {
@@ -213,6 +269,7 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   201: 'Created',
+  202: 'Accepted: queued for delivery.',
   304: 'Not modified: the order still reads as the entity tag If-None-Match names.',
 };
 
@@ -247,6 +304,9 @@ const headerRefs = (names: string[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 const TOO_MANY_REQUESTS = '429';
 
+/** The tag of routes whose metadata names none. */
+const SALES_ORDERS_TAG = 'Sales orders';
+
 const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
   { bearerAuth: [] },
   { apiKeyAuth: [] },
@@ -255,7 +315,7 @@ const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
 
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
 const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimit: string): OperationObject => {
-  const permission = (route.metadata as { permission?: string } | undefined)?.permission;
+  const { permission, tag = SALES_ORDERS_TAG } = (route.metadata ?? {}) as { permission?: string; tag?: string };
   const responses: Record<string, ResponseObject> = Object.fromEntries(
     // ts-rest types each response loosely; they are ResponseObjects.
     (Object.entries(operation.responses ?? {}) as [string, ResponseObject][]).map(
@@ -306,7 +366,7 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
   return {
     ...operation,
     ...(parameters ? { parameters } : {}),
-    tags: ['Sales orders'],
+    tags: [tag],
     description: [operation.description, permission ? `Requires the \`${permission}\` permission.` : undefined]
       .filter(Boolean)
       .join('\n\n'),
@@ -322,7 +382,7 @@ export const createOpenApiDocument = ({
   bodyLimit = '1mb',
 }: OpenApiOptions = {}): OpenAPIObject => {
   const generated = generateOpenApi(
-    salesOrdersContract,
+    apiContract,
     { info: { title: 'Sales order service', version: API_VERSION } },
     {
       setOperationId: true,
@@ -350,7 +410,17 @@ export const createOpenApiDocument = ({
       // Called by the host ERP and its users' pages, not by the public.
       'x-internal': true,
     })
-    .addTag({ name: 'Sales orders', description: 'Orders, their totals, licences and form options.' })
+    .addTag({ name: SALES_ORDERS_TAG, description: 'Orders, their totals, licences and form options.' })
+    .addTag({
+      name: 'Events',
+      description:
+        'The change feed: one event per change of an order, written in the same transaction, in commit order.',
+    })
+    .addTag({
+      name: 'Webhooks',
+      description:
+        'Endpoints that receive every event as a signed Standard Webhooks delivery, at least once, retried on a schedule.',
+    })
     .addSecurityScheme('bearerAuth', {
       type: 'http',
       scheme: 'bearer',

@@ -3,14 +3,17 @@ import { z } from 'zod';
 import {
   calendarDate,
   dateTime,
+  dateTimeInput,
   decimalPlaces,
   documented,
+  fromBase64Url,
   idParam,
   MAX_DETAIL_LINES,
   MONEY_MAX,
   ORDER_NUMBER_MAX_LENGTH,
   requiredText,
   SchemaIssueCode,
+  toBase64Url,
 } from './common.js';
 import { SALES_ORDER_STATUSES, type SalesOrderStatus } from './order-lifecycle.js';
 import { SalesOrderSchema } from './sales-order.js';
@@ -71,18 +74,6 @@ export const ListCursorSchema = z.discriminatedUnion('s', [
 ]);
 export type ListCursor = z.infer<typeof ListCursorSchema>;
 
-// base64url of UTF-8 JSON, with the platform's btoa/atob so the contract runs in browsers too.
-const toBase64Url = (json: string): string =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(json)))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
-
-const fromBase64Url = (value: string): string => {
-  const bytes = Uint8Array.from(atob(value.replace(/-/g, '+').replace(/_/g, '/')), (char) => char.charCodeAt(0));
-  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-};
-
 export const encodeListCursor = (cursor: ListCursor): string => toBase64Url(JSON.stringify(cursor));
 
 /** The cursor a `next_cursor` held, or undefined when the text is not one. */
@@ -111,25 +102,6 @@ const moneyBound = () =>
       params: { code: SchemaIssueCode.tooManyDecimals },
     })
     .transform((value) => value.toFixed(2));
-
-const DATE_TIME_INPUT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-]\d{2}:\d{2})?$/;
-
-/** The spec's DateTime (`YYYY-MM-DD HH:mm:ss`, UTC) or ISO 8601 with an offset; read as an instant. */
-const dateTimeInput = () =>
-  documented(z.string().max(40), { format: 'date-time' })
-    .transform((value, ctx) => {
-      const match = DATE_TIME_INPUT.exec(value);
-      const instant = match ? new Date(`${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : undefined;
-      if (!instant || Number.isNaN(instant.getTime())) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          message: 'must be a date-time: YYYY-MM-DD HH:mm:ss (UTC) or ISO 8601 with an offset',
-        });
-        return z.NEVER;
-      }
-      return instant;
-    })
-    .describe('YYYY-MM-DD HH:mm:ss (UTC) or ISO 8601, e.g. 2026-11-22T04:00:00Z.');
 
 const PREFIX_TEXT = /^[A-Za-z0-9/_.-]{1,50}$/;
 

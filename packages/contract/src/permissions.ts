@@ -10,6 +10,10 @@ export const Permission = {
   cancel: 'sales_orders.cancel',
   /** POST /sales-orders/{id}/close (the host, when the order is fulfilled). */
   close: 'sales_orders.close',
+  /** GET /events: the change feed. */
+  eventsRead: 'events.read',
+  /** Webhook endpoints: register, change, rotate secrets, read deliveries, replay, ping. */
+  webhooksManage: 'webhooks.manage',
   /** Grants every permission. */
   all: '*',
 } as const;

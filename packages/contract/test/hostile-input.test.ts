@@ -65,19 +65,18 @@ describe('integer ids in paths and query strings', () => {
   it('keeps integer parameters in the OpenAPI document', () => {
     const document = createOpenApiDocument();
     const parameters = Object.values(document.paths).flatMap((item) =>
-      ['get', 'put', 'delete'].flatMap(
+      ['get', 'put', 'patch', 'post', 'delete'].flatMap(
         (method) => (item as Record<string, { parameters?: ParameterObject[] }>)[method]?.parameters ?? [],
       ),
     );
     const ids = parameters.filter((parameter) =>
       ['id', 'year_id', 'location_id', 'selected_id'].includes(parameter.name),
     );
-    // GET, PUT and DELETE /sales-orders/{id} and its history; max-number and the list filter by year and location.
+    // GET, PUT and DELETE /sales-orders/{id}, its history and its four transitions; GET, PATCH and DELETE
+    // /webhook-endpoints/{id}, its rotate-secret, deliveries, replay and ping; max-number and the list filter by
+    // year and location.
     expect(ids.map((parameter) => parameter.name).sort()).toEqual([
-      'id',
-      'id',
-      'id',
-      'id',
+      ...Array.from({ length: 15 }, () => 'id'),
       'location_id',
       'location_id',
       'selected_id',

@@ -12,6 +12,8 @@ export type { PrismaClient };
 
 export interface Database {
   prisma: PrismaClient;
+  /** The pool under `prisma`, for a library that runs its own SQL (the webhook job queue). */
+  pool: pg.Pool;
   /** True when this process serves its own embedded PGlite database. */
   embedded: boolean;
   /** Migrations applied while opening (none when already up to date). */
@@ -137,6 +139,7 @@ export const openDatabase = async (
     const closeTasks: (() => Promise<void>)[] = [];
     return {
       prisma,
+      pool,
       embedded: embedded !== undefined,
       appliedMigrations,
       ping,

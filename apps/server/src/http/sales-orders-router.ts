@@ -8,22 +8,15 @@ import {
 import { initServer } from '@ts-rest/express';
 import type { Request, Response } from 'express';
 
-import { unauthenticated } from '../errors/domain-error.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { entityTagOf } from '../orders/order-preconditions.js';
 import type { TransitionRequest } from '../orders/order-transition.js';
 import type { Services } from '../services.js';
+import { actorOf } from './actor.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success } from './envelope.js';
 
 const s = initServer();
-
-/** The authenticated subject, recorded as created_by, updated_by and deleted_by. */
-const actorOf = (req: Pick<Request, 'principal'>): string => {
-  // `authenticate` runs before every route; a write without a caller must still never happen.
-  if (!req.principal) throw unauthenticated('Authentication required', 'missing_credentials');
-  return req.principal.subject;
-};
 
 /** The strong ETag of an order as it reads now. */
 const setEntityTag = (res: Response, order: SalesOrder) => res.setHeader('ETag', `"${entityTagOf(order)}"`);

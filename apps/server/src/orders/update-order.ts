@@ -28,6 +28,7 @@ import {
   totalsToStore,
 } from './order-shapes.js';
 import type { OrderDeps } from './order-use-case.js';
+import { recordOrderEvent } from './store/order-event-store.js';
 import { orderReadStore } from './store/order-read-store.js';
 import { type HeaderToStore, orderWriteStore } from './store/order-write-store.js';
 
@@ -43,7 +44,8 @@ export interface UpdateOutcome {
 /**
  * Updates an order in one transaction: locks it and checks the caller's If-Match, refuses what
  * its status locks (409), checks the change against what it holds (422), and writes the header,
- * the replaced lines and charges and the history entry. Any refusal rolls everything back.
+ * the replaced lines and charges, the history entry and the `sales_order.updated` event. Any
+ * refusal rolls everything back.
  */
 export const updateOrder = (
   { transactions }: OrderDeps,
@@ -154,6 +156,7 @@ export const updateOrder = (
       { lines: linesChanged ? lines : undefined, charges: chargesChanged ? replacedCharges : undefined },
       { action: 'update', actor, changes },
     );
+    await recordOrderEvent(tx, id, 'sales_order.updated');
     const order = await orderReadStore.findLive(tx, id);
     return {
       updated: { sales_order_id: id, updated: true as const, version },

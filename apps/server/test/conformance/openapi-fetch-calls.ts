@@ -8,7 +8,7 @@ import createClient from 'openapi-fetch';
 
 import type { paths } from './generated/schema.js';
 
-export type Method = 'get' | 'post' | 'put' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface Exchange {
   /** What the call was meant to show. */
@@ -267,6 +267,93 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     'get',
     // @ts-expect-error the generated types list the five dropdown types
     await client.GET('/sales-orders/dropdown-options/{type}', { params: { path: { type: 'vendors' } } }),
+  );
+  // Events and webhook endpoints. The endpoint's URL is a closed loopback port (the test server
+  // allows http and private addresses): deliveries and the ping reach nothing off this machine.
+  record(
+    'events',
+    '/events',
+    'get',
+    await client.GET('/events', { params: { query: { limit: 10, types: 'sales_order.created' } } }),
+  );
+  record(
+    'events with a tampered cursor: 400',
+    '/events',
+    'get',
+    await client.GET('/events', { params: { query: { after: 'cC0x' } } }),
+  );
+  const endpoint = record(
+    'create webhook endpoint',
+    '/webhook-endpoints',
+    'post',
+    await client.POST('/webhook-endpoints', {
+      body: { url: 'http://127.0.0.1:9/webhooks', event_types: ['sales_order.created'], description: 'conformance' },
+    }),
+  );
+  const endpointId = (endpoint.data as { data: { id: number } }).data.id;
+  const endpointPath = { params: { path: { id: endpointId } } };
+  record('list webhook endpoints', '/webhook-endpoints', 'get', await client.GET('/webhook-endpoints'));
+  record(
+    'read webhook endpoint',
+    '/webhook-endpoints/{id}',
+    'get',
+    await client.GET('/webhook-endpoints/{id}', endpointPath),
+  );
+  record(
+    'rotate webhook secret',
+    '/webhook-endpoints/{id}/rotate-secret',
+    'post',
+    await client.POST('/webhook-endpoints/{id}/rotate-secret', endpointPath),
+  );
+  record(
+    'ping webhook endpoint',
+    '/webhook-endpoints/{id}/ping',
+    'post',
+    await client.POST('/webhook-endpoints/{id}/ping', endpointPath),
+  );
+  record(
+    'replay',
+    '/webhook-endpoints/{id}/replay',
+    'post',
+    await client.POST('/webhook-endpoints/{id}/replay', { ...endpointPath, body: { since: '2026-01-01 00:00:00' } }),
+  );
+  record(
+    'deliveries',
+    '/webhook-endpoints/{id}/deliveries',
+    'get',
+    await client.GET('/webhook-endpoints/{id}/deliveries', {
+      params: { path: { id: endpointId }, query: { limit: 5 } },
+    }),
+  );
+  record(
+    'disable webhook endpoint',
+    '/webhook-endpoints/{id}',
+    'patch',
+    await client.PATCH('/webhook-endpoints/{id}', { ...endpointPath, body: { enabled: false } }),
+  );
+  record(
+    'replay while disabled: 409',
+    '/webhook-endpoints/{id}/replay',
+    'post',
+    await client.POST('/webhook-endpoints/{id}/replay', { ...endpointPath, body: { since: '2026-01-01 00:00:00' } }),
+  );
+  record(
+    'create webhook endpoint with a password in the URL: 400',
+    '/webhook-endpoints',
+    'post',
+    await client.POST('/webhook-endpoints', { body: { url: 'http://user:secret@127.0.0.1:9/webhooks' } }),
+  );
+  record(
+    'delete webhook endpoint',
+    '/webhook-endpoints/{id}',
+    'delete',
+    await client.DELETE('/webhook-endpoints/{id}', endpointPath),
+  );
+  record(
+    'read deleted webhook endpoint: 404',
+    '/webhook-endpoints/{id}',
+    'get',
+    await client.GET('/webhook-endpoints/{id}', endpointPath),
   );
   record(
     'read without credentials: 401',

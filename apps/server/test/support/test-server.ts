@@ -9,6 +9,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
+import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing.js';
 import { createHttpServer } from '../../src/http-server.js';
 import { startIdempotencyPurge } from '../../src/idempotency/idempotency-purge.js';
 import { createLogger } from '../../src/logger.js';
@@ -29,6 +30,8 @@ export interface TestServer {
    */
   http: ReturnType<typeof request.agent>;
   database: Database;
+  /** The server's events machinery (relay, delivery queue and workers, purge). */
+  events: EventProcessing;
   close(): Promise<void>;
 }
 
@@ -141,7 +144,8 @@ export const startTestServer = async (
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   // A test that points REDIS_URL somewhere unreachable wants the fallback, not a wait.
   if (redis && env.REDIS_URL === undefined) await whenReady(redis);
-  const app = createApp({ config, logger, database, redis });
+  const events = await startEventProcessing(database, config, { logger, purge: true });
+  const app = createApp({ config, logger, database, events, redis });
   const idempotencyPurge = startIdempotencyPurge(database.prisma, {
     intervalSeconds: config.idempotency.purgeIntervalSeconds,
     logger,
@@ -157,10 +161,12 @@ export const startTestServer = async (
     api: `${origin}${config.basePath}`,
     http,
     database,
+    events,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await idempotencyPurge.stop();
+      await events.stop();
       await database.close();
       if (redis) await closeRedis(redis);
       await testDatabase.drop();

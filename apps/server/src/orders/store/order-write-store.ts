@@ -1,9 +1,10 @@
-import type { HistoryChanges, SalesOrderStatus } from '@sales-order/contract';
+import type { EventType, HistoryChanges, SalesOrderStatus } from '@sales-order/contract';
 
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { SEQUENCE_MIN_DIGITS } from '../numbering.js';
 import type { HistoryEntryToWrite, OrderHeader } from '../order-history.js';
+import { orderEventCtes } from './order-event-store.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history. All raw SQL: Prisma
@@ -136,6 +137,7 @@ const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: Charg
       ${lines.map((line) => line.amount)}::text[]::numeric[],
       ${lines.map((line) => line.remarks)}::text[]
     ) WITH ORDINALITY AS l(product_id, packsize_id, quantity, rate, amount, remarks, line_no)
+    RETURNING *
   ),
   charges AS (
     INSERT INTO sales_order_other_charges (sales_order_id, line_no, description, amount)
@@ -144,6 +146,7 @@ const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: Charg
       ${charges.map((charge) => charge.description)}::text[],
       ${charges.map((charge) => charge.amount)}::text[]::numeric[]
     ) WITH ORDINALITY AS c(description, amount, line_no)
+    RETURNING *
   )`;
 
 /** Locks (creating it at 0) and moves a series' counter: the statement's first CTE, `counter`. */
@@ -202,6 +205,14 @@ const historyInsert = (changed: Prisma.Sql, history: HistoryEntryToWrite, change
  */
 const STAMP = Prisma.sql`(SELECT clock_timestamp() AS at) stamp`;
 
+/** The event each transition writes, by the status it moves the order to. */
+const TRANSITION_EVENTS: Record<SalesOrderStatus, EventType> = {
+  draft: 'sales_order.updated',
+  confirmed: 'sales_order.confirmed',
+  closed: 'sales_order.closed',
+  cancelled: 'sales_order.cancelled',
+};
+
 export const orderWriteStore = {
   /**
    * Creates an order in one statement: moves its series' counter (locking that row to the
@@ -245,8 +256,16 @@ export const orderWriteStore = {
           counter.at, counter.at, counter.at
         -- Stamped once the counter is locked (a volatile call keeps the subquery apart).
         FROM (SELECT last_sequence, clock_timestamp() AS at FROM counter) counter
-        RETURNING id, sales_order_no, version, updated_at),
+        RETURNING *),
       ${contentsInserts(Prisma.sql`inserted o`, lines, charges)},
+      ${orderEventCtes(
+        order.amendedFromId === null ? 'sales_order.created' : 'sales_order.amended',
+        Prisma.sql`inserted`,
+        {
+          lines: Prisma.sql`lines`,
+          charges: Prisma.sql`charges`,
+        },
+      )},
       entry AS (SELECT ${historyJson(history.changes)}::jsonb AS changes),
       history AS (${historyInsert(
         Prisma.sql`inserted`,
@@ -347,7 +366,8 @@ export const orderWriteStore = {
           version = version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
         FROM ${STAMP}
         WHERE id = ${id}::int
-        RETURNING id, version, updated_at)
+        RETURNING sales_orders.*),
+      ${orderEventCtes(TRANSITION_EVENTS[to], Prisma.sql`moved`)}
       ${historyInsert(Prisma.sql`moved`, history, Prisma.sql`${historyJson(history.changes)}::jsonb`)}`;
   },
 
@@ -363,9 +383,11 @@ export const orderWriteStore = {
           updated_by = ${actor}::text, version = version + 1
         FROM ${STAMP}
         WHERE id = ${id}::int
-        RETURNING id, version, updated_at,
+        RETURNING sales_orders.*,
           jsonb_build_object('subtotal', subtotal, 'other_charges_total', other_charges_total,
-            'grand_total', grand_total) AS totals)
+            'grand_total', grand_total) AS totals),
+      -- The deleted order's last shape: its lines and charges, which the delete leaves as they are.
+      ${orderEventCtes('sales_order.deleted', Prisma.sql`deleted`)}
       INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
       SELECT id, version, 'delete', updated_at, ${actor}::text, jsonb_build_object(
           'fields', '[]'::jsonb,

@@ -1,0 +1,147 @@
+import type pg from 'pg';
+import { fromPrisma, PgBoss } from 'pg-boss';
+
+import type { Db } from '../db/transactions.js';
+import type { DeliveryKey } from './store/event-store.js';
+
+/**
+ * The job queue that spreads webhook deliveries over every running instance: pg-boss on the
+ * service's own database (docs/decisions.md, "Webhook delivery on pg-boss"). One job stands for
+ * one (endpoint, order) pair: "send this order's next pending delivery to this endpoint". The
+ * queue's `stately` policy keeps at most one such job active and one queued per pair, so two
+ * instances never send to one endpoint for one order at once, and the order's events leave one
+ * by one, in version order (the deliveries' own table says which is next). A job whose process
+ * dies is taken up again once it expires.
+ *
+ * pg-boss runs its statements through the application's pg pool (its `db` option), so on the
+ * embedded database it shares the one connection PGlite's socket serves rather than opening its
+ * own, and it keeps its tables in the schema `pgboss`, which it creates and migrates itself.
+ */
+
+export const DELIVERY_QUEUE = 'webhook-deliveries';
+const POLL_INTERVAL_SECONDS = 0.5;
+/**
+ * Jobs a worker fetches at once and runs side by side. A worker whose fetch comes back full
+ * fetches again at once (a backlog drains without waiting for polls); one that comes back short
+ * waits for its next poll or a wake.
+ */
+const BATCH_SIZE = 4;
+/** How often pg-boss looks for expired jobs (of dead processes) and keeps its tables. */
+const MONITOR_INTERVAL_SECONDS = 5;
+const MAINTENANCE_INTERVAL_SECONDS = 600;
+/** Finished jobs are kept this long: the deliveries' own table is the record. */
+const FINISHED_JOB_SECONDS = 3_600;
+
+export interface DeliveryJob {
+  endpoint_id: number;
+  sales_order_id: number;
+}
+
+export interface DeliveryQueue {
+  /**
+   * Schedules the pairs' jobs at `startAfter` (now by default), in the transaction `db` holds
+   * when given: rolled back with it. A pair that already has a queued job keeps that one.
+   */
+  schedule(keys: DeliveryKey[], options?: { db?: Db; startAfter?: Date }): Promise<void>;
+  /** Runs `handler` for jobs, `concurrency` at a time in this process. */
+  work(concurrency: number, handler: (job: DeliveryJob) => Promise<void>): Promise<void>;
+  /** Wakes this process's workers now (jobs were just queued) instead of at their next poll. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+const keyOf = ({ endpoint_id, sales_order_id }: DeliveryKey) => `${endpoint_id}:${sales_order_id}`;
+
+export const startDeliveryQueue = async (
+  pool: pg.Pool,
+  {
+    embedded,
+    jobTimeoutSeconds,
+    reportFailure,
+  }: {
+    embedded: boolean;
+    jobTimeoutSeconds: number;
+    /** Where failures go, by what failed (an outage is reported once, the rest each time). */
+    reportFailure: (message: string) => (error: unknown) => void;
+  },
+): Promise<DeliveryQueue> => {
+  const boss = new PgBoss({
+    db: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) },
+    backend: embedded ? 'pglite' : 'postgres',
+    schedule: false,
+    monitorIntervalSeconds: MONITOR_INTERVAL_SECONDS,
+    maintenanceIntervalSeconds: MAINTENANCE_INTERVAL_SECONDS,
+  });
+  // A failed poll (the database away for a moment) is retried at the next one.
+  boss.on('error', reportFailure('webhook delivery queue: a database call failed'));
+  await boss.start();
+  if (!(await boss.getQueue(DELIVERY_QUEUE))) {
+    await boss
+      .createQueue(DELIVERY_QUEUE, {
+        policy: 'stately',
+        expireInSeconds: jobTimeoutSeconds,
+        // A job fails only when its handler could not reach the database: tried again until it can.
+        retryLimit: 1_000_000,
+        retryDelay: 1,
+        retryBackoff: true,
+        retryDelayMax: 60,
+        deleteAfterSeconds: FINISHED_JOB_SECONDS,
+      })
+      // Another instance created it first.
+      .catch(async (error: unknown) => {
+        if (!(await boss.getQueue(DELIVERY_QUEUE))) throw error;
+      });
+  }
+  const workers: string[] = [];
+
+  return {
+    schedule: async (keys, { db, startAfter } = {}) => {
+      if (keys.length === 0) return;
+      await boss.insert(
+        DELIVERY_QUEUE,
+        keys.map((key) => ({
+          data: { endpoint_id: key.endpoint_id, sales_order_id: key.sales_order_id },
+          singletonKey: keyOf(key),
+          ...(startAfter ? { startAfter } : {}),
+        })),
+        db ? { db: fromPrisma(db) } : {},
+      );
+    },
+    work: async (concurrency, handler) => {
+      // One pg-boss worker per batch of `concurrency`, each with an id of its own, so that `wake`
+      // reaches every one of them (pg-boss wakes a worker by its id).
+      for (let started = 0; started < concurrency; started += BATCH_SIZE) {
+        workers.push(
+          await boss.work<DeliveryJob>(
+            DELIVERY_QUEUE,
+            {
+              batchSize: Math.min(BATCH_SIZE, concurrency - started),
+              pollingIntervalSeconds: POLL_INTERVAL_SECONDS,
+              burstWhenBatchFull: true,
+              perJobResults: true,
+            },
+            (jobs) =>
+              Promise.all(
+                jobs.map(async (job) => {
+                  try {
+                    await handler(job.data);
+                    return { id: job.id, status: 'completed' as const };
+                  } catch (error) {
+                    // The database failed the handler: the job is tried again (its retry settings).
+                    reportFailure('webhook delivery job failed')(error);
+                    return { id: job.id, status: 'failed' as const, output: { message: (error as Error).message } };
+                  }
+                }),
+              ),
+          ),
+        );
+      }
+    },
+    wake: () => {
+      for (const worker of workers) boss.notifyWorker(worker);
+    },
+    stop: async () => {
+      await boss.stop({ graceful: true, timeout: jobTimeoutSeconds * 1000 });
+    },
+  };
+};

@@ -1,0 +1,112 @@
+import type { Db } from '../db/transactions.js';
+import type { Logger } from '../logger.js';
+import type { DeliveryJob, DeliveryQueue } from './delivery-queue.js';
+import { retryDelayAfter } from './retry-schedule.js';
+import type { DeliveryKey } from './store/event-store.js';
+import { webhookDeliveryStore } from './store/webhook-delivery-store.js';
+import { webhookEndpointStore } from './store/webhook-endpoint-store.js';
+import { isDelivered, type WebhookSender } from './webhook-sender.js';
+import { webhookHeaders } from './webhook-signing.js';
+
+/**
+ * What a delivery job does for its (endpoint, order): sends the order's pending deliveries to
+ * the endpoint in version order, one attempt each, while they are due and the job's time
+ * allows; records every attempt; and leaves a job for what remains (a retry at its time, or the
+ * next delivery now). The job is held (pg-boss) until this returns, so a process that dies
+ * midway leaves it to expire and be taken up again: nothing is dropped, at worst sent twice.
+ */
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  queue: DeliveryQueue;
+  sender: WebhookSender;
+  retryScheduleMs: readonly number[];
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/** How long a delivery stays claimed by its sender beyond the request's own timeout. */
+const LEASE_MARGIN_MS = 5_000;
+/** When a delivery is held by another sender (a rare race), look again this much later. */
+const HELD_RECHECK_MS = 1_000;
+
+/** How long a job may run before pg-boss gives it to another worker: two attempts and margins. */
+export const deliveryJobTimeoutSeconds = (timeoutMs: number) => Math.ceil((2 * timeoutMs + LEASE_MARGIN_MS) / 1000);
+
+/** The JSON body of a delivery: Standard Webhooks' `{ type, timestamp, data }`. */
+export const webhookBody = (type: string, occurredAt: Date, data: unknown): string =>
+  JSON.stringify({ type, timestamp: occurredAt.toISOString(), data });
+
+export const createDeliveryWorker = ({
+  db,
+  queue,
+  sender,
+  retryScheduleMs,
+  timeoutMs,
+  logger,
+}: DeliveryWorkerOptions) => {
+  const leaseMs = timeoutMs + LEASE_MARGIN_MS;
+
+  /** One attempt of the key's next delivery; true when the next one may follow at once. */
+  const attemptNext = async (key: DeliveryKey): Promise<boolean> => {
+    const next = await webhookDeliveryStore.next(db, key);
+    if (!next) return false;
+    const endpoint = await webhookEndpointStore.target(db, key.endpoint_id);
+    // Disabled: its deliveries wait, and resume when it is enabled again.
+    if (!endpoint?.enabled) return false;
+    if (!next.due) {
+      await queue.schedule([key], { startAfter: next.wait_until });
+      return false;
+    }
+    const attemptsBefore = await webhookDeliveryStore.claim(db, next.id, leaseMs);
+    if (attemptsBefore === null) {
+      await queue.schedule([key], { startAfter: new Date(Date.now() + HELD_RECHECK_MS) });
+      return false;
+    }
+    const attemptedAt = new Date();
+    const body = webhookBody(next.type, next.occurred_at, next.data);
+    const outcome = await sender.send({
+      url: endpoint.url,
+      body,
+      headers: webhookHeaders({ id: next.event_id, timestamp: attemptedAt, body }, endpoint.secrets),
+    });
+    const delivered = isDelivered(outcome);
+    const recorded = await webhookDeliveryStore.recordAttempt(db, {
+      deliveryId: next.id,
+      endpointId: key.endpoint_id,
+      attemptedAt,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      latencyMs: outcome.latencyMs,
+      delivered,
+      gone: outcome.statusCode === 410,
+      retryDelayMs: retryDelayAfter(attemptsBefore + 1, retryScheduleMs),
+    });
+    if (recorded.disabledNow) {
+      logger.warn(
+        { webhookEndpointId: key.endpoint_id, reason: recorded.disabledReason },
+        recorded.disabledReason === 'gone'
+          ? 'webhook endpoint disabled: the receiver answered 410 Gone'
+          : 'webhook endpoint disabled: every delivery failed for 3 days',
+      );
+    }
+    if (!recorded.enabled) return false;
+    // Still pending: it stays the order's next delivery, so the order waits for its retry.
+    if (recorded.retryAt) {
+      await queue.schedule([key], { startAfter: recorded.retryAt });
+      return false;
+    }
+    return webhookDeliveryStore.morePending(db, key, next.id);
+  };
+
+  return async (job: DeliveryJob): Promise<void> => {
+    const started = performance.now();
+    let more = await attemptNext(job);
+    // Further deliveries of the same order go out in this job while it has time for another attempt.
+    while (more && performance.now() - started < timeoutMs) more = await attemptNext(job);
+    if (more) {
+      await queue.schedule([job]);
+      queue.wake();
+    }
+  };
+};

@@ -1,0 +1,89 @@
+import type { AppConfig } from '../config.js';
+import type { Database } from '../db/database.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
+import type { Logger } from '../logger.js';
+import { type Resolver, systemResolver } from './address-guard.js';
+import { type DeliveryQueue, startDeliveryQueue } from './delivery-queue.js';
+import { createDeliveryWorker, deliveryJobTimeoutSeconds } from './delivery-worker.js';
+import { type EventPurge, startEventPurge } from './event-purge.js';
+import { type OutboxRelay, startOutboxRelay } from './outbox-relay.js';
+import { createWebhookSender, type WebhookSender } from './webhook-sender.js';
+
+/**
+ * The events' background work in one process: the relay (positions and fans out), the delivery
+ * workers (pg-boss) and, where `purge` is asked, the retention purge. What the routes' use
+ * cases need of it (the queue, the sender, the resolver) comes with it.
+ */
+export interface EventProcessing {
+  queue: DeliveryQueue;
+  sender: WebhookSender;
+  resolve: Resolver;
+  relay: OutboxRelay;
+  /** Only in the process that runs the periodic jobs (cluster slot 0, or the single process). */
+  purge?: EventPurge;
+  stop(): Promise<void>;
+}
+
+/** pg-boss passes a worker's failed fetch on with ` (Queue: ..., Worker: ...)` added to its message. */
+const withoutQueueSuffix = (error: unknown): unknown => {
+  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+  if (typeof message !== 'string' || !/ \(Queue: [^)]*\)$/.test(message)) return error;
+  return Object.assign(new Error(message.replace(/ \(Queue: [^)]*\)$/, '')), { code });
+};
+
+export const startEventProcessing = async (
+  database: Pick<Database, 'prisma' | 'pool' | 'embedded' | 'availability'>,
+  config: Pick<AppConfig, 'webhooks' | 'events'>,
+  { logger, purge: runPurge }: { logger: Logger; purge: boolean },
+): Promise<EventProcessing> => {
+  const { webhooks } = config;
+  // A database outage is reported once, with the requests' own report (database-availability.ts),
+  // not once per background poll that meets it; anything else is worth a warning each time.
+  const reportFailure = (message: string) => (error: unknown) => {
+    if (isDatabaseUnavailable(error) || isDatabaseUnavailable(withoutQueueSuffix(error))) {
+      database.availability.reportFailure(error);
+    } else logger.warn({ err: error }, message);
+  };
+  const queue = await startDeliveryQueue(database.pool, {
+    embedded: database.embedded,
+    jobTimeoutSeconds: deliveryJobTimeoutSeconds(webhooks.timeoutMs),
+    reportFailure,
+  });
+  const resolve = systemResolver;
+  const sender = createWebhookSender({ ...webhooks, resolve });
+  await queue.work(
+    webhooks.concurrency,
+    createDeliveryWorker({
+      db: database.prisma,
+      queue,
+      sender,
+      retryScheduleMs: webhooks.retryScheduleMs,
+      timeoutMs: webhooks.timeoutMs,
+      logger,
+    }),
+  );
+  const relay = startOutboxRelay(database.prisma, {
+    queue,
+    reportFailure: reportFailure('outbox relay: positioning events failed'),
+  });
+  const purge = runPurge
+    ? startEventPurge(database.prisma, {
+        retentionDays: config.events.retentionDays,
+        intervalSeconds: config.events.purgeIntervalSeconds,
+        logger,
+      })
+    : undefined;
+  return {
+    queue,
+    sender,
+    resolve,
+    relay,
+    purge,
+    stop: async () => {
+      await relay.stop();
+      await purge?.stop();
+      await queue.stop();
+      sender.close();
+    },
+  };
+};

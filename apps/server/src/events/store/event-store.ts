@@ -1,0 +1,155 @@
+import type { EventType, SalesOrder } from '@sales-order/contract';
+
+import type { Db } from '../../db/transactions.js';
+import { Prisma } from '../../generated/prisma/client.js';
+
+/**
+ * The statements that read, position and purge events (the outbox's write is ../outbox.ts).
+ *
+ * Commit order: an order's write inserts its event and a row on `event_queue`. The relay, one
+ * run at a time across every instance (the lock on outbox_relay_state's row), takes the queued
+ * events it can see, i.e. those whose transactions have committed, and gives them the next
+ * positions (rows of `event_positions`), in a transaction of its own. Positions therefore only
+ * grow in the order the relay saw commits, and a reader that has seen position p has seen every
+ * position below it: a late-committing event gets a later position rather than a gap the reader
+ * has already passed. Within one run, events take their insertion order (`seq`): a later
+ * version of an order is always inserted after the earlier one committed, so versions of one
+ * order are in order. Positioning writes two narrow rows' worth (a queue row out, a position
+ * in), never a new version of the event itself.
+ */
+
+export interface FeedFilter {
+  afterPosition: number;
+  limit: number;
+  types?: EventType[];
+  salesOrderId?: number;
+}
+
+export interface FeedRow {
+  id: string;
+  type: EventType;
+  occurred_at: string;
+  sales_order_id: number;
+  version: number;
+  data: SalesOrder;
+  position: number;
+}
+
+export interface FeedPage {
+  rows: FeedRow[];
+  /** The last position given out, as the same snapshot saw it: every event up to it is readable. */
+  highWater: number;
+}
+
+/** An endpoint and an order with new deliveries: one delivery job's key. */
+export interface DeliveryKey {
+  endpoint_id: number;
+  sales_order_id: number;
+}
+
+export interface PositionedBatch {
+  positioned: number;
+  keys: DeliveryKey[];
+}
+
+/** The event columns as the feed and the deliveries read them: timestamps in the API's form. */
+export const EVENT_COLUMNS = Prisma.sql`e.id::text AS id, e.type, to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS occurred_at,
+  e.sales_order_id, e.version`;
+
+export const eventStore = {
+  /**
+   * One page of the feed after a position, in position order, with the high-water mark read in
+   * the same snapshot. Reads `limit` + 1 events to tell whether more follow.
+   */
+  page: async (db: Db, { afterPosition, limit, types, salesOrderId }: FeedFilter): Promise<FeedPage> => {
+    const byType = types ? Prisma.sql`AND e.type = ANY(${types}::varchar[])` : Prisma.empty;
+    const byOrder = salesOrderId === undefined ? Prisma.empty : Prisma.sql`AND p.sales_order_id = ${salesOrderId}::int`;
+    const rows = await db.$queryRaw<(Omit<FeedRow, 'position'> & { position: bigint | null; high_water: bigint })[]>`
+      SELECT s.last_position AS high_water, page.*
+      FROM outbox_relay_state s
+      LEFT JOIN LATERAL (
+        SELECT ${EVENT_COLUMNS}, e.data, p.position
+        FROM event_positions p JOIN events e ON e.seq = p.event_seq
+        WHERE p.position > ${afterPosition}::bigint ${byType} ${byOrder}
+        ORDER BY p.position
+        LIMIT ${limit + 1}::int) page ON true
+      WHERE s.id = 1
+      ORDER BY page.position`;
+    return {
+      highWater: Number(rows[0]!.high_water),
+      rows: rows
+        .filter((row) => row.position !== null)
+        .map(({ high_water: _highWater, position, ...row }) => ({ ...row, position: Number(position) })),
+    };
+  },
+
+  /** Whether some committed event still waits for its position: the relay's cheap idle check. */
+  anyUnpositioned: async (db: Db): Promise<boolean> => {
+    const [row] = await db.$queryRaw<{ waiting: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM event_queue) AS waiting`;
+    return row!.waiting;
+  },
+
+  /**
+   * Takes the relay's lock for the rest of the transaction: the last position given out, or
+   * null when another instance's relay holds it (that one positions now; this one skips).
+   */
+  lockRelay: async (tx: Db): Promise<number | null> => {
+    const [row] = await tx.$queryRaw<{ last_position: bigint }[]>`
+      SELECT last_position FROM outbox_relay_state WHERE id = 1 FOR UPDATE SKIP LOCKED`;
+    return row ? Number(row.last_position) : null;
+  },
+
+  /**
+   * Under the relay's lock, in a statement after it (so its snapshot sees what the previous
+   * holder committed): positions up to `batchSize` committed events after `lastPosition`,
+   * moves the relay's last position, and creates a pending delivery of each to every enabled
+   * endpoint that takes its type. Answers how many it positioned and which (endpoint, order)
+   * pairs got deliveries.
+   */
+  positionCommitted: async (tx: Db, lastPosition: number, batchSize: number): Promise<PositionedBatch> => {
+    const rows = await tx.$queryRaw<
+      { positioned: number; endpoint_id: number | null; sales_order_id: number | null }[]
+    >`
+      WITH batch AS (
+        SELECT event_seq AS seq, row_number() OVER (ORDER BY event_seq) AS n
+        FROM event_queue ORDER BY event_seq LIMIT ${batchSize}::int),
+      dequeued AS (DELETE FROM event_queue q USING batch b WHERE q.event_seq = b.seq),
+      positioned AS (
+        INSERT INTO event_positions (position, event_seq, sales_order_id)
+        SELECT ${lastPosition}::bigint + b.n, e.seq, e.sales_order_id
+        FROM batch b JOIN events e ON e.seq = b.seq
+        RETURNING event_seq AS seq, position, sales_order_id),
+      moved AS (
+        UPDATE outbox_relay_state SET last_position = last_position + (SELECT count(*) FROM batch)
+        WHERE id = 1 AND EXISTS (SELECT 1 FROM batch)),
+      deliveries AS (
+        INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, sales_order_id, next_attempt_at)
+        SELECT w.id, p.seq, p.position, p.sales_order_id, now()
+        FROM positioned p JOIN events e ON e.seq = p.seq
+        JOIN webhook_endpoints w ON w.enabled AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
+        RETURNING endpoint_id, sales_order_id)
+      SELECT (SELECT count(*) FROM batch)::int AS positioned, k.endpoint_id, k.sales_order_id
+      FROM (SELECT 1) one
+      LEFT JOIN (SELECT DISTINCT endpoint_id, sales_order_id FROM deliveries) k ON true`;
+    return {
+      positioned: rows[0]!.positioned,
+      keys: rows.flatMap(({ endpoint_id, sales_order_id }) =>
+        endpoint_id === null || sales_order_id === null ? [] : [{ endpoint_id, sales_order_id }],
+      ),
+    };
+  },
+
+  /**
+   * Deletes those of the oldest `batchSize` events (by insertion) that are past retention and
+   * positioned, with their positions and deliveries (foreign keys cascade): one bounded statement, whatever the table holds.
+   * Insertion order follows time but for transactions running side by side, so none deleted
+   * means the old end is done.
+   */
+  purgeOldest: async (db: Db, retentionDays: number, batchSize: number): Promise<number> =>
+    db.$executeRaw`
+      WITH oldest AS (SELECT seq, occurred_at FROM events ORDER BY seq LIMIT ${batchSize}::int)
+      DELETE FROM events e USING oldest o
+      WHERE e.seq = o.seq AND o.occurred_at < now() - make_interval(days => ${retentionDays}::int)
+        AND EXISTS (SELECT 1 FROM event_positions p WHERE p.event_seq = o.seq)`,
+};

@@ -1,0 +1,222 @@
+import type { DeliveryStatusSchema, EventType, SalesOrder, WebhookDelivery } from '@sales-order/contract';
+import type { z } from 'zod';
+
+import type { Db } from '../../db/transactions.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { DeliveryKey } from './event-store.js';
+
+/** The statements about deliveries: the next one of an order, its attempts, listing and replay. */
+
+/** How long an endpoint may fail every delivery before it is disabled. */
+const FAILING_DISABLES_AFTER = Prisma.sql`interval '3 days'`;
+
+/** The pending delivery an (endpoint, order) sends next, with what its request needs. */
+export interface NextDelivery {
+  id: bigint;
+  /** Whether it may be sent now: its retry time has come and no sender holds it. */
+  due: boolean;
+  /** When it may be sent, if not now. */
+  wait_until: Date;
+  event_id: string;
+  type: EventType;
+  occurred_at: Date;
+  data: SalesOrder;
+}
+
+export interface AttemptToRecord {
+  deliveryId: bigint;
+  endpointId: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  delivered: boolean;
+  /** 410 Gone: the receiver says the endpoint is gone; the endpoint is disabled at once. */
+  gone: boolean;
+  /** The wait before the next attempt; null: the schedule is spent (or no retry is due). */
+  retryDelayMs: number | null;
+}
+
+export interface RecordedAttempt {
+  /** The delivery is still pending: tried again at this time. */
+  retryAt: Date | null;
+  /** The endpoint was enabled before this attempt and is not now. */
+  disabledNow: boolean;
+  disabledReason: string | null;
+  /** Whether the endpoint still takes deliveries. */
+  enabled: boolean;
+}
+
+export interface DeliveryFilter {
+  status?: z.infer<typeof DeliveryStatusSchema>;
+  limit: number;
+  /** Deliveries older than this one. */
+  beforeId?: number;
+}
+
+export type ReplayFrom = { afterPosition: number } | { since: Date };
+
+export interface ReplayResult {
+  queued: number;
+  keys: DeliveryKey[];
+  /** The position of the last event considered when more remain; null when all were. */
+  morePosition: number | null;
+}
+
+const TIMESTAMP = (column: Prisma.Sql) => Prisma.sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
+
+export const webhookDeliveryStore = {
+  /** The pending delivery of lowest position of an order to an endpoint: its next, in version order. */
+  next: async (db: Db, { endpoint_id, sales_order_id }: DeliveryKey): Promise<NextDelivery | null> => {
+    const [row] = await db.$queryRaw<NextDelivery[]>`
+      SELECT d.id, d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now()) AS due,
+        greatest(d.next_attempt_at, d.lease_until) AS wait_until,
+        e.id::text AS event_id, e.type, e.occurred_at, e.data
+      FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+      WHERE d.endpoint_id = ${endpoint_id}::int AND d.sales_order_id = ${sales_order_id}::int AND d.status = 'pending'
+      ORDER BY d.event_position, d.id
+      LIMIT 1`;
+    return row ?? null;
+  },
+
+  /**
+   * Takes a due delivery for one attempt: no other sender may take it until `leaseMs` have
+   * passed (the attempt's timeout and a margin). False when it is not due or another holds it.
+   */
+  claim: async (db: Db, deliveryId: bigint, leaseMs: number): Promise<number | null> => {
+    const [row] = await db.$queryRaw<{ attempts: number }[]>`
+      UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+      WHERE d.id = ${deliveryId}::bigint AND d.status = 'pending' AND d.next_attempt_at <= now()
+        AND (d.lease_until IS NULL OR d.lease_until <= now())
+      RETURNING (SELECT count(*) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id)::int AS attempts`;
+    return row ? row.attempts : null;
+  },
+
+  /**
+   * Records an attempt and what follows from it, in one statement: the delivery succeeded,
+   * waits for its retry, or failed; the endpoint's failure streak starts, goes on or ends, and
+   * the endpoint is disabled on 410 Gone or once every delivery has failed for 3 days.
+   */
+  recordAttempt: async (db: Db, attempt: AttemptToRecord): Promise<RecordedAttempt> => {
+    const retryDelay =
+      attempt.delivered || attempt.gone || attempt.retryDelayMs === null
+        ? Prisma.sql`NULL::interval`
+        : Prisma.sql`make_interval(secs => ${attempt.retryDelayMs / 1000}::float8)`;
+    const [row] = await db.$queryRaw<
+      { retry_at: Date | null; was_enabled: boolean; enabled: boolean; disabled_reason: string | null }[]
+    >`
+      WITH recorded AS (
+        INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status_code, error, latency_ms)
+        SELECT id, ${attempt.attemptedAt}::timestamptz, ${attempt.statusCode}::int, ${attempt.error}::varchar,
+          ${attempt.latencyMs}::int
+        FROM webhook_deliveries WHERE id = ${attempt.deliveryId}::bigint),
+      delivery AS (
+        UPDATE webhook_deliveries SET lease_until = NULL,
+          status = CASE WHEN ${attempt.delivered}::boolean THEN 'succeeded'
+            WHEN ${retryDelay} IS NULL THEN 'failed' ELSE 'pending' END,
+          next_attempt_at = now() + ${retryDelay}
+        WHERE id = ${attempt.deliveryId}::bigint
+        RETURNING next_attempt_at),
+      before AS (SELECT enabled, failing_since FROM webhook_endpoints WHERE id = ${attempt.endpointId}::int),
+      verdict AS (
+        SELECT b.enabled AND (${attempt.gone}::boolean OR NOT ${attempt.delivered}::boolean
+            AND coalesce(b.failing_since, ${attempt.attemptedAt}::timestamptz) <= now() - ${FAILING_DISABLES_AFTER}) AS disable,
+          CASE WHEN ${attempt.gone}::boolean THEN 'gone' ELSE 'failing' END AS reason
+        FROM before b),
+      endpoint AS (
+        UPDATE webhook_endpoints w SET
+          failing_since = CASE WHEN ${attempt.delivered}::boolean THEN NULL
+            ELSE coalesce(w.failing_since, ${attempt.attemptedAt}::timestamptz) END,
+          enabled = w.enabled AND NOT v.disable,
+          disabled_reason = CASE WHEN v.disable THEN v.reason ELSE w.disabled_reason END,
+          disabled_at = CASE WHEN v.disable THEN now() ELSE w.disabled_at END
+        FROM verdict v WHERE w.id = ${attempt.endpointId}::int
+        RETURNING w.enabled, w.disabled_reason)
+      SELECT (SELECT next_attempt_at FROM delivery) AS retry_at, b.enabled AS was_enabled, e.enabled, e.disabled_reason
+      FROM before b, endpoint e`;
+    // The endpoint was deleted while the attempt ran: nothing follows.
+    if (!row) return { retryAt: null, disabledNow: false, disabledReason: null, enabled: false };
+    return {
+      retryAt: row.retry_at,
+      disabledNow: row.was_enabled && !row.enabled,
+      disabledReason: row.disabled_reason,
+      enabled: row.enabled,
+    };
+  },
+
+  /** Whether an order has another pending delivery to an endpoint besides `exceptId`. */
+  morePending: async (db: Db, { endpoint_id, sales_order_id }: DeliveryKey, exceptId: bigint): Promise<boolean> => {
+    const [row] = await db.$queryRaw<{ more: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM webhook_deliveries
+        WHERE endpoint_id = ${endpoint_id}::int AND sales_order_id = ${sales_order_id}::int AND status = 'pending'
+          AND id <> ${exceptId}::bigint) AS more`;
+    return row!.more;
+  },
+
+  /** Deliveries to an endpoint, newest first, with their attempts oldest first. */
+  list: async (db: Db, endpointId: number, { status, limit, beforeId }: DeliveryFilter): Promise<WebhookDelivery[]> => {
+    const byStatus = status ? Prisma.sql`AND d.status = ${status}` : Prisma.empty;
+    const before = beforeId === undefined ? Prisma.empty : Prisma.sql`AND d.id < ${beforeId}::bigint`;
+    return db.$queryRaw<WebhookDelivery[]>`
+      SELECT d.id::int AS delivery_id, e.id::text AS event_id, e.type AS event_type, d.sales_order_id, e.version, d.status,
+        coalesce((SELECT json_agg(json_build_object('attempted_at', ${TIMESTAMP(Prisma.sql`a.attempted_at`)},
+            'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms) ORDER BY a.id)
+          FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts,
+        CASE WHEN d.status = 'pending' THEN ${TIMESTAMP(Prisma.sql`greatest(d.next_attempt_at, d.lease_until)`)} END
+          AS next_attempt_at,
+        ${TIMESTAMP(Prisma.sql`d.created_at`)} AS created_at
+      FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+      WHERE d.endpoint_id = ${endpointId}::int ${byStatus} ${before}
+      ORDER BY d.id DESC
+      LIMIT ${limit}::int`;
+  },
+
+  /**
+   * Queues the kept events after a position (or since an instant) for an endpoint again, at most
+   * `maximum`, in position order, skipping events whose delivery to it is still pending. Only the
+   * types the endpoint takes.
+   */
+  replay: async (db: Db, endpointId: number, from: ReplayFrom, maximum: number): Promise<ReplayResult> => {
+    const start =
+      'afterPosition' in from
+        ? Prisma.sql`p.position > ${from.afterPosition}::bigint`
+        : // The first position at or after the instant, found through the BRIN index on occurred_at.
+          Prisma.sql`p.position >= (SELECT min(p2.position) FROM events e2 JOIN event_positions p2 ON p2.event_seq = e2.seq
+              WHERE e2.occurred_at >= ${from.since}::timestamptz)
+            AND e.occurred_at >= ${from.since}::timestamptz`;
+    const rows = await db.$queryRaw<{ queued: number; more_position: bigint | null; sales_order_id: number | null }[]>`
+      WITH chosen AS (
+        SELECT e.seq, p.position, p.sales_order_id
+        FROM event_positions p JOIN events e ON e.seq = p.event_seq, webhook_endpoints w
+        WHERE w.id = ${endpointId}::int AND ${start}
+          AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
+        ORDER BY p.position
+        LIMIT ${maximum + 1}::int),
+      taken AS (SELECT * FROM chosen ORDER BY position LIMIT ${maximum}::int),
+      queued AS (
+        INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, sales_order_id, next_attempt_at)
+        SELECT ${endpointId}::int, t.seq, t.position, t.sales_order_id, now()
+        FROM taken t
+        WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries x
+          WHERE x.endpoint_id = ${endpointId}::int AND x.event_seq = t.seq AND x.status = 'pending')
+        ORDER BY t.position
+        RETURNING sales_order_id)
+      SELECT (SELECT count(*) FROM queued)::int AS queued,
+        CASE WHEN (SELECT count(*) FROM chosen) > ${maximum}::int THEN (SELECT max(position) FROM taken) END AS more_position,
+        k.sales_order_id
+      FROM (SELECT 1) one LEFT JOIN (SELECT DISTINCT sales_order_id FROM queued) k ON true`;
+    return {
+      queued: rows[0]!.queued,
+      morePosition: rows[0]!.more_position === null ? null : Number(rows[0]!.more_position),
+      keys: rows.flatMap(({ sales_order_id }) =>
+        sales_order_id === null ? [] : [{ endpoint_id: endpointId, sales_order_id }],
+      ),
+    };
+  },
+
+  /** The orders with pending deliveries to an endpoint: what resumes when it is enabled again. */
+  pendingKeys: async (db: Db, endpointId: number): Promise<DeliveryKey[]> =>
+    db.$queryRaw<DeliveryKey[]>`
+      SELECT DISTINCT endpoint_id, sales_order_id FROM webhook_deliveries
+      WHERE endpoint_id = ${endpointId}::int AND status = 'pending'`,
+};

@@ -1,0 +1,136 @@
+import {
+  type CreatedWebhookEndpoint,
+  type CreateWebhookEndpointBody,
+  type DeletedWebhookEndpoint,
+  PREVIOUS_SECRET_HOURS,
+  type RotatedWebhookSecret,
+  type UpdateWebhookEndpointBody,
+  WEBHOOK_ENDPOINTS_MAX,
+  WebhookCode,
+  type WebhookEndpoint,
+  type WebhookEndpointList,
+} from '@sales-order/contract';
+
+import type { TransactionPort } from '../db/transactions.js';
+import { notFound, unprocessable } from '../errors/domain-error.js';
+import { checkHost, type Resolver } from './address-guard.js';
+import type { DeliveryQueue } from './delivery-queue.js';
+import { webhookDeliveryStore } from './store/webhook-delivery-store.js';
+import { webhookEndpointStore } from './store/webhook-endpoint-store.js';
+import { newWebhookSecret } from './webhook-signing.js';
+
+/** Registering, changing and removing webhook endpoints, and rotating their secrets. */
+
+export interface WebhookDeps {
+  transactions: TransactionPort;
+  queue: DeliveryQueue;
+  resolve: Resolver;
+  allowHttp: boolean;
+  allowPrivateNetworks: boolean;
+}
+
+const endpointNotFound = (id: number) => notFound(`webhook endpoint ${id} not found`);
+
+/**
+ * The URL rules that depend on the service's settings (its shape the contract checked): https
+ * unless http is allowed, and a host whose every address is public unless private networks
+ * are allowed. Refusals are 422 on `url`.
+ */
+const checkUrl = async ({ resolve, allowHttp, allowPrivateNetworks }: WebhookDeps, text: string): Promise<void> => {
+  const url = new URL(text);
+  if (url.protocol === 'http:' && !allowHttp) {
+    throw unprocessable([
+      {
+        path: 'url',
+        message: 'must be https:// (http:// only with WEBHOOK_ALLOW_HTTP=true)',
+        code: WebhookCode.urlNotHttps,
+      },
+    ]);
+  }
+  const check = await checkHost(url, resolve, allowPrivateNetworks);
+  if (check.ok) return;
+  throw unprocessable([
+    check.reason === 'refused'
+      ? { path: 'url', message: check.error.message, code: WebhookCode.addressNotAllowed }
+      : { path: 'url', message: check.message, code: WebhookCode.hostUnresolvable },
+  ]);
+};
+
+export const createWebhookEndpoints = (deps: WebhookDeps) => {
+  const { transactions, queue } = deps;
+  return {
+    create: async (input: CreateWebhookEndpointBody, actor: string): Promise<CreatedWebhookEndpoint> => {
+      await checkUrl(deps, input.url);
+      const secret = newWebhookSecret();
+      const created = await transactions.withTransaction(async (tx) => {
+        await webhookEndpointStore.lockRegistrations(tx);
+        return webhookEndpointStore.insert(
+          tx,
+          {
+            url: input.url,
+            description: input.description ?? null,
+            eventTypes: input.event_types ?? null,
+            secret,
+            createdBy: actor,
+          },
+          WEBHOOK_ENDPOINTS_MAX,
+        );
+      });
+      if (!created) {
+        throw unprocessable([
+          {
+            path: '',
+            message: `the service holds ${WEBHOOK_ENDPOINTS_MAX} webhook endpoints, its maximum: delete one first`,
+            code: WebhookCode.tooManyEndpoints,
+          },
+        ]);
+      }
+      return { ...created, secret };
+    },
+
+    list: async (): Promise<WebhookEndpointList> => ({ items: await webhookEndpointStore.list(transactions.db) }),
+
+    get: async (id: number): Promise<WebhookEndpoint> => {
+      const endpoint = await webhookEndpointStore.find(transactions.db, id);
+      if (!endpoint) throw endpointNotFound(id);
+      return endpoint;
+    },
+
+    /**
+     * Applies a change. Enabling again resumes the endpoint's pending deliveries: their jobs are
+     * queued in the same transaction.
+     */
+    update: async (id: number, input: UpdateWebhookEndpointBody): Promise<WebhookEndpoint> => {
+      if (input.url !== undefined) await checkUrl(deps, input.url);
+      const updated = await transactions.withTransaction(async (tx) => {
+        const endpoint = await webhookEndpointStore.update(tx, id, {
+          url: input.url,
+          description: input.description,
+          eventTypes: input.event_types,
+          enabled: input.enabled,
+        });
+        if (endpoint && input.enabled === true) {
+          await queue.schedule(await webhookDeliveryStore.pendingKeys(tx, id), { db: tx });
+        }
+        return endpoint;
+      });
+      if (!updated) throw endpointNotFound(id);
+      if (input.enabled === true) queue.wake();
+      return updated;
+    },
+
+    remove: async (id: number): Promise<DeletedWebhookEndpoint> => {
+      if (!(await webhookEndpointStore.delete(transactions.db, id))) throw endpointNotFound(id);
+      return { id, deleted: true };
+    },
+
+    rotateSecret: async (id: number): Promise<RotatedWebhookSecret> => {
+      const secret = newWebhookSecret();
+      const expiresAt = await webhookEndpointStore.rotateSecret(transactions.db, id, secret, PREVIOUS_SECRET_HOURS);
+      if (expiresAt === null) throw endpointNotFound(id);
+      return { secret, previous_secret_expires_at: expiresAt };
+    },
+  };
+};
+
+export type WebhookEndpoints = ReturnType<typeof createWebhookEndpoints>;

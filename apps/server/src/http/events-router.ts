@@ -1,0 +1,13 @@
+import { eventsContract } from '@sales-order/contract';
+import { initServer } from '@ts-rest/express';
+
+import type { Services } from '../services.js';
+import { success } from './envelope.js';
+
+const s = initServer();
+
+/** GET /events bound to its use case; the contract has validated the query. */
+export const createEventsRouter = ({ events }: Services) =>
+  s.router(eventsContract, {
+    listEvents: async ({ query }) => ({ status: 200, body: success(await events.list(query)) }),
+  });

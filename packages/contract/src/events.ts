@@ -1,0 +1,169 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+
+import { dateTime, documented, fromBase64Url, id, idParam, MAX_ID, toBase64Url } from './common.js';
+import { successEnvelope } from './envelope.js';
+import { CommonErrorResponses } from './errors.js';
+import { Permission } from './permissions.js';
+import { SalesOrderSchema } from './sales-order.js';
+
+/**
+ * Events: one per change of an order, written in the change's own transaction (the outbox),
+ * read in commit order from GET /events and pushed to webhook endpoints (webhook-endpoints.ts).
+ */
+
+/** Every type of event; the lifecycle's transitions (confirm, close, cancel, amend) have one each. */
+export const EVENT_TYPES = [
+  'sales_order.created',
+  'sales_order.updated',
+  'sales_order.deleted',
+  'sales_order.confirmed',
+  'sales_order.closed',
+  'sales_order.cancelled',
+  'sales_order.amended',
+] as const;
+
+export const EventTypeSchema = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+/** The `id` of an event, and of every webhook delivery of it (`webhook-id`). */
+export const eventId = () =>
+  z
+    .string()
+    .max(36)
+    .uuid()
+    .describe('Unique; the `webhook-id` of every delivery of this event, retries and replays included.');
+
+const version = () =>
+  z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_ID)
+    .describe(
+      "The order's version after the change: order and deduplicate by it (a receiver may get an update before a create it missed).",
+    );
+
+/** One change of an order, as the feed answers it. */
+export const SalesOrderEventSchema = z.object({
+  id: eventId(),
+  type: EventTypeSchema,
+  occurred_at: dateTime().describe('When the change was made (UTC, YYYY-MM-DD HH:mm:ss).'),
+  sales_order_id: id(),
+  version: version(),
+  data: SalesOrderSchema.describe(
+    'The order as GET /sales-orders/{id} read it right after the change; for sales_order.deleted, its last shape.',
+  ),
+});
+export type SalesOrderEvent = z.infer<typeof SalesOrderEventSchema>;
+
+export const EVENTS_LIMIT_MAX = 500;
+export const EVENTS_LIMIT_DEFAULT = 100;
+export const EVENT_CURSOR_MAX_LENGTH = 64;
+
+/** Where a reader of the feed stands: the commit-order position of the last event it has seen. */
+export interface EventCursor {
+  position: number;
+}
+
+export const encodeEventCursor = ({ position }: EventCursor): string => toBase64Url(`p${position}`);
+
+/** The cursor a `next_cursor` held, or undefined when the text is not one. */
+export const decodeEventCursor = (value: string): EventCursor | undefined => {
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(value)) return undefined;
+  try {
+    const match = /^p(0|[1-9][0-9]{0,15})$/.exec(fromBase64Url(value));
+    const position = match ? Number(match[1]) : Number.NaN;
+    return Number.isSafeInteger(position) ? { position } : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** An opaque `next_cursor` of the feed, checked and decoded. */
+export const eventCursor = () =>
+  z
+    .string()
+    .max(EVENT_CURSOR_MAX_LENGTH)
+    .transform((value, ctx) => {
+      const cursor = decodeEventCursor(value);
+      if (!cursor) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not a cursor this service issued' });
+        return z.NEVER;
+      }
+      return cursor;
+    });
+
+const EVENT_TYPE_ALTERNATIVES = EVENT_TYPES.map((type) => type.replace('.', '\\.')).join('|');
+/** A comma-separated list of event types, as the document states it. */
+export const EVENT_TYPE_LIST_PATTERN = `^(?:${EVENT_TYPE_ALTERNATIVES})(?:,(?:${EVENT_TYPE_ALTERNATIVES}))*$`;
+
+/** `a,b,c` of event types in a query string, read as the set of types. */
+const eventTypeList = () =>
+  documented(z.string().max(400), { pattern: EVENT_TYPE_LIST_PATTERN })
+    .transform((value, ctx) => {
+      const types = value.split(',');
+      const unknown = types.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `names no event type: ${unknown.map((type) => JSON.stringify(type)).join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(types as EventType[])];
+    })
+    .describe(
+      `Comma-separated event types, e.g. sales_order.created,sales_order.deleted; of: ${EVENT_TYPES.join(', ')}.`,
+    );
+
+export const ListEventsQuerySchema = z.object({
+  after: eventCursor()
+    .optional()
+    .describe('Opaque: the next_cursor of the previous page (same filters); omitted, the oldest event kept.'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(EVENTS_LIMIT_MAX)
+    .default(EVENTS_LIMIT_DEFAULT)
+    .describe(`1..${EVENTS_LIMIT_MAX}, default ${EVENTS_LIMIT_DEFAULT}.`),
+  types: eventTypeList().optional(),
+  sales_order_id: idParam().optional().describe('Only the events of this order.'),
+});
+export type ListEventsQuery = z.input<typeof ListEventsQuerySchema>;
+export type ListEventsFilters = z.output<typeof ListEventsQuerySchema>;
+
+export const EventPageSchema = z.object({
+  items: z.array(SalesOrderEventSchema).max(EVENTS_LIMIT_MAX),
+  next_cursor: z
+    .string()
+    .max(EVENT_CURSOR_MAX_LENGTH)
+    .describe(
+      'Pass as `after` to continue; always set, also on an empty page: it is where the next call resumes, so a consumer ' +
+        'keeps it and polls with it.',
+    ),
+  has_more: z.boolean().describe('true: more events are readable right now (call again at once); false: poll later.'),
+});
+export type EventPage = z.infer<typeof EventPageSchema>;
+
+const c = initContract();
+
+export const eventsContract = c.router(
+  {
+    listEvents: {
+      method: 'GET',
+      path: '/events',
+      query: ListEventsQuerySchema,
+      responses: {
+        200: successEnvelope(EventPageSchema),
+      },
+      summary: 'The change feed: every change of every order, in the order the changes committed',
+      description:
+        'A consumer that pages with `next_cursor` sees every committed event exactly once, in commit order, also while ' +
+        'orders are written concurrently. Events are kept EVENT_RETENTION_DAYS (default 30). See docs/api.md, "Events".',
+      metadata: { permission: Permission.eventsRead, tag: 'Events' } as const,
+    },
+  },
+  { strictStatusCodes: true, commonResponses: CommonErrorResponses },
+);
