@@ -209,24 +209,44 @@ const cpuMs = async (pid: number): Promise<number> => {
 
 interface Load {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * Requests taken in turn instead of `url` and `body` alone (each connection's next request
+   * takes the next one): writes that must differ from one request to the next.
+   */
+  rotate?: { path: string; body: unknown }[];
 }
 
 /**
  * Drives `url` for the scenario's time. With the serving process's `pid`, also its CPU time per
  * request, which moves far less than req/s when other work shares the machine.
  */
-const load = async ({ url, method, body, headers = {} }: Load, pid?: number) => {
+const load = async ({ url, method, body, headers = {}, rotate }: Load, pid?: number) => {
   const cpuBefore = pid === undefined ? undefined : await cpuMs(pid);
+  let turn = 0;
+  const rotating = rotate?.map((request) => ({ path: request.path, body: JSON.stringify(request.body) }));
   const result = await autocannon({
     url,
     method,
     connections,
     duration: seconds,
-    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...headers, ...(body || rotate ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
+    ...(rotating
+      ? {
+          requests: [
+            {
+              method,
+              setupRequest: (request: autocannon.Request) => {
+                const next = rotating[turn++ % rotating.length]!;
+                return { ...request, method, path: next.path, body: next.body };
+              },
+            },
+          ],
+        }
+      : {}),
   });
   return {
     rps: Math.round(result.requests.average),
@@ -338,6 +358,7 @@ const totalsBody = { details: fiveLines, other_charges: [{ amount: 150 }] };
 const FLOOR = {
   calculateTotals: 'floor: Express + ts-rest + contract, calculate-totals answer',
   getOrder: 'floor: Express + ts-rest + contract + one Prisma round trip, GET order answer',
+  list: 'floor: Express + ts-rest + contract + one Prisma round trip, list page answer',
 };
 const createBody = {
   customer_id: 12,
@@ -370,7 +391,7 @@ interface Row {
   /** The floor row (FLOOR) this route is also read against: its req/s over the floor's. */
   floor?: string;
   /** `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this one's). */
-  against: 'hello' | 'pgbench' | 'read' | 'create' | null;
+  against: 'hello' | 'pgbench' | 'read' | 'create' | 'update' | null;
 }
 
 const main = async () => {
@@ -449,10 +470,28 @@ const main = async () => {
       details: Array.from({ length: 100 }, () => fiveLines).flat(),
     });
 
+    // Orders for the PUT scenarios, one per connection so that the writers do not queue on one
+    // order's lock: each PUT replaces every line (two versions of them, in turn).
+    const putOrders = async (lines: typeof fiveLines) => {
+      const ids: number[] = [];
+      for (let index = 0; index < connections; index += 1)
+        ids.push(await createOrder({ ...createBody, details: lines }));
+      return ids.flatMap((id) =>
+        [1, 2].map((rate) => ({
+          path: `/api/sales-orders/${id}`,
+          body: { details: lines.map((line) => ({ ...line, rate: line.rate * rate })) },
+        })),
+      );
+    };
+    const wanted = (scenario: string) => !only || scenario.includes(only);
+    const putFive = wanted('PUT order (5 lines replaced)') ? await putOrders(fiveLines) : [];
+    const putFiveHundred = wanted('PUT order (500 lines replaced)') ? await putOrders(create500Body.details) : [];
+
     // The fixed stack alone (scripts/bench-floor.mjs), answering the service's own bytes.
     const floorAnswers = {
       calculateTotals: await setupCall(`${origin}/api/sales-orders/calculate-totals`, 200, totalsBody),
       getSalesOrder: await setupCall(`${origin}/api/sales-orders/${orderId}`, 200),
+      listSalesOrders: await setupCall(`${origin}/api/sales-orders?limit=50`, 200),
     };
     const floor = startProcess('scripts/bench-floor.mjs', {
       FLOOR_ANSWERS: JSON.stringify(floorAnswers),
@@ -469,7 +508,10 @@ const main = async () => {
           body: totalsBody,
         },
         ...(serverUrl
-          ? [{ name: FLOOR.getOrder, method: 'GET' as const, url: `${floorOrigin}/api/sales-orders/${orderId}` }]
+          ? [
+              { name: FLOOR.getOrder, method: 'GET' as const, url: `${floorOrigin}/api/sales-orders/${orderId}` },
+              { name: FLOOR.list, method: 'GET' as const, url: `${floorOrigin}/api/sales-orders?limit=50` },
+            ]
           : []),
       ];
       for (const { name, ...scenario } of floorScenarios) {
@@ -525,6 +567,7 @@ const main = async () => {
       {
         name: 'GET list, page of 50 (newest first)',
         against: 'hello',
+        floor: FLOOR.list,
         method: 'GET',
         url: `${origin}/api/sales-orders?limit=50`,
       },
@@ -569,6 +612,20 @@ const main = async () => {
         method: 'POST',
         url: `${origin}/api/sales-orders`,
         body: create500Body,
+      },
+      {
+        name: 'PUT order (5 lines replaced)',
+        against: 'hello',
+        method: 'PUT',
+        url: origin,
+        rotate: putFive,
+      },
+      {
+        name: 'PUT order (500 lines replaced)',
+        against: 'update',
+        method: 'PUT',
+        url: origin,
+        rotate: putFiveHundred,
       },
     ];
     for (const { name, against, floor: floorRow, webhook, ...scenario } of scenarios.filter(
@@ -631,12 +688,15 @@ const main = async () => {
   const hello = rows[0]!.rps;
   const fiveLineRead = rows.find((row) => row.scenario === 'GET order (5 lines)');
   const fiveLineCreate = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
+  const fiveLineUpdate = rows.find((row) => row.scenario === 'PUT order (5 lines replaced)');
   console.log(
     `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
   );
   const floorRatio = (row: Row) => {
     const floorRow = row.floor ? rows.find((each) => each.scenario === row.floor) : undefined;
-    return floorRow ? `, ${(row.rps / floorRow.rps).toFixed(2)} x floor` : '';
+    return floorRow
+      ? `, ${(row.rps / floorRow.rps).toFixed(2)} x floor (p99 ${(row.p99 / Math.max(1, floorRow.p99)).toFixed(1)} x)`
+      : '';
   };
   const table: Record<string, string | number>[] = rows.map((row) => ({
     scenario: row.scenario,
@@ -658,7 +718,11 @@ const main = async () => {
               ? fiveLineCreate
                 ? `cost ${(fiveLineCreate.rps / row.rps).toFixed(2)} x 5-line create`
                 : '-'
-              : 'baseline',
+              : row.against === 'update'
+                ? fiveLineUpdate
+                  ? `cost ${(fiveLineUpdate.rps / row.rps).toFixed(2)} x 5-line PUT`
+                  : '-'
+                : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,

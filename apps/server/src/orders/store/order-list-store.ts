@@ -127,7 +127,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
            so.location_id, so.financial_year_id,
            so.subtotal::text AS subtotal, so.other_charges_total::text AS other_charges_total,
            so.grand_total::text AS grand_total,
-           (SELECT count(*)::int FROM sales_order_details d WHERE d.sales_order_id = so.id) AS line_count,
+           so.line_count,
            so.version, so.created_at, so.updated_at, so.deleted_at,
            so.status, so.status_changed_at, so.cancellation_reason, so.amended_from_id,
            so.field_officer_id, so.port_id, so.customer_reference,
