@@ -2,6 +2,7 @@ import {
   LIST_TOTAL_CAP,
   type ListCursor,
   type ListSort,
+  type SalesOrderListItem,
   type SalesOrderStatus,
   sortKeyOf,
 } from '@sales-order/contract';
@@ -32,32 +33,16 @@ export interface OrderListFilter {
   includeDeleted: boolean;
 }
 
-/** One order as the list reads it: decimals as NUMERIC text, so they are carried exactly. */
-export interface OrderListRow {
-  id: number;
-  sales_order_no: string;
-  customer_id: number;
-  customer_name: string;
-  sales_order_date: string;
-  location_id: number;
-  financial_year_id: number;
-  subtotal: string;
-  other_charges_total: string;
-  grand_total: string;
-  line_count: number;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-  status: SalesOrderStatus;
-  status_changed_at: Date;
-  cancellation_reason: string | null;
-  amended_from_id: number | null;
-  field_officer_id: number | null;
-  port_id: number | null;
-  customer_reference: string | null;
-  /** YYYY-MM-DD */
-  delivery_date: string | null;
+/**
+ * A page as its statement returns it: the items in the contract's shape, built in SQL (one JSON
+ * value for the page rather than 23 columns a row: decoding columns row by row cost the service
+ * most of a page's CPU), and each item's sort key as the cursor carries it (exact: milliseconds,
+ * NUMERIC text) with its id, in the page's order. The statement reads one row more than asked,
+ * so `items` may hold `limit + 1`.
+ */
+export interface OrderListPage {
+  items: SalesOrderListItem[];
+  keys: [key: string, id: number][];
 }
 
 /** Escapes LIKE's wildcards and its escape character, so the text matches only itself. */
@@ -65,13 +50,33 @@ export const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (c
 
 const ilike = (column: Prisma.Sql, pattern: string) => Prisma.sql`${column} ILIKE ${pattern} ESCAPE '\\'`;
 
-// Column names come from this fixed map, never from the request.
+// Column names come from this fixed map, never from the request. `text` is the key as a cursor
+// carries it (ListCursorSchema's shape for the sort), from the page's row `p`.
 const SORT_COLUMNS = {
-  sales_order_date: { column: Prisma.raw('so.sales_order_date'), cast: Prisma.raw('date') },
-  updated_at: { column: Prisma.raw('so.updated_at'), cast: Prisma.raw('timestamptz') },
-  grand_total: { column: Prisma.raw('so.grand_total'), cast: Prisma.raw('numeric') },
-  sales_order_no: { column: Prisma.raw('so.sales_order_no'), cast: Prisma.raw('text') },
+  sales_order_date: {
+    column: Prisma.raw('so.sales_order_date'),
+    cast: Prisma.raw('date'),
+    text: Prisma.raw(`to_char(p.sales_order_date, 'YYYY-MM-DD')`),
+  },
+  updated_at: {
+    column: Prisma.raw('so.updated_at'),
+    cast: Prisma.raw('timestamptz'),
+    text: Prisma.raw(`to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`),
+  },
+  grand_total: {
+    column: Prisma.raw('so.grand_total'),
+    cast: Prisma.raw('numeric'),
+    text: Prisma.raw('p.grand_total::text'),
+  },
+  sales_order_no: {
+    column: Prisma.raw('so.sales_order_no'),
+    cast: Prisma.raw('text'),
+    text: Prisma.raw('p.sales_order_no'),
+  },
 } as const;
+
+/** The spec's DateTime (UTC, to the second) of an instant column of the page's row. */
+const dateTime = (column: string) => Prisma.raw(`to_char(p.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`);
 
 const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
   const where: Prisma.Sql[] = [];
@@ -110,9 +115,13 @@ const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
 const whereClause = (conditions: Prisma.Sql[]) =>
   conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
 
-/** The page statement: filters, the keyset condition after `cursor`, the order, `limit` rows. */
+/**
+ * The page statement: filters, the keyset condition after `cursor`, the order, `limit` rows,
+ * aggregated into the page's items and keys. The rows come off a (key, id) index in order; the
+ * aggregates order the at most 201 rows again themselves (no Sort node in the plan).
+ */
 export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListCursor | undefined, limit: number) => {
-  const { column, cast } = SORT_COLUMNS[sortKeyOf(sort)];
+  const { column, cast, text } = SORT_COLUMNS[sortKeyOf(sort)];
   const descending = sort.startsWith('-');
   const conditions = conditionsOf(filter);
   if (cursor) {
@@ -121,22 +130,32 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
     conditions.push(Prisma.sql`(${column}, so.id) ${after} (${cursor.k}::${cast}, ${cursor.i})`);
   }
   const direction = descending ? Prisma.raw('DESC') : Prisma.raw('ASC');
+  const pageOrder = Prisma.sql`p.${Prisma.raw(sortKeyOf(sort))} ${direction}, p.id ${direction}`;
   return Prisma.sql`
-    SELECT so.id, so.sales_order_no, so.customer_id, c.name AS customer_name,
-           to_char(so.sales_order_date, 'YYYY-MM-DD') AS sales_order_date,
-           so.location_id, so.financial_year_id,
-           so.subtotal::text AS subtotal, so.other_charges_total::text AS other_charges_total,
-           so.grand_total::text AS grand_total,
-           so.line_count,
-           so.version, so.created_at, so.updated_at, so.deleted_at,
-           so.status, so.status_changed_at, so.cancellation_reason, so.amended_from_id,
-           so.field_officer_id, so.port_id, so.customer_reference,
-           to_char(so.delivery_date, 'YYYY-MM-DD') AS delivery_date
-    FROM sales_orders so
-    JOIN customers c ON c.id = so.customer_id
-    ${whereClause(conditions)}
-    ORDER BY ${column} ${direction}, so.id ${direction}
-    LIMIT ${limit}`;
+    WITH p AS (
+      SELECT so.*, c.name AS customer_name
+      FROM sales_orders so
+      JOIN customers c ON c.id = so.customer_id
+      ${whereClause(conditions)}
+      ORDER BY ${column} ${direction}, so.id ${direction}
+      LIMIT ${limit})
+    SELECT
+      coalesce(json_agg(json_build_object(
+        'sales_order_id', p.id, 'sales_order_no', p.sales_order_no,
+        'customer_id', p.customer_id, 'customer_name', p.customer_name,
+        'sales_order_date', to_char(p.sales_order_date, 'YYYY-MM-DD'),
+        'location_id', p.location_id, 'financial_year_id', p.financial_year_id,
+        'subtotal', p.subtotal, 'other_charges_total', p.other_charges_total, 'grand_total', p.grand_total,
+        'line_count', p.line_count, 'version', p.version,
+        'created_at', ${dateTime('created_at')}, 'updated_at', ${dateTime('updated_at')},
+        'deleted_at', ${dateTime('deleted_at')},
+        'status', p.status, 'status_changed_at', ${dateTime('status_changed_at')},
+        'cancellation_reason', p.cancellation_reason, 'amended_from_id', p.amended_from_id,
+        'field_officer_id', p.field_officer_id, 'port_id', p.port_id,
+        'customer_reference', p.customer_reference,
+        'delivery_date', to_char(p.delivery_date, 'YYYY-MM-DD')) ORDER BY ${pageOrder}), '[]') AS items,
+      coalesce(json_agg(json_build_array(${text}, p.id) ORDER BY ${pageOrder}), '[]') AS keys
+    FROM p`;
 };
 
 /** Counts matching orders, stopping one past the cap so a huge result costs no more than the cap. */
@@ -146,8 +165,17 @@ export const countQuery = (filter: OrderListFilter) => Prisma.sql`
   ) AS matching`;
 
 export const orderListStore = {
-  page: (db: Db, filter: OrderListFilter, sort: ListSort, cursor: ListCursor | undefined, limit: number) =>
-    db.$queryRaw<OrderListRow[]>(pageQuery(filter, sort, cursor, limit)),
+  page: async (
+    db: Db,
+    filter: OrderListFilter,
+    sort: ListSort,
+    cursor: ListCursor | undefined,
+    limit: number,
+  ): Promise<OrderListPage> => {
+    // An aggregate over no table always returns its one row.
+    const [page] = await db.$queryRaw<OrderListPage[]>(pageQuery(filter, sort, cursor, limit));
+    return page!;
+  },
 
   count: async (db: Db, filter: OrderListFilter): Promise<number> => {
     const [row] = await db.$queryRaw<{ count: number }[]>(countQuery(filter));
