@@ -22,6 +22,7 @@ import { answerServiceUnavailable, databaseUnavailableHandler } from './http/dat
 import { success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
 import { createEventsRouter } from './http/events-router.js';
+import { type Metrics, noMetrics } from './http/metrics.js';
 import { rateLimitPerClient } from './http/rate-limit.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
@@ -42,6 +43,8 @@ export interface AppDependencies {
   redis?: RedisClient;
   /** True from SIGTERM on, while the load balancer is given time to stop sending (main.ts). */
   isDraining?: () => boolean;
+  /** Prometheus metrics (http/metrics.ts); off unless METRICS_PORT is set. */
+  metrics?: Metrics;
 }
 
 /** /readyz answers within a second even when the database does not. */
@@ -61,8 +64,11 @@ export const createApp = ({
   events,
   redis,
   isDraining = () => false,
+  metrics = noMetrics,
 }: AppDependencies): Express => {
   const app = express();
+  // First, so that a request's duration covers everything the service does with it.
+  if (metrics.observeRequests) app.use(metrics.observeRequests);
   app.disable('x-powered-by');
   // No automatic body-hash ETags: an order's ETag will be its version (optimistic concurrency).
   app.set('etag', false);
@@ -107,6 +113,7 @@ export const createApp = ({
       redisKeyPrefix: config.redisKeyPrefix,
       redisTimeoutMs: config.redisTimeoutMs,
       logger,
+      onRefused: () => metrics.rateLimitRefusals.inc(),
     }),
   );
   app.use(answerPreflight);
@@ -140,7 +147,7 @@ export const createApp = ({
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
   // One router for every resource's routes, so the options below are checked against one contract.
   const routes = initServer().router(apiContract, {
-    ...createSalesOrdersRouter(services, config),
+    ...createSalesOrdersRouter(services, config, metrics),
     ...createEventsRouter(services),
     ...createWebhookEndpointsRouter(services),
   });
@@ -149,6 +156,7 @@ export const createApp = ({
     // Per matched route: its permission first, then the body, so a caller without the
     // permission gets 403 whatever the body holds.
     globalMiddleware: [
+      metrics.recordRoute,
       requirePermission,
       requireJsonBody,
       express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
@@ -159,7 +167,7 @@ export const createApp = ({
   app.use(config.basePath || '/', api);
 
   app.use(notFoundHandler);
-  app.use(databaseUnavailableHandler(database.availability));
+  app.use(databaseUnavailableHandler(database.availability, () => metrics.databaseUnavailable.inc()));
   app.use(errorHandler);
   return app;
 };

@@ -236,6 +236,18 @@ const retrySchedule = exactString.transform((value, ctx): number[] => {
   return delays;
 });
 
+/** A port, or undefined when the variable is unset or empty (the feature off). */
+const optionalPort = (name: string) =>
+  exactString.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parsed = CANONICAL_INTEGER.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(parsed) || parsed > 65_535) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${name} must be an integer from 0 to 65535` });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+
 const EnvironmentSchema = z
   .object({
     PORT: integer('PORT', 3000, 0, 65535),
@@ -276,6 +288,10 @@ const EnvironmentSchema = z
     SHUTDOWN_DRAIN_DELAY_MS: integer('SHUTDOWN_DRAIN_DELAY_MS', 5_000, 0, 600_000),
     SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1_000, 600_000),
     WEB_CONCURRENCY: integer('WEB_CONCURRENCY', 1, 1, 64),
+    METRICS_PORT: optionalPort('METRICS_PORT'),
+    METRICS_HOST: listenHost,
+    OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
+    OTEL_SERVICE_NAME: optionalString.transform((value) => value ?? 'sales-order-service'),
     EVENT_RETENTION_DAYS: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
     EVENT_PURGE_INTERVAL_SECONDS: integer('EVENT_PURGE_INTERVAL_SECONDS', 3_600, 1, 86_400),
     WEBHOOK_RETRY_SCHEDULE: retrySchedule,
@@ -369,6 +385,13 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   },
   /** Worker processes serving the port (node:cluster); 1 is a single process, no cluster. */
   webConcurrency: value.WEB_CONCURRENCY,
+  /** Prometheus metrics on a port of their own, apart from the API; off when METRICS_PORT is unset. */
+  metrics: value.METRICS_PORT === undefined ? undefined : { port: value.METRICS_PORT, host: value.METRICS_HOST },
+  /** OpenTelemetry tracing, exported over OTLP/HTTP; off when OTEL_EXPORTER_OTLP_ENDPOINT is unset. */
+  tracing:
+    value.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+      ? undefined
+      : { endpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: value.OTEL_SERVICE_NAME },
   events: {
     retentionDays: value.EVENT_RETENTION_DAYS,
     purgeIntervalSeconds: value.EVENT_PURGE_INTERVAL_SECONDS,

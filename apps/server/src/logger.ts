@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import { destination, type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
@@ -19,6 +20,27 @@ export const REDACTED_PATHS = [
  */
 const asynchronousStdout = (): DestinationStream => destination({ dest: 1, sync: false });
 
-/** Structured JSON logs; credentials are replaced by "[Redacted]". */
-export const createLogger = (level: string, destination: DestinationStream = asynchronousStdout()): Logger =>
-  pino({ level, redact: { paths: REDACTED_PATHS }, base: { service: 'sales-order-service' } }, destination);
+/** The trace and span of the work a line is logged in, when tracing is on (tracing.ts). */
+const traceIds = () => {
+  const context = trace.getActiveSpan()?.spanContext();
+  return context ? { trace_id: context.traceId, span_id: context.spanId } : {};
+};
+
+/**
+ * Structured JSON logs; credentials are replaced by "[Redacted]". With `traceIds` (tracing on)
+ * each line carries the trace and span ids of the request it is logged in.
+ */
+export const createLogger = (
+  level: string,
+  destination: DestinationStream = asynchronousStdout(),
+  { traceIds: withTraceIds = false }: { traceIds?: boolean } = {},
+): Logger =>
+  pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS },
+      base: { service: 'sales-order-service' },
+      ...(withTraceIds ? { mixin: traceIds } : {}),
+    },
+    destination,
+  );

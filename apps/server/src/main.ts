@@ -26,7 +26,9 @@ const prepareDatabaseInChildProcess = async (): Promise<void> => {
  */
 const main = async () => {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  // Before anything it would trace is imported: the serving code is imported below.
+  if (config.tracing) await (await import('./tracing.js')).startTracing(config.tracing);
+  const logger = createLogger(config.logLevel, undefined, { traceIds: config.tracing !== undefined });
   if (cluster.isWorker) {
     const [{ serve }, { WORKER_SLOT_VARIABLE }] = await Promise.all([
       import('./serve.js'),
@@ -55,6 +57,11 @@ const main = async () => {
   const { runClusterPrimary } = await import('./cluster-primary.js');
   const primaryLogger = logger.child({ pid: process.pid });
   primaryLogger.info({ workers: config.webConcurrency }, 'starting the workers');
+  // The primary answers the scrapes, gathering every worker's counts.
+  if (config.metrics) {
+    const { startMetricsServer } = await import('./http/metrics-server.js');
+    await startMetricsServer({ kind: 'cluster' }, config.metrics, primaryLogger);
+  }
   runClusterPrimary(config, primaryLogger);
 };
 

@@ -10,6 +10,8 @@ import { openDatabase } from './db/database.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { startEventProcessing } from './events/event-processing.js';
+import { createMetrics, noMetrics } from './http/metrics.js';
+import { offerToClusterScrapes, startMetricsServer } from './http/metrics-server.js';
 import { createHttpServer } from './http-server.js';
 import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
 import type { Logger } from './logger.js';
@@ -65,9 +67,17 @@ export const serve = async (
   // Periodic jobs run in one process of a cluster, not once per worker; every worker relays
   // events and sends webhooks (they share that work through the database).
   const runsPeriodicJobs = worker === undefined || worker.slot === BACKGROUND_JOBS_SLOT;
-  const events = await startEventProcessing(database, config, { logger, purge: runsPeriodicJobs });
+  const metrics = config.metrics ? createMetrics({ pool: database.pool }) : noMetrics;
+  const events = await startEventProcessing(database, config, { logger, purge: runsPeriodicJobs, metrics });
   let draining = false;
-  const app = createApp({ config, logger, database, events, redis, isDraining: () => draining });
+  const app = createApp({ config, logger, database, events, redis, isDraining: () => draining, metrics });
+  // A cluster's primary answers the scrapes with every worker's counts; a single process itself.
+  const metricsServer =
+    config.metrics && metrics.registry
+      ? worker
+        ? void offerToClusterScrapes(metrics.registry)
+        : await startMetricsServer({ kind: 'registry', registry: metrics.registry }, config.metrics, logger)
+      : undefined;
   const idempotencyPurge = runsPeriodicJobs
     ? startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger })
     : undefined;
@@ -116,6 +126,7 @@ export const serve = async (
     onShutdown: async (received) => {
       logger.info({ signal: worker ? signalled : received }, 'shutting down: finishing in-flight requests');
       await idempotencyPurge?.stop();
+      metricsServer?.close();
       // A delivery cut short here is sent again once its lease runs out.
       await events.stop();
       await database.close();

@@ -23,6 +23,8 @@ export interface DeliveryWorkerOptions {
   retryScheduleMs: readonly number[];
   timeoutMs: number;
   logger: Logger;
+  /** Each attempt's outcome (the metrics' count): delivered, to be retried, or given up. */
+  onAttempt?: (outcome: 'succeeded' | 'retried' | 'failed') => void;
 }
 
 /** How long a delivery stays claimed by its sender beyond the request's own timeout. */
@@ -44,6 +46,7 @@ export const createDeliveryWorker = ({
   retryScheduleMs,
   timeoutMs,
   logger,
+  onAttempt = () => {},
 }: DeliveryWorkerOptions) => {
   const leaseMs = timeoutMs + LEASE_MARGIN_MS;
 
@@ -82,6 +85,7 @@ export const createDeliveryWorker = ({
       gone: outcome.statusCode === 410,
       retryDelayMs: retryDelayAfter(attemptsBefore + 1, retryScheduleMs),
     });
+    onAttempt(delivered ? 'succeeded' : recorded.retryAt ? 'retried' : 'failed');
     if (recorded.disabledNow) {
       logger.warn(
         { webhookEndpointId: key.endpoint_id, reason: recorded.disabledReason },

@@ -1,12 +1,14 @@
 import type { AppConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { type Metrics, noMetrics } from '../http/metrics.js';
 import type { Logger } from '../logger.js';
 import { type Resolver, systemResolver } from './address-guard.js';
 import { type DeliveryQueue, startDeliveryQueue } from './delivery-queue.js';
 import { createDeliveryWorker, deliveryJobTimeoutSeconds } from './delivery-worker.js';
 import { type EventPurge, startEventPurge } from './event-purge.js';
 import { type OutboxRelay, startOutboxRelay } from './outbox-relay.js';
+import { eventStore } from './store/event-store.js';
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js';
 
 /**
@@ -34,9 +36,35 @@ const withoutQueueSuffix = (error: unknown): unknown => {
 export const startEventProcessing = async (
   database: Pick<Database, 'prisma' | 'pool' | 'embedded' | 'availability'>,
   config: Pick<AppConfig, 'webhooks' | 'events'>,
-  { logger, purge: runPurge }: { logger: Logger; purge: boolean },
+  {
+    logger,
+    purge: runPurge,
+    metrics = noMetrics,
+  }: { logger: Logger; purge: boolean; metrics?: Pick<Metrics, 'counter' | 'gauge'> },
 ): Promise<EventProcessing> => {
   const { webhooks } = config;
+  const deliveries = metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts, by outcome.', ['outcome']);
+  // One statement a scrape for the three gauges (each asks within the same moment).
+  let backlog: ReturnType<typeof eventStore.backlog> | undefined;
+  const readBacklog = () => {
+    backlog ??= eventStore.backlog(database.prisma).finally(() => setTimeout(() => (backlog = undefined), 1_000));
+    return backlog;
+  };
+  metrics.gauge(
+    'events_outbox_depth',
+    'Committed events the relay has not positioned yet.',
+    async () => (await readBacklog()).queued,
+  );
+  metrics.gauge(
+    'webhook_deliveries_pending',
+    'Webhook deliveries not yet succeeded or given up.',
+    async () => (await readBacklog()).pending,
+  );
+  metrics.gauge(
+    'webhook_oldest_undelivered_age_seconds',
+    'How long the oldest pending webhook delivery has waited.',
+    async () => (await readBacklog()).oldestPendingSeconds,
+  );
   // A database outage is reported once, with the requests' own report (database-availability.ts),
   // not once per background poll that meets it; anything else is worth a warning each time.
   const reportFailure = (message: string) => (error: unknown) => {
@@ -60,6 +88,7 @@ export const startEventProcessing = async (
       retryScheduleMs: webhooks.retryScheduleMs,
       timeoutMs: webhooks.timeoutMs,
       logger,
+      onAttempt: (outcome) => deliveries.inc({ outcome }),
     }),
   );
   const relay = startOutboxRelay(database.prisma, {

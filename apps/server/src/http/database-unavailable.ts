@@ -27,7 +27,7 @@ export const answerServiceUnavailable = (
  * once by `availability`, not here per request.
  */
 export const databaseUnavailableHandler =
-  (availability: DatabaseAvailability): ErrorRequestHandler =>
+  (availability: DatabaseAvailability, onAnswered: () => void = () => {}): ErrorRequestHandler =>
   (error: unknown, _req, res, next) => {
     if (!isDatabaseUnavailable(error)) {
       next(error);
@@ -38,5 +38,6 @@ export const databaseUnavailableHandler =
       res.destroy();
       return;
     }
+    onAnswered();
     answerServiceUnavailable(res);
   };

@@ -16,6 +16,8 @@ export type RateLimitSettings = {
   /** How long a Redis answer may take before the request is counted in memory instead. */
   redisTimeoutMs: number;
   logger: Logger;
+  /** Called for every request refused (the metrics' count). */
+  onRefused?: () => void;
 };
 
 /**
@@ -31,6 +33,7 @@ export const rateLimitPerClient = ({
   redisKeyPrefix,
   redisTimeoutMs,
   logger,
+  onRefused = () => {},
 }: RateLimitSettings) => {
   // Without Redis, a single process keeps express-rate-limit's own memory store; cluster
   // workers share counts through the primary.
@@ -53,6 +56,7 @@ export const rateLimitPerClient = ({
       warn: (error, note) => logger.warn({ err: error }, note ?? 'rate limit'),
     },
     handler: (_req, res) => {
+      onRefused();
       res
         .status(ErrorCode.tooManyRequests)
         .json(failure(ErrorCode.tooManyRequests, message, [{ path: '', message, code: 'rate_limited' }]));

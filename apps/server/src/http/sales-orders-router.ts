@@ -15,6 +15,7 @@ import type { Services } from '../services.js';
 import { actorOf } from './actor.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success } from './envelope.js';
+import { type Metrics, noMetrics } from './metrics.js';
 
 const s = initServer();
 
@@ -29,7 +30,14 @@ const setEntityTag = (res: Response, order: SalesOrder) => res.setHeader('ETag',
 export const createSalesOrdersRouter = (
   { orders, idempotency, licences, dropdowns, totals }: Services,
   { requireIfMatch }: { requireIfMatch: boolean },
+  metrics: Pick<Metrics, 'idempotentReplays' | 'transitions'> = noMetrics,
 ) => {
+  /** Counts what the answer says: a replay, or a transition done now. */
+  const counted = (replayed: boolean, transition?: string) => {
+    if (replayed) metrics.idempotentReplays.inc();
+    else if (transition) metrics.transitions.inc({ transition });
+  };
+
   /**
    * A transition's request: the caller, what it expects (If-Match) and, with an
    * Idempotency-Key, the guard its transaction claims. The key's fingerprint covers the route
@@ -77,6 +85,7 @@ export const createSalesOrdersRouter = (
           : await idempotency.run({ subject: actor, key, request: body }, CreatedSalesOrderSchema, (guard) =>
               orders.create(body, actor, guard),
             );
+      counted(replayed);
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.setHeader('Location', `${req.baseUrl}/sales-orders/${created.sales_order_id}`);
       return { status: 201, body: success(created, 'Sales order created successfully') };
@@ -115,6 +124,7 @@ export const createSalesOrdersRouter = (
       const { result, replayed } = await transition(call, 'confirm', call.body, (request) =>
         orders.confirm(call.params.id, call.body, request),
       );
+      counted(replayed, 'confirm');
       return answerTransition(call.res, result, replayed, 200, 'Sales order confirmed');
     },
 
@@ -122,6 +132,7 @@ export const createSalesOrdersRouter = (
       const { result, replayed } = await transition(call, 'cancel', call.body, (request) =>
         orders.cancel(call.params.id, call.body, request),
       );
+      counted(replayed, 'cancel');
       return answerTransition(call.res, result, replayed, 200, 'Sales order cancelled');
     },
 
@@ -129,6 +140,7 @@ export const createSalesOrdersRouter = (
       const { result, replayed } = await transition(call, 'close', null, (request) =>
         orders.close(call.params.id, request),
       );
+      counted(replayed, 'close');
       return answerTransition(call.res, result, replayed, 200, 'Sales order closed');
     },
 
@@ -136,6 +148,7 @@ export const createSalesOrdersRouter = (
       const { result, replayed } = await transition(call, 'amend', null, (request) =>
         orders.amend(call.params.id, request),
       );
+      counted(replayed, 'amend');
       call.res.setHeader('Location', `${call.req.baseUrl}/sales-orders/${result.sales_order_id}`);
       return answerTransition(call.res, result, replayed, 201, 'Sales order amended into a new draft');
     },

@@ -152,4 +152,17 @@ export const eventStore = {
       DELETE FROM events e USING oldest o
       WHERE e.seq = o.seq AND o.occurred_at < now() - make_interval(days => ${retentionDays}::int)
         AND EXISTS (SELECT 1 FROM event_positions p WHERE p.event_seq = o.seq)`,
+
+  /**
+   * What waits, for the metrics: events committed and not yet positioned by the relay, webhook
+   * deliveries still pending, and how long the oldest of those has waited (seconds; 0 when none).
+   */
+  backlog: async (db: Db): Promise<{ queued: number; pending: number; oldestPendingSeconds: number }> => {
+    const [row] = await db.$queryRaw<{ queued: number; pending: number; oldest_pending_seconds: number }[]>`
+      SELECT (SELECT count(*)::int FROM event_queue) AS queued,
+        count(*)::int AS pending,
+        coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_pending_seconds
+      FROM webhook_deliveries WHERE status = 'pending'`;
+    return { queued: row!.queued, pending: row!.pending, oldestPendingSeconds: row!.oldest_pending_seconds };
+  },
 };

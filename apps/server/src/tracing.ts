@@ -1,0 +1,35 @@
+import { register } from 'node:module';
+
+import type { AppConfig } from './config.js';
+
+/**
+ * OpenTelemetry tracing, started before the service's own modules load (main.ts imports them
+ * after this), so that its instrumentations wrap HTTP, Express and pg: spans for every request,
+ * route and statement, exported over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT. Not loaded at
+ * all when tracing is off: no SDK, no hook, no span.
+ */
+export const startTracing = async ({ serviceName }: NonNullable<AppConfig['tracing']>) => {
+  // The service is ES modules: Node's loader hook lets the instrumentations patch what they import.
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  const [
+    { NodeSDK },
+    { OTLPTraceExporter },
+    { HttpInstrumentation },
+    { ExpressInstrumentation },
+    { PgInstrumentation },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/instrumentation-express'),
+    import('@opentelemetry/instrumentation-pg'),
+  ]);
+  const sdk = new NodeSDK({
+    serviceName,
+    // The exporter reads OTEL_EXPORTER_OTLP_ENDPOINT (and the rest of OpenTelemetry's variables).
+    traceExporter: new OTLPTraceExporter(),
+    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation(), new PgInstrumentation()],
+  });
+  sdk.start();
+  return sdk;
+};

@@ -1,0 +1,253 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { eventually } from './support/eventually.js';
+import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
+import { createTestDatabase } from './support/test-server.js';
+import { signJwt, TEST_JWT_SECRET } from './support/tokens.js';
+
+/** The port the process's metrics server listens on, from its log. */
+const metricsPortOf = (server: ServerProcess): number | undefined =>
+  server.output
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg?: string; port?: number })
+    .find((entry) => entry.msg === 'metrics listening')?.port;
+
+const scrape = async (port: number) => {
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return response.text();
+};
+
+/** The value of one sample line, e.g. `name{a="b"} 3`; undefined when absent. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+const bearer = async () => `Bearer ${await signJwt({ payload: { permissions: ['*'] }, expiresIn: '1h' })}`;
+
+describe('metrics on METRICS_PORT', () => {
+  let server: ServerProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    server = await startServerProcess({
+      METRICS_PORT: '0',
+      JWT_SECRET: TEST_JWT_SECRET,
+      SEED_DEMO_DATA: 'always',
+      RATE_LIMIT_PER_MINUTE: '30',
+    });
+    port = metricsPortOf(server)!;
+    expect(port).toBeGreaterThan(0);
+  });
+  afterAll(() => stopServerProcess(server));
+
+  it('names requests by method, route template and status, never by an id or a raw path', async () => {
+    const authorization = await bearer();
+    for (const id of [123_456, 987_654]) {
+      const response = await fetch(`${server.api}/sales-orders/${id}`, { headers: { authorization } });
+      expect(response.status).toBe(404);
+    }
+    expect((await fetch(`${server.api}/sales-orders/1`, { headers: { authorization } })).status).toBe(200);
+    expect((await fetch(`${server.api}/no-such-thing/55555`, { headers: { authorization } })).status).toBe(404);
+    expect((await fetch(new URL('/healthz', server.api))).status).toBe(200);
+
+    const text = await scrape(port);
+    const count = (route: string, status: number) =>
+      sample(
+        text,
+        `http_server_request_duration_seconds_count{http_request_method="GET",http_route="${route}",http_response_status_code="${status}"}`,
+      );
+    expect(count('/api/sales-orders/:id', 404)).toBe(2);
+    expect(count('/api/sales-orders/:id', 200)).toBe(1);
+    expect(count('(unmatched)', 404)).toBe(1);
+    expect(count('/healthz', 200)).toBe(1);
+    // No label value anywhere holds an id or a path that was asked for.
+    const labelValues = [...text.matchAll(/="([^"]*)"/g)].map((match) => match[1]!);
+    for (const asked of ['123456', '987654', '55555', 'no-such-thing']) {
+      expect(labelValues.filter((value) => value.includes(asked))).toEqual([]);
+    }
+    expect(text).toMatch(/^http_server_request_duration_seconds_bucket\{le="0\.005",/m);
+  });
+
+  it("exposes the pool, the process, and the service's own counts", async () => {
+    const authorization = await bearer();
+    const headers = { authorization, 'content-type': 'application/json' };
+    // A confirm (order 3 of the demo data is a draft) and an idempotent replay.
+    expect(
+      (
+        await fetch(`${server.api}/sales-orders/3/confirm`, {
+          method: 'POST',
+          headers,
+          body: '{"acknowledge_warnings":true}',
+        })
+      ).status,
+    ).toBe(200);
+    const create = () =>
+      fetch(`${server.api}/sales-orders`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': 'metrics-replay' },
+        body: JSON.stringify({
+          customer_id: 4,
+          sales_order_date: new Date().toISOString().slice(0, 10),
+          location_id: 1,
+          details: [{ product_id: 6, quantity: 1, rate: 10 }],
+        }),
+      });
+    expect((await create()).status).toBe(201);
+    expect((await create()).headers.get('idempotent-replayed')).toBe('true');
+
+    const text = await scrape(port);
+    expect(sample(text, 'sales_order_transitions_total{transition="confirm"}')).toBe(1);
+    expect(sample(text, 'idempotent_replays_total')).toBe(1);
+    expect(sample(text, 'rate_limit_refusals_total')).toBe(0);
+    expect(sample(text, 'database_unavailable_responses_total')).toBe(0);
+    expect(sample(text, 'db_client_connection_count{state="idle"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'db_client_connection_pending_requests')).toBe(0);
+    expect(sample(text, 'http_server_active_requests{http_request_method="GET"}')).toBe(0);
+    expect(sample(text, 'events_outbox_depth')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'webhook_deliveries_pending')).toBe(0);
+    expect(sample(text, 'webhook_oldest_undelivered_age_seconds')).toBe(0);
+    expect(text).toContain('# TYPE webhook_deliveries_total counter');
+    expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE nodejs_heap_size_used_bytes gauge');
+  });
+
+  it('is not on the API: /metrics there is a 404, and the metrics port serves nothing else', async () => {
+    const origin = new URL(server.api).origin;
+    const authorization = await bearer();
+    for (const path of ['/metrics', '/api/metrics']) {
+      expect((await fetch(`${origin}${path}`, { headers: { authorization } })).status, path).toBe(404);
+    }
+    expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`, { method: 'POST' })).status).toBe(404);
+  });
+  it('counts rate-limit refusals', async () => {
+    let refused = 0;
+    for (let index = 0; index < 40 && refused === 0; index += 1) {
+      if ((await fetch(new URL('/api/openapi.json', server.api))).status === 429) refused += 1;
+    }
+    expect(refused).toBe(1);
+    expect(sample(await scrape(port), 'rate_limit_refusals_total')).toBe(1);
+  });
+});
+
+describe('metrics off by default', () => {
+  it('starts no metrics server without METRICS_PORT', async () => {
+    const server = await startServerProcess({ JWT_SECRET: TEST_JWT_SECRET });
+    try {
+      expect(metricsPortOf(server)).toBeUndefined();
+      expect((await fetch(`${new URL(server.api).origin}/metrics`)).status).toBe(404);
+    } finally {
+      await stopServerProcess(server);
+    }
+  });
+});
+
+// Two workers need a PostgreSQL server (the embedded database is one process).
+describe.skipIf(!process.env.TEST_DATABASE_URL)('metrics of a cluster', () => {
+  it("the primary adds up every worker's counts", async () => {
+    const database = await createTestDatabase();
+    const server = await startServerProcess({
+      ...database.env,
+      WEB_CONCURRENCY: '2',
+      METRICS_PORT: '0',
+      JWT_SECRET: TEST_JWT_SECRET,
+    });
+    try {
+      const port = metricsPortOf(server)!;
+      for (let index = 0; index < 12; index += 1) {
+        expect((await fetch(new URL('/healthz', server.api))).status).toBe(200);
+      }
+      const text = await scrape(port).catch((error: unknown) => {
+        throw new Error(`${String(error)}\n${server.output.filter((line) => line.includes('metrics')).join('\n')}`);
+      });
+      expect(
+        sample(
+          text,
+          'http_server_request_duration_seconds_count{http_request_method="GET",http_route="/healthz",http_response_status_code="200"}',
+        ),
+      ).toBe(12);
+      // Both workers answered some: round robin across the cluster.
+      expect(text).toMatch(/^process_cpu_user_seconds_total /m);
+    } finally {
+      await stopServerProcess(server);
+      await database.drop();
+    }
+  });
+});
+
+/** A collector of OTLP/HTTP (JSON) traces on loopback. */
+const startCollector = async () => {
+  const spans: { traceId: string; name: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') {
+        const payload = JSON.parse(body) as {
+          resourceSpans: { scopeSpans: { spans: { traceId: string; name: string }[] }[] }[];
+        };
+        for (const resource of payload.resourceSpans)
+          for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { spans, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+};
+
+describe('tracing', () => {
+  it('with OTEL_EXPORTER_OTLP_ENDPOINT: spans for the request and its statements, and the trace id in its log line', async () => {
+    const collector = await startCollector();
+    const server = await startServerProcess({
+      JWT_SECRET: TEST_JWT_SECRET,
+      SEED_DEMO_DATA: 'always',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    try {
+      const response = await fetch(`${server.api}/sales-orders/1`, { headers: { authorization: await bearer() } });
+      expect(response.status).toBe(200);
+      await eventually(async () => collector.spans.some((span) => span.name.startsWith('GET')), 10_000);
+      await eventually(async () => collector.spans.some((span) => /^(pg\.query|SELECT)/.test(span.name)), 10_000);
+      const request = server.output
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg?: string; path?: string; trace_id?: string })
+        .find((entry) => entry.path === '/api/sales-orders/1');
+      expect(request?.trace_id).toMatch(/^[0-9a-f]{32}$/);
+      expect(collector.spans.map((span) => span.traceId)).toContain(request!.trace_id);
+    } finally {
+      await stopServerProcess(server);
+      collector.close();
+    }
+  });
+
+  it('off by default: no span leaves the process, no trace id in the logs', async () => {
+    const collector = await startCollector();
+    // OpenTelemetry's own variables, which its SDK would obey were it loaded: the service loads it
+    // only for OTEL_EXPORTER_OTLP_ENDPOINT, left unset here.
+    const server = await startServerProcess({
+      JWT_SECRET: TEST_JWT_SECRET,
+      SEED_DEMO_DATA: 'always',
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    try {
+      const response = await fetch(`${server.api}/sales-orders/1`, { headers: { authorization: await bearer() } });
+      expect(response.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(collector.spans).toEqual([]);
+      expect(server.output.some((line) => line.includes('trace_id'))).toBe(false);
+    } finally {
+      await stopServerProcess(server);
+      collector.close();
+    }
+  });
+});
