@@ -27,7 +27,8 @@ const prepareDatabaseInChildProcess = async (): Promise<void> => {
 const main = async () => {
   const config = loadConfig();
   // Before anything it would trace is imported: the serving code is imported below.
-  if (config.tracing) await (await import('./tracing.js')).startTracing(config.tracing);
+  const tracing = config.tracing ? await (await import('./tracing.js')).startTracing(config.tracing) : undefined;
+  const flushTelemetry = tracing ? () => tracing.shutdown() : undefined;
   const logger = createLogger(config.logLevel, undefined, { traceIds: config.tracing !== undefined });
   if (cluster.isWorker) {
     const [{ serve }, { WORKER_SLOT_VARIABLE }] = await Promise.all([
@@ -38,6 +39,7 @@ const main = async () => {
     await serve(config, logger.child({ pid: process.pid }), {
       worker: { slot: Number(process.env[WORKER_SLOT_VARIABLE]) },
       prepared: true,
+      flushTelemetry,
     });
     return;
   }
@@ -51,7 +53,7 @@ const main = async () => {
   if (prepared) await prepareDatabaseInChildProcess();
   if (config.webConcurrency === 1) {
     const { serve } = await import('./serve.js');
-    await serve(config, logger, { prepared });
+    await serve(config, logger, { prepared, flushTelemetry });
     return;
   }
   const { runClusterPrimary } = await import('./cluster-primary.js');

@@ -28,7 +28,11 @@ import { todayIn } from './shared/calendar.js';
 export const serve = async (
   config: AppConfig,
   logger: Logger,
-  { worker, prepared = false }: { worker?: { slot: number }; prepared?: boolean } = {},
+  {
+    worker,
+    prepared = false,
+    flushTelemetry,
+  }: { worker?: { slot: number }; prepared?: boolean; flushTelemetry?: () => Promise<void> } = {},
 ) => {
   // A worker may be told to stop while it is still starting: remembered, acted on once it can.
   let stop: ((signal: ShutdownMessage['signal']) => void) | undefined;
@@ -131,6 +135,8 @@ export const serve = async (
       await events.stop();
       await database.close();
       if (redis) await closeRedis(redis);
+      // The last spans (the shutdown's own requests among them) leave before the process does.
+      await flushTelemetry?.().catch((error: unknown) => logger.warn({ err: error }, 'flushing traces failed'));
     },
     finally: () => logger.info('stopped'),
   });

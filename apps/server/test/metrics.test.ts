@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -117,6 +118,29 @@ describe('metrics on METRICS_PORT', () => {
     expect(text).toContain('# TYPE nodejs_heap_size_used_bytes gauge');
   });
 
+  it("deploy/'s dashboard and scrape config ask for series the service exports, on compose's metrics port", async () => {
+    const text = await scrape(port);
+    const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]));
+    const deploy = new URL('../../../deploy/', import.meta.url);
+    const dashboard = JSON.parse(readFileSync(new URL('grafana/sales-order-service.json', deploy), 'utf8')) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    const asked = dashboard.panels.flatMap((panel) =>
+      panel.targets.flatMap((target) => [...target.expr.matchAll(/([a-z_][a-z0-9_]*)\{/g)].map((match) => match[1]!)),
+    );
+    expect(asked.length).toBeGreaterThan(12);
+    // A histogram's series are its name with _bucket, _count or _sum.
+    const missing = asked.filter(
+      (name) => !exported.has(name) && !exported.has(name.replace(/_(bucket|count|sum)$/, '')),
+    );
+    expect(missing).toEqual([]);
+    const compose = readFileSync(new URL('../compose.yaml', deploy), 'utf8');
+    const composePort = /METRICS_PORT: '(\d+)'/.exec(compose)?.[1];
+    const targets = readFileSync(new URL('prometheus.yml', deploy), 'utf8').match(/api-\d:(\d+)/g) ?? [];
+    expect(targets.length).toBe(2);
+    expect(targets.every((target) => target.endsWith(`:${composePort}`))).toBe(true);
+  });
+
   it('is not on the API: /metrics there is a 404, and the metrics port serves nothing else', async () => {
     const origin = new URL(server.api).origin;
     const authorization = await bearer();
@@ -226,6 +250,28 @@ describe('tracing', () => {
       await stopServerProcess(server);
       collector.close();
     }
+  });
+
+  it('sends the spans still waiting in the batch when the service stops', async () => {
+    const collector = await startCollector();
+    // A batch delay far beyond the test: the span can only leave through the shutdown's flush.
+    const server = await startServerProcess({
+      JWT_SECRET: TEST_JWT_SECRET,
+      SEED_DEMO_DATA: 'always',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
+    });
+    try {
+      const response = await fetch(`${server.api}/sales-orders/1`, { headers: { authorization: await bearer() } });
+      expect(response.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(collector.spans).toEqual([]);
+    } finally {
+      await stopServerProcess(server);
+    }
+    expect(collector.spans.some((span) => span.name.startsWith('GET'))).toBe(true);
+    collector.close();
   });
 
   it('off by default: no span leaves the process, no trace id in the logs', async () => {
