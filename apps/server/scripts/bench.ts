@@ -32,6 +32,10 @@
  *   BENCH_NODE_OPTIONS='--max-semi-space-size=16' pnpm bench  # the service's V8 flags (default: the Dockerfile's)
  *   BENCH_CPU_PROF=/tmp/prof pnpm bench      # + a V8 CPU profile of the single service process
  *
+ * Metrics: GET order (5 lines) runs again on a second service process with METRICS_PORT set and
+ * scraped every second (a PostgreSQL server only: the embedded database is one process's), read
+ * against the row without: what measuring every request costs.
+ *
  * Webhooks: the 5-line create runs a second time with one enabled webhook endpoint, a receiver
  * in this process on loopback (the service is started with WEBHOOK_ALLOW_HTTP and
  * WEBHOOK_ALLOW_PRIVATE_NETWORKS for it), read as a cost against the create without: what the
@@ -110,12 +114,15 @@ const startProcess = (script: string, env: Record<string, string>, nodeArgs: str
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let metricsPort: number | undefined;
   const origin = new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       if (!line.startsWith('{')) return;
       const entry = JSON.parse(line) as { msg?: string; port?: number };
+      // METRICS_PORT=0: the port the metrics server got, logged before the API listens.
+      if (entry.msg === 'metrics listening') metricsPort = entry.port;
       if (entry.msg !== 'listening') return;
       // From here the log is drained unread: parsing the service's line per request would take
       // CPU from autocannon, in this process, and make the service look slower than it is.
@@ -124,7 +131,7 @@ const startProcess = (script: string, env: Record<string, string>, nodeArgs: str
       resolve(`http://127.0.0.1:${entry.port}`);
     });
   });
-  return { child, origin };
+  return { child, origin, metricsPort: () => metricsPort };
 };
 
 /**
@@ -391,7 +398,7 @@ interface Row {
   /** The floor row (FLOOR) this route is also read against: its req/s over the floor's. */
   floor?: string;
   /** `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this one's). */
-  against: 'hello' | 'pgbench' | 'read' | 'create' | 'update' | null;
+  against: 'hello' | 'pgbench' | 'read' | 'create' | 'update' | 'metrics' | null;
 }
 
 const main = async () => {
@@ -652,6 +659,36 @@ const main = async () => {
         await receiver?.close();
       }
     }
+    if (serverUrl && wanted('GET order (5 lines) with metrics')) {
+      // The same read on a second process of the same build and database with METRICS_PORT set,
+      // scraped every second as a busy Prometheus would (the usual interval is 15 s): the cost
+      // of measuring every request, read against the row without. The first process idles.
+      const measuredService = startService({ ...env, SEED_DEMO_DATA: 'never', METRICS_PORT: '0' });
+      try {
+        const measuredOrigin = await measuredService.origin;
+        const metricsUrl = `http://127.0.0.1:${measuredService.metricsPort()}/metrics`;
+        const scrapes = setInterval(() => void fetch(metricsUrl).then((response) => response.text()), 1_000);
+        try {
+          const measured = await peakRss(measuredService.child.pid, () =>
+            load(
+              { method: 'GET', url: `${measuredOrigin}/api/sales-orders/${orderId}`, headers },
+              measuredService.child.pid,
+            ),
+          );
+          rows.push({
+            scenario: 'GET order (5 lines) with metrics',
+            ...measured.result,
+            rssMb: measured.rssMb,
+            against: 'metrics',
+          });
+        } finally {
+          clearInterval(scrapes);
+        }
+      } finally {
+        measuredService.child.kill('SIGTERM');
+        await new Promise((resolve) => measuredService.child.once('exit', resolve));
+      }
+    }
     if (serverUrl) {
       // The same database, now served by two workers (node:cluster); the single process idles.
       const cluster = startService({ ...env, SEED_DEMO_DATA: 'never', WEB_CONCURRENCY: '2' });
@@ -718,11 +755,15 @@ const main = async () => {
               ? fiveLineCreate
                 ? `cost ${(fiveLineCreate.rps / row.rps).toFixed(2)} x 5-line create`
                 : '-'
-              : row.against === 'update'
-                ? fiveLineUpdate
-                  ? `cost ${(fiveLineUpdate.rps / row.rps).toFixed(2)} x 5-line PUT`
+              : row.against === 'metrics'
+                ? fiveLineRead
+                  ? `${(row.rps / fiveLineRead.rps).toFixed(2)} x without metrics`
                   : '-'
-                : 'baseline',
+                : row.against === 'update'
+                  ? fiveLineUpdate
+                    ? `cost ${(fiveLineUpdate.rps / row.rps).toFixed(2)} x 5-line PUT`
+                    : '-'
+                  : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,
