@@ -37,6 +37,9 @@ const TRANSACTION_START_TIMEOUT = 'Unable to start a transaction in the given ti
 const isUnavailableSqlState = (code: string): boolean =>
   code === '57014' || code === '55P03' || /^57P0[123]$/.test(code) || /^(08|53)/.test(code);
 
+/** PostgreSQL's lock_not_available: lock_timeout ended a wait for a lock another transaction holds. */
+export const LOCK_NOT_AVAILABLE = '55P03';
+
 /** pg and pg-pool raise these as plain errors, without a code. */
 const UNAVAILABLE_PG_MESSAGES = new Set([
   'timeout exceeded when trying to connect', // pg-pool: no free connection within connectionTimeoutMillis
@@ -103,6 +106,26 @@ const isUnavailableOne = (error: Inspectable): boolean => {
   if ('severity' in error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return isUnavailableSqlState(code);
   return typeof message === 'string' && UNAVAILABLE_PG_MESSAGES.has(message);
 };
+
+/**
+ * The SQLSTATE of a PostgreSQL error, read from its field wherever the layers put it: Prisma's
+ * driver adapter error (`meta.driverAdapterError.cause.originalCode`, or the adapter error
+ * itself) or pg's DatabaseError (`code`, with a severity). Undefined for anything else.
+ */
+export const sqlStateOf = (error: unknown): string | undefined => {
+  const inspectable = asObject(error);
+  if (!inspectable) return undefined;
+  const cause = adapterCause(inspectable);
+  const sqlState = cause
+    ? (cause.originalCode ?? cause.code)
+    : 'severity' in inspectable
+      ? inspectable.code
+      : undefined;
+  return typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState) ? sqlState : undefined;
+};
+
+/** True when lock_timeout ended the statement's wait for another transaction's lock. */
+export const isLockNotAvailable = (error: unknown): boolean => sqlStateOf(error) === LOCK_NOT_AVAILABLE;
 
 /** True when `error` (or an error it wraps) says the database is unreachable, hung or overloaded. */
 export const isDatabaseUnavailable = (error: unknown): boolean => {
