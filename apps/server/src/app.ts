@@ -18,7 +18,11 @@ import { authenticate } from './http/authenticate.js';
 import { requirePermission } from './http/authorize.js';
 import { answerPreflight, corsForAllowedOrigins } from './http/cors.js';
 import { requireTrustedOriginForSessions } from './http/csrf.js';
-import { answerServiceUnavailable, databaseUnavailableHandler } from './http/database-unavailable.js';
+import {
+  answerServiceUnavailable,
+  databaseUnavailableHandler,
+  lockContentionHandler,
+} from './http/database-unavailable.js';
 import { success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
 import { createEventsRouter } from './http/events-router.js';
@@ -167,6 +171,7 @@ export const createApp = ({
   app.use(config.basePath || '/', api);
 
   app.use(notFoundHandler);
+  app.use(lockContentionHandler);
   app.use(databaseUnavailableHandler(database.availability, () => metrics.databaseUnavailable.inc()));
   app.use(errorHandler);
   return app;

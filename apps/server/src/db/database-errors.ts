@@ -31,11 +31,14 @@ const TRANSACTION_START_TIMEOUT = 'Unable to start a transaction in the given ti
 
 /**
  * SQLSTATEs that mean the server could not serve the statement now: cancelled by
- * statement_timeout (57014), lock_timeout (55P03), server shutting down or starting (57P01-57P03),
- * a connection exception (class 08) or insufficient resources (class 53).
+ * statement_timeout (57014), server shutting down or starting (57P01-57P03), a connection
+ * exception (class 08) or insufficient resources (class 53). Not lock_timeout (55P03): a wait
+ * for a lock another request holds is contention, not an outage (isLockNotAvailable).
+ * Configuration keeps lock_timeout below statement_timeout, so a lock wait ends as 55P03 and a
+ * 57014 means the statement itself was too slow.
  */
 const isUnavailableSqlState = (code: string): boolean =>
-  code === '57014' || code === '55P03' || /^57P0[123]$/.test(code) || /^(08|53)/.test(code);
+  code === '57014' || /^57P0[123]$/.test(code) || /^(08|53)/.test(code);
 
 /** PostgreSQL's lock_not_available: lock_timeout ended a wait for a lock another transaction holds. */
 export const LOCK_NOT_AVAILABLE = '55P03';
