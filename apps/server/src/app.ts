@@ -31,6 +31,7 @@ import { rateLimitPerClient } from './http/rate-limit.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
 import { securityHeaders } from './http/security-headers.js';
+import { refuseUnknownQueryParameters } from './http/unknown-query.js';
 import { createWebhookEndpointsRouter } from './http/webhook-endpoints-router.js';
 import type { Logger } from './logger.js';
 import { DROPDOWN_TYPE_OF_TABLE } from './master-data/master-data-repository.js';
@@ -59,7 +60,8 @@ const READINESS_TIMEOUT_MS = 800;
  *
  * Order of the checks on an API request, each before the next can run:
  * rate limit (429) -> authentication (401) -> cookie CSRF origin (403) -> route match (404) ->
- * route permission (403) -> JSON body (400) -> contract validation (400) -> use case (404/422).
+ * route permission (403) -> unknown query parameters (400) -> JSON body (400) -> contract
+ * validation (400) -> use case (404/422).
  */
 export const createApp = ({
   config,
@@ -162,6 +164,7 @@ export const createApp = ({
     globalMiddleware: [
       metrics.recordRoute,
       requirePermission,
+      refuseUnknownQueryParameters,
       requireJsonBody,
       express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
     ],
