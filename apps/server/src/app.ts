@@ -18,7 +18,11 @@ import { authenticate } from './http/authenticate.js';
 import { requirePermission } from './http/authorize.js';
 import { answerPreflight, corsForAllowedOrigins } from './http/cors.js';
 import { requireTrustedOriginForSessions } from './http/csrf.js';
-import { answerServiceUnavailable, databaseUnavailableHandler } from './http/database-unavailable.js';
+import {
+  answerServiceUnavailable,
+  databaseUnavailableHandler,
+  lockContentionHandler,
+} from './http/database-unavailable.js';
 import { success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
 import { createEventsRouter } from './http/events-router.js';
@@ -27,6 +31,7 @@ import { rateLimitPerClient } from './http/rate-limit.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
 import { securityHeaders } from './http/security-headers.js';
+import { refuseUnknownQueryParameters } from './http/unknown-query.js';
 import { createWebhookEndpointsRouter } from './http/webhook-endpoints-router.js';
 import type { Logger } from './logger.js';
 import { DROPDOWN_TYPE_OF_TABLE } from './master-data/master-data-repository.js';
@@ -55,7 +60,8 @@ const READINESS_TIMEOUT_MS = 800;
  *
  * Order of the checks on an API request, each before the next can run:
  * rate limit (429) -> authentication (401) -> cookie CSRF origin (403) -> route match (404) ->
- * route permission (403) -> JSON body (400) -> contract validation (400) -> use case (404/422).
+ * route permission (403) -> unknown query parameters (400) -> JSON body (400) -> contract
+ * validation (400) -> use case (404/422).
  */
 export const createApp = ({
   config,
@@ -158,6 +164,7 @@ export const createApp = ({
     globalMiddleware: [
       metrics.recordRoute,
       requirePermission,
+      refuseUnknownQueryParameters,
       requireJsonBody,
       express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
     ],
@@ -167,6 +174,7 @@ export const createApp = ({
   app.use(config.basePath || '/', api);
 
   app.use(notFoundHandler);
+  app.use(lockContentionHandler);
   app.use(databaseUnavailableHandler(database.availability, () => metrics.databaseUnavailable.inc()));
   app.use(errorHandler);
   return app;

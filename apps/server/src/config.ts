@@ -309,6 +309,18 @@ const EnvironmentSchema = z
         message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
       });
     }
+    // A lock wait must end as lock_not_available (contention: 503 busy), never be cut by the
+    // statement timeout first (read as an outage), and the Idempotency-Key wait is made of
+    // such lock waits: with a lock timeout at or above the statement timeout neither can hold.
+    if (value.DATABASE_LOCK_TIMEOUT_MS >= value.DATABASE_STATEMENT_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['DATABASE_LOCK_TIMEOUT_MS'],
+        message:
+          `must be less than DATABASE_STATEMENT_TIMEOUT_MS (${value.DATABASE_STATEMENT_TIMEOUT_MS}): ` +
+          'a lock wait must end before the statement waiting for it is cancelled',
+      });
+    }
     // PGlite lives inside one process and runs one query at a time: workers could not share it.
     if (value.WEB_CONCURRENCY > 1 && value.DATABASE_URL === undefined) {
       ctx.addIssue({
@@ -368,6 +380,8 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   idempotency: {
     ttlHours: value.IDEMPOTENCY_TTL_HOURS,
     waitSeconds: value.IDEMPOTENCY_WAIT_SECONDS,
+    /** The wait is a series of lock waits of at most this length, each ending before its statement's timeout. */
+    waitSliceMs: value.DATABASE_LOCK_TIMEOUT_MS,
     purgeIntervalSeconds: value.IDEMPOTENCY_PURGE_INTERVAL_SECONDS,
   },
   requireIfMatch: value.REQUIRE_IF_MATCH,

@@ -122,6 +122,19 @@ describe('configuration: other values', () => {
     refusedFor(variable, { [variable]: value });
   });
 
+  it('refuses a lock timeout at or above the statement timeout: a lock wait must end as contention, not be cancelled', () => {
+    expect(refusedFor('DATABASE_LOCK_TIMEOUT_MS', { DATABASE_LOCK_TIMEOUT_MS: '1500' })).toBe(
+      'DATABASE_LOCK_TIMEOUT_MS: must be less than DATABASE_STATEMENT_TIMEOUT_MS (1500): ' +
+        'a lock wait must end before the statement waiting for it is cancelled',
+    );
+    refusedFor('DATABASE_LOCK_TIMEOUT_MS', {
+      DATABASE_LOCK_TIMEOUT_MS: '10000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '5000',
+    });
+    const raised = loadConfig({ DATABASE_LOCK_TIMEOUT_MS: '10000', DATABASE_STATEMENT_TIMEOUT_MS: '12000' });
+    expect(raised.idempotency.waitSliceMs).toBe(10_000);
+  });
+
   it('accepts well-formed values', () => {
     const config = loadConfig({
       HOST: '0.0.0.0',

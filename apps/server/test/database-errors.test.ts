@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { PrismaClient } from '../src/db/database.js';
-import { isDatabaseUnavailable } from '../src/db/database-errors.js';
+import { isDatabaseUnavailable, isLockNotAvailable, sqlStateOf } from '../src/db/database-errors.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 /** The error a piece of real database work rejects with. */
@@ -26,7 +26,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     });
     afterAll(() => server?.close());
 
-    it('counts a statement cancelled by statement_timeout or lock_timeout as unavailable', async () => {
+    it('counts a statement cancelled by statement_timeout as unavailable; a lock_timeout is contention, read from its SQLSTATE', async () => {
       const statementTimeout = await failureOf(() =>
         prisma.$transaction(async (tx) => {
           await tx.$executeRaw`SET LOCAL statement_timeout = 100`;
@@ -34,6 +34,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         }),
       );
       expect(isDatabaseUnavailable(statementTimeout)).toBe(true);
+      expect(sqlStateOf(statementTimeout)).toBe('57014');
+      expect(isLockNotAvailable(statementTimeout)).toBe(false);
 
       // A model query (P2039) waiting on a lock another transaction holds.
       const lockTimeout = await failureOf(() =>
@@ -46,7 +48,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         }),
       );
       expect(lockTimeout).toMatchObject({ code: 'P2039' });
-      expect(isDatabaseUnavailable(lockTimeout)).toBe(true);
+      expect(isDatabaseUnavailable(lockTimeout)).toBe(false);
+      expect(isLockNotAvailable(lockTimeout)).toBe(true);
+      // The SQLSTATE field decides, not a substring of the error's serialised metadata.
+      expect(isLockNotAvailable({ meta: { message: 'waited for 55P03 things' } })).toBe(false);
     });
 
     it('leaves genuine faults to the 500 path: bad SQL, failed arithmetic, a broken constraint, a misused client', async () => {

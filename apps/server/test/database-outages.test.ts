@@ -33,6 +33,13 @@ const expectUnavailable = (response: request.Response, label: string) => {
   });
 };
 
+/** A 503 for lock contention: `busy`, with a shorter Retry-After than an outage's. */
+const expectBusy = (response: request.Response, label: string) => {
+  expect(response.status, `${label}: ${JSON.stringify(response.body)}`).toBe(503);
+  expect(response.headers['retry-after'], label).toBe('1');
+  expect(response.body.error.details, label).toEqual([expect.objectContaining({ code: 'busy' })]);
+};
+
 const timed = async (call: () => PromiseLike<request.Response>) => {
   const started = Date.now();
   const response = await call();
@@ -165,7 +172,7 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
     await server?.close();
   });
 
-  it('answers many concurrent creates queueing on a held counter lock with 503s, never 500, and serves again once the lock goes', async () => {
+  it('answers many concurrent creates queueing on a held counter lock with 503s (busy for the lock waits, database_unavailable for the connection waits), never 500, and serves again once the lock goes', async () => {
     await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201);
     // Another session holds the series' counter row, as a long transaction elsewhere would.
     await holder.query('BEGIN');
@@ -194,10 +201,16 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
         statuses.filter((status) => status !== 503),
         JSON.stringify(statuses),
       ).toEqual([]);
+      // Those holding a connection wait for the counter's lock (contention: busy), the rest for
+      // a connection (the pool exhausted: database_unavailable).
       for (const [index, { response, elapsed }] of results.entries()) {
-        expectUnavailable(response, `create ${index}`);
+        if (response.body.error?.details?.[0]?.code === 'busy') expectBusy(response, `create ${index}`);
+        else expectUnavailable(response, `create ${index}`);
         expect(elapsed, `create ${index}`).toBeLessThan(2 * REQUEST_BOUND_MS);
       }
+      const busy = results.filter(({ response }) => response.body.error?.details?.[0]?.code === 'busy');
+      expect(busy.length).toBeGreaterThan(0);
+      expect(busy.length).toBeLessThan(results.length);
       expect(readiness.elapsed).toBeLessThan(REQUEST_BOUND_MS);
       const alerts = log.since(mark).filter((entry) => entry.level >= WARN_LEVEL);
       expect(alerts.map(({ msg, err }) => ({ msg, err: (err as { message?: string } | undefined)?.message }))).toEqual([

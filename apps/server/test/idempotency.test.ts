@@ -4,13 +4,17 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 
 import { orderBody } from './support/fixtures.js';
-import { useServerWithFixtures } from './support/test-server.js';
+import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, useServerWithFixtures } from './support/test-server.js';
 import { signJwt, TEST_SUBJECT } from './support/tokens.js';
 
 const onPostgresServer = Boolean(process.env.TEST_DATABASE_URL);
 
 describe('Idempotency-Key on POST /sales-orders', () => {
-  const suite = useServerWithFixtures({ IDEMPOTENCY_PURGE_INTERVAL_SECONDS: '1' });
+  // Write safety is tested at the service's own database timeouts, as an operator runs it.
+  const suite = useServerWithFixtures({
+    ...SERVICE_DEFAULT_DATABASE_TIMEOUTS,
+    IDEMPOTENCY_PURGE_INTERVAL_SECONDS: '1',
+  });
   const prisma = () => suite.server.database.prisma;
   const post = (key: string | undefined, body: object) => {
     const call = suite.server.http.post('/sales-orders');
@@ -168,7 +172,9 @@ describe('Idempotency-Key on POST /sales-orders', () => {
 describe.skipIf(!onPostgresServer)(
   'a retry while the first request still runs (skipped without TEST_DATABASE_URL)',
   () => {
-    const suite = useServerWithFixtures({ IDEMPOTENCY_WAIT_SECONDS: '1' });
+    // The service's own database timeouts (statement 1.5 s, lock 1 s) under a longer wait: the
+    // wait must outlast both.
+    const suite = useServerWithFixtures({ ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, IDEMPOTENCY_WAIT_SECONDS: '3' });
 
     /** Runs `statement` in a transaction left open until released, then rolled back. */
     const holdInTransaction = (
@@ -201,7 +207,7 @@ describe.skipIf(!onPostgresServer)(
       VALUES (${TEST_SUBJECT}, ${key}, ${'0'.repeat(64)}, now() + interval '1 day')`,
       );
 
-    it('past IDEMPOTENCY_WAIT_SECONDS: 409 idempotency_request_in_progress with Retry-After; after the first failed, the key is free', async () => {
+    it('past IDEMPOTENCY_WAIT_SECONDS (beyond the statement timeout): 409 idempotency_request_in_progress with Retry-After; after the first failed, the key is free', async () => {
       const key = randomUUID();
       const body = orderBody(suite.fixtures, { remarks: `in progress ${key}` });
       const holder = holdKey(key);
@@ -212,19 +218,35 @@ describe.skipIf(!onPostgresServer)(
       const waited = Date.now() - started;
 
       expect(waiting.status).toBe(409);
-      expect(waiting.headers['retry-after']).toBe('1');
+      expect(waiting.headers['retry-after']).toBe('3');
       expect(waiting.body.error).toEqual({
         message: 'A request with this Idempotency-Key is still in progress',
         code: 409,
         details: [{ path: 'idempotency-key', code: 'idempotency_request_in_progress', message: expect.any(String) }],
       });
-      expect(waited).toBeGreaterThanOrEqual(900);
+      expect(waited).toBeGreaterThanOrEqual(2_900);
       await holder.release();
 
       const retry = await suite.server.http.post('/sales-orders').set('Idempotency-Key', key).send(body);
       expect(retry.status).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
       expect(await suite.server.database.prisma.salesOrder.count({ where: { remarks: `in progress ${key}` } })).toBe(1);
+    });
+
+    it('a retry waits past the statement timeout for a first request that then fails, and makes the order itself', async () => {
+      const key = randomUUID();
+      const body = orderBody(suite.fixtures, { remarks: `outlasts ${key}` });
+      const holder = holdKey(key);
+      await holder.isHeld;
+      setTimeout(() => void holder.release(), 2_200);
+
+      const started = Date.now();
+      const retry = await suite.server.http.post('/sales-orders').set('Idempotency-Key', key).send(body);
+
+      expect(retry.status).toBe(201);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_100);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(await suite.server.database.prisma.salesOrder.count({ where: { remarks: `outlasts ${key}` } })).toBe(1);
     });
 
     it('a retry that arrives while the first request runs waits for it, then replays its response', async () => {

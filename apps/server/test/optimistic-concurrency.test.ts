@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
 import { orderBody } from './support/fixtures.js';
-import { useServerWithFixtures } from './support/test-server.js';
+import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 describe('ETag, If-None-Match and If-Match on one order', () => {
-  const suite = useServerWithFixtures();
+  const suite = useServerWithFixtures(SERVICE_DEFAULT_DATABASE_TIMEOUTS);
   const http = () => suite.server.http;
   const createOrder = async () =>
     (await http().post('/sales-orders').send(orderBody(suite.fixtures))).body.data.sales_order_id as number;
@@ -211,7 +211,7 @@ describe('ETag, If-None-Match and If-Match on one order', () => {
 });
 
 describe('REQUIRE_IF_MATCH=true', () => {
-  const suite = useServerWithFixtures({ REQUIRE_IF_MATCH: 'true' });
+  const suite = useServerWithFixtures({ ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, REQUIRE_IF_MATCH: 'true' });
 
   it('PUT and DELETE without If-Match: 428 in the envelope, nothing changed; with it they work', async () => {
     const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures))).body.data.sales_order_id;

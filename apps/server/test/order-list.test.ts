@@ -298,6 +298,29 @@ describe('GET /sales-orders', () => {
     expect(await list({ limit: 200 })).toBeTruthy();
   });
 
+  it('refuses forged cursors the database would refuse (ids past int4, impossible timestamps, NUL) with 400, not 500', async () => {
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const cases: [Record<string, string>, string][] = [
+      [{ cursor: forged({ s: '-sales_order_date', k: '2026-11-15', i: 2147483648 }) }, 'id past int4'],
+      [{ cursor: forged({ s: '-sales_order_date', k: '2026-11-15', i: 1e300 }) }, 'id 1e300'],
+      [{ cursor: forged({ s: '-sales_order_date', k: '2026-11-15', i: 0 }) }, 'id 0'],
+      [{ cursor: forged({ s: '-updated_at', k: '2026-02-30T00:00:00.000Z', i: 1 }), sort: '-updated_at' }, 'Feb 30'],
+      [{ cursor: forged({ s: '-updated_at', k: '0000-01-01T00:00:00.000Z', i: 1 }), sort: '-updated_at' }, 'year 0'],
+      [{ cursor: forged({ s: '-updated_at', k: '2026-01-01T24:00:00.000Z', i: 1 }), sort: '-updated_at' }, 'hour 24'],
+      [{ cursor: forged({ s: 'sales_order_no', k: 'DHK\u0000', i: 1 }), sort: 'sales_order_no' }, 'NUL in key'],
+      [
+        { cursor: forged({ s: 'grand_total', k: '9999999999999999.00', i: 1 }), sort: 'grand_total' },
+        'total past the money range',
+      ],
+    ];
+    const answers = [];
+    for (const [query, label] of cases) {
+      const response = await suite.server.http.get('/sales-orders').query(query);
+      answers.push({ label, status: response.status, path: response.body.error?.details?.[0]?.path });
+    }
+    expect(answers).toEqual(cases.map(([, label]) => ({ label, status: 400, path: 'cursor' })));
+  });
+
   it('keeps pages exact while others insert, update and delete between them (no row twice, none missing)', async () => {
     const { products } = suite.fixtures;
     // A batch of its own, all on one customer so other tests' rows do not interfere.

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { orderBody } from './support/fixtures.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
-import { useServerWithFixtures } from './support/test-server.js';
+import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, useServerWithFixtures } from './support/test-server.js';
 import { signJwt, TEST_SUBJECT } from './support/tokens.js';
 
 const onPostgresServer = Boolean(process.env.TEST_DATABASE_URL);
@@ -48,7 +48,7 @@ const recordingFetch =
   };
 
 describe('the SDK makes writes safe to retry', () => {
-  const suite = useServerWithFixtures({ IDEMPOTENCY_WAIT_SECONDS: '1' });
+  const suite = useServerWithFixtures({ ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, IDEMPOTENCY_WAIT_SECONDS: '1' });
   let proxy: TcpProxy;
   let token: string;
   beforeAll(async () => {
@@ -211,7 +211,7 @@ describe('the SDK makes writes safe to retry', () => {
 });
 
 describe('the SDK against REQUIRE_IF_MATCH=true', () => {
-  const suite = useServerWithFixtures({ REQUIRE_IF_MATCH: 'true' });
+  const suite = useServerWithFixtures({ ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, REQUIRE_IF_MATCH: 'true' });
 
   it('an update or delete without ifMatch rejects with SalesOrderPreconditionRequiredError', async () => {
     const token = await signJwt({ payload: { permissions: ['*'] } });

@@ -27,6 +27,8 @@ export const SchemaIssueCode = {
   invalidInteger: 'invalid_integer',
   invalidOrderNumber: 'invalid_order_number',
   emptyUpdate: 'empty_update',
+  /** A query parameter the route does not have (a misspelt filter must never widen a result). */
+  unknownQueryParameter: 'unknown_query_parameter',
 } as const;
 
 /**

@@ -17,7 +17,7 @@ export const ErrorCode = {
   preconditionRequired: 428,
   tooManyRequests: 429,
   internal: 500,
-  /** The database did not answer in time (outage or overload); sent with `Retry-After`. */
+  /** The database did not answer in time (outage or overload), or lock contention; sent with `Retry-After`. */
   serviceUnavailable: 503,
 } as const;
 
@@ -64,7 +64,8 @@ export const CommonErrorResponses = {
   429: describedError('Too many requests: the per-client rate limit is exhausted.'),
   500: describedError('Internal server error.'),
   503: describedError(
-    'Service unavailable: the database did not answer in time (outage or overload); retry after the `Retry-After` seconds.',
+    'Service unavailable: the database did not answer in time (outage or overload: `database_unavailable`), or another ' +
+      'request held a lock this one needed for too long (contention: `busy`); retry after the `Retry-After` seconds.',
   ),
 } as const;
 

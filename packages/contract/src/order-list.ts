@@ -7,7 +7,10 @@ import {
   decimalPlaces,
   documented,
   fromBase64Url,
+  id,
   idParam,
+  isCalendarDate,
+  isStorableText,
   MAX_DETAIL_LINES,
   MONEY_MAX,
   ORDER_NUMBER_MAX_LENGTH,
@@ -49,28 +52,43 @@ export type ListSortKey = 'sales_order_date' | 'updated_at' | 'grand_total' | 's
 
 export const sortKeyOf = (sort: ListSort): ListSortKey => sort.replace(/^-/, '') as ListSortKey;
 
-/** Decimal text as PostgreSQL prints NUMERIC(18,2). */
-const DECIMAL_TEXT = /^-?\d{1,16}\.\d{2}$/;
+/** Decimal text as PostgreSQL prints NUMERIC(18,2), within the money range (13 integer digits). */
+const DECIMAL_TEXT = /^-?\d{1,13}\.\d{2}$/;
 /** A timestamp as the cursor carries it: ISO 8601 in UTC with milliseconds. */
-const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const ISO_MILLIS = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
-/** What a cursor holds: the sort it belongs to, the last row's sort key and its id. */
+/**
+ * What a cursor holds: the sort it belongs to, the last row's sort key and its id. Decoded with
+ * the bounds of the values the service writes in it (ids of stored rows, 1..2^31-1; real
+ * calendar days and times; amounts in the money range; storable text), so a forged cursor is a
+ * 400, never an error of the database.
+ */
 export const ListCursorSchema = z.discriminatedUnion('s', [
-  z.object({ s: z.enum(['-sales_order_date', 'sales_order_date']), k: calendarDate(), i: z.number().int().positive() }),
-  z.object({
-    s: z.enum(['-updated_at', 'updated_at']),
-    k: z
-      .string()
-      .regex(ISO_MILLIS)
-      .refine((value) => !Number.isNaN(Date.parse(value))),
-    i: z.number().int().positive(),
-  }),
-  z.object({
-    s: z.enum(['-grand_total', 'grand_total']),
-    k: z.string().regex(DECIMAL_TEXT),
-    i: z.number().int().positive(),
-  }),
-  z.object({ s: z.literal('sales_order_no'), k: z.string().min(1).max(50), i: z.number().int().positive() }),
+  z.object({ s: z.enum(['-sales_order_date', 'sales_order_date']), k: calendarDate(), i: id() }).strict(),
+  z
+    .object({
+      s: z.enum(['-updated_at', 'updated_at']),
+      k: z
+        .string()
+        .regex(ISO_MILLIS)
+        .refine((value) => isCalendarDate(value.slice(0, 10))),
+      i: id(),
+    })
+    .strict(),
+  z
+    .object({
+      s: z.enum(['-grand_total', 'grand_total']),
+      k: z.string().regex(DECIMAL_TEXT),
+      i: id(),
+    })
+    .strict(),
+  z
+    .object({
+      s: z.literal('sales_order_no'),
+      k: z.string().min(1).max(ORDER_NUMBER_MAX_LENGTH).refine(isStorableText),
+      i: id(),
+    })
+    .strict(),
 ]);
 export type ListCursor = z.infer<typeof ListCursorSchema>;
 

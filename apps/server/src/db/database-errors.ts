@@ -31,11 +31,17 @@ const TRANSACTION_START_TIMEOUT = 'Unable to start a transaction in the given ti
 
 /**
  * SQLSTATEs that mean the server could not serve the statement now: cancelled by
- * statement_timeout (57014), lock_timeout (55P03), server shutting down or starting (57P01-57P03),
- * a connection exception (class 08) or insufficient resources (class 53).
+ * statement_timeout (57014), server shutting down or starting (57P01-57P03), a connection
+ * exception (class 08) or insufficient resources (class 53). Not lock_timeout (55P03): a wait
+ * for a lock another request holds is contention, not an outage (isLockNotAvailable).
+ * Configuration keeps lock_timeout below statement_timeout, so a lock wait ends as 55P03 and a
+ * 57014 means the statement itself was too slow.
  */
 const isUnavailableSqlState = (code: string): boolean =>
-  code === '57014' || code === '55P03' || /^57P0[123]$/.test(code) || /^(08|53)/.test(code);
+  code === '57014' || /^57P0[123]$/.test(code) || /^(08|53)/.test(code);
+
+/** PostgreSQL's lock_not_available: lock_timeout ended a wait for a lock another transaction holds. */
+export const LOCK_NOT_AVAILABLE = '55P03';
 
 /** pg and pg-pool raise these as plain errors, without a code. */
 const UNAVAILABLE_PG_MESSAGES = new Set([
@@ -103,6 +109,26 @@ const isUnavailableOne = (error: Inspectable): boolean => {
   if ('severity' in error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return isUnavailableSqlState(code);
   return typeof message === 'string' && UNAVAILABLE_PG_MESSAGES.has(message);
 };
+
+/**
+ * The SQLSTATE of a PostgreSQL error, read from its field wherever the layers put it: Prisma's
+ * driver adapter error (`meta.driverAdapterError.cause.originalCode`, or the adapter error
+ * itself) or pg's DatabaseError (`code`, with a severity). Undefined for anything else.
+ */
+export const sqlStateOf = (error: unknown): string | undefined => {
+  const inspectable = asObject(error);
+  if (!inspectable) return undefined;
+  const cause = adapterCause(inspectable);
+  const sqlState = cause
+    ? (cause.originalCode ?? cause.code)
+    : 'severity' in inspectable
+      ? inspectable.code
+      : undefined;
+  return typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState) ? sqlState : undefined;
+};
+
+/** True when lock_timeout ended the statement's wait for another transaction's lock. */
+export const isLockNotAvailable = (error: unknown): boolean => sqlStateOf(error) === LOCK_NOT_AVAILABLE;
 
 /** True when `error` (or an error it wraps) says the database is unreachable, hung or overloaded. */
 export const isDatabaseUnavailable = (error: unknown): boolean => {

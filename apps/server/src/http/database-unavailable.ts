@@ -2,7 +2,7 @@ import { ErrorCode } from '@sales-order/contract';
 import type { ErrorRequestHandler, Response } from 'express';
 
 import type { DatabaseAvailability } from '../db/database-availability.js';
-import { isDatabaseUnavailable } from '../db/database-errors.js';
+import { isDatabaseUnavailable, isLockNotAvailable, sqlStateOf } from '../db/database-errors.js';
 import { failure } from './envelope.js';
 
 /** Seconds a caller is asked to wait before retrying while the database does not answer. */
@@ -19,6 +19,34 @@ export const answerServiceUnavailable = (
     .status(ErrorCode.serviceUnavailable)
     .set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS))
     .json(failure(ErrorCode.serviceUnavailable, message, [{ path: '', message, code }]));
+};
+
+/** Seconds a caller is asked to wait after meeting another request's lock: contention passes quickly. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+const BUSY_MESSAGE =
+  'The service is busy: another request held what this one needed (the order or its series) for too long. Retry later.';
+
+/**
+ * Lock contention (lock_timeout ended a wait for another request's lock) is not an outage: 503
+ * `busy` with a short Retry-After, logged at info (alerts on warnings and errors stay for
+ * outages and faults), neither reported to the availability monitor nor counted as an outage.
+ * A failed write was rolled back as a whole, so the same request can be retried as it is.
+ */
+export const lockContentionHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
+  if (!isLockNotAvailable(error)) {
+    next(error);
+    return;
+  }
+  req.log.info({ sqlState: sqlStateOf(error) }, 'lock wait timed out: another request held the lock');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res
+    .status(ErrorCode.serviceUnavailable)
+    .set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS))
+    .json(failure(ErrorCode.serviceUnavailable, BUSY_MESSAGE, [{ path: '', message: BUSY_MESSAGE, code: 'busy' }]));
 };
 
 /**

@@ -4,9 +4,9 @@ import { WriteSafetyCode } from '@sales-order/contract';
 import canonicalize from 'canonicalize';
 import type { ZodType } from 'zod';
 
+import { isLockNotAvailable } from '../db/database-errors.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, unprocessable } from '../errors/domain-error.js';
-import { Prisma } from '../generated/prisma/client.js';
 import { idempotencyRepository } from './idempotency-repository.js';
 
 /**
@@ -20,6 +20,12 @@ export interface IdempotencyOptions {
   ttlHours: number;
   /** How long a retry waits for the first request with its key before answering 409. */
   waitSeconds: number;
+  /**
+   * The longest single lock wait (DATABASE_LOCK_TIMEOUT_MS, which configuration keeps below the
+   * statement timeout): the wait for a key in flight is a series of lock waits this long, each
+   * in a transaction of its own, so no statement outlives the statement timeout.
+   */
+  waitSliceMs: number;
 }
 
 export interface IdempotentRequest {
@@ -60,13 +66,6 @@ const fingerprintOf = (request: unknown): string =>
     .update(canonicalize(request) ?? '')
     .digest('hex');
 
-// PostgreSQL's lock_not_available, raised when lock_timeout ends a wait.
-const LOCK_NOT_AVAILABLE = '55P03';
-
-const isLockTimeout = (error: unknown): boolean =>
-  error instanceof Prisma.PrismaClientKnownRequestError &&
-  JSON.stringify(error.meta ?? {}).includes(LOCK_NOT_AVAILABLE);
-
 const keyReused = (key: string) =>
   unprocessable(
     [
@@ -93,7 +92,7 @@ const stillInProgress = (retryAfterSeconds: number) =>
     retryAfterSeconds,
   );
 
-export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds }: IdempotencyOptions) => {
+export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSliceMs }: IdempotencyOptions) => {
   const replay = async <T>(subject: string, key: string, fingerprint: string, schema: ZodType<T>) => {
     const stored = await idempotencyRepository.findLive(db, subject, key);
     if (!stored || stored.result === null) return undefined;
@@ -112,13 +111,16 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds }: Idem
       perform: (guard: IdempotencyGuard) => Promise<T>,
     ): Promise<IdempotentOutcome<T>> {
       const fingerprint = fingerprintOf(request);
+      const deadline = Date.now() + waitSeconds * 1000;
+      // This attempt's lock wait: what is left of the whole wait, at most one slice.
+      let sliceMs = waitSliceMs;
       const guard: IdempotencyGuard = {
         claim: async (tx) => {
-          const previous = await idempotencyRepository.setLockTimeout(tx, `${waitSeconds}s`);
+          const previous = await idempotencyRepository.setLockTimeout(tx, `${sliceMs}ms`);
           const claimed = await idempotencyRepository
             .claim(tx, { subject, key, fingerprint, ttlHours })
             .catch((error: unknown) => {
-              throw isLockTimeout(error) ? new KeyStillHeld() : error;
+              throw isLockNotAvailable(error) ? new KeyStillHeld() : error;
             });
           if (!claimed) throw new KeyCommittedMeanwhile();
           await idempotencyRepository.setLockTimeout(tx, previous);
@@ -127,19 +129,24 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds }: Idem
         complete: (tx, result) => idempotencyRepository.storeResult(tx, subject, key, result),
       };
       // A committed key answers at once, without a transaction; a key committed while this
-      // request ran (the concurrent retry) answers after its claim has waited for it.
-      for (let attempt = 0; attempt < 2; attempt += 1) {
+      // request ran (the concurrent retry) answers after its claim has waited for it. A wait
+      // cut by the end of a slice starts again in a new transaction until the deadline.
+      let committedMeanwhile = 0;
+      for (;;) {
         const stored = await replay(subject, key, fingerprint, schema);
         if (stored !== undefined) return { result: stored, replayed: true };
+        sliceMs = Math.min(waitSliceMs, deadline - Date.now());
+        if (sliceMs < 1) throw stillInProgress(waitSeconds);
         try {
           return { result: await perform(guard), replayed: false };
         } catch (error) {
-          if (error instanceof KeyStillHeld) throw stillInProgress(waitSeconds);
+          if (error instanceof KeyStillHeld) continue;
           if (!(error instanceof KeyCommittedMeanwhile)) throw error;
+          // Committed, then expired and purged within a moment: vanishingly rare; the caller retries.
+          committedMeanwhile += 1;
+          if (committedMeanwhile === 2) throw stillInProgress(1);
         }
       }
-      // Committed, then expired and purged within a moment: vanishingly rare; the caller retries.
-      throw stillInProgress(1);
     },
   };
 };
