@@ -45,6 +45,8 @@ export type Example = {
   code: string;
   /** The reason of a `docs-test: skip` marker before the fence. */
   skip?: string;
+  /** The reason of a `docs-test: compile-only` marker before the fence (SDK snippets). */
+  compileOnly?: string;
   /** The fenced answer block right after it, if any. */
   answer?: string;
 };
@@ -59,7 +61,7 @@ type MdNode = {
 };
 
 const ANSWER_LANGS = new Set(['json', 'text', 'html', '']);
-const SKIP_MARKER = /^<!--\s*docs-test:\s*skip\s+([\s\S]*?)\s*-->$/;
+const MARKER = /^<!--\s*docs-test:\s*(skip|compile-only)\s+([\s\S]*?)\s*-->$/;
 
 /** The fenced code blocks of `lang` in a page, with their skip markers and answers. */
 export const examplesOf = (page: string, langs: readonly string[]): Example[] => {
@@ -72,10 +74,12 @@ export const examplesOf = (page: string, langs: readonly string[]): Example[] =>
       if (node.type !== 'code' || !langs.includes(node.lang ?? '')) return;
       const previous = children[index - 1];
       const next = children[index + 1];
-      const skip =
+      const marker =
         previous?.type === 'html' && previous.position!.end.line === node.position!.start.line - 1
-          ? SKIP_MARKER.exec((previous.value ?? '').trim())?.[1]
-          : undefined;
+          ? MARKER.exec((previous.value ?? '').trim())
+          : null;
+      const skip = marker?.[1] === 'skip' ? marker[2] : undefined;
+      const compileOnly = marker?.[1] === 'compile-only' ? marker[2] : undefined;
       const answer =
         next?.type === 'code' && ANSWER_LANGS.has(next.lang ?? '') && !langs.includes(next.lang ?? '')
           ? next.value
@@ -86,6 +90,7 @@ export const examplesOf = (page: string, langs: readonly string[]): Example[] =>
         lang: node.lang ?? '',
         code: node.value ?? '',
         skip,
+        compileOnly,
         answer,
       });
     });
