@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 import { type AppConfig, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
+import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { createLogger, type Logger } from './logger.js';
 import { todayIn } from './shared/calendar.js';
@@ -21,6 +22,9 @@ export const prepareDatabase = async (config: AppConfig, logger: Logger) => {
     if (seedWantedFor(config, database.embedded)) {
       const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
       if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
+      // The database was empty and now holds the demo data: it gets the demo key too (serve.ts
+      // prints it), as the embedded database does.
+      if (result.seeded && !database.embedded) await ensureDemoApiKey(database.prisma, config.database.dataDir);
     }
   } finally {
     await database.close();

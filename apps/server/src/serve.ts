@@ -7,7 +7,7 @@ import { createApp } from './app.js';
 import { BACKGROUND_JOBS_SLOT, isShutdownMessage, type ShutdownMessage } from './cluster-primary.js';
 import type { AppConfig } from './config.js';
 import { openDatabase } from './db/database.js';
-import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
+import { ensureDemoApiKey, savedDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { startEventProcessing } from './events/event-processing.js';
 import { createMetrics, noMetrics } from './http/metrics.js';
@@ -63,9 +63,15 @@ export const serve = async (
     const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
     if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
   }
-  // The demo key exists only on the embedded database: never on a server from DATABASE_URL.
-  const demoKey =
-    database.embedded && seedWanted ? await ensureDemoApiKey(database.prisma, config.database.dataDir) : undefined;
+  // The embedded database with demo data always has a demo key; a PostgreSQL server only when
+  // the start that loaded the demo data into it made one (prepare-database.ts).
+  const demoKey = database.embedded
+    ? seedWanted
+      ? await ensureDemoApiKey(database.prisma, config.database.dataDir)
+      : undefined
+    : config.seedDemoData === 'always' && !worker
+      ? await savedDemoApiKey(database.prisma, config.database.dataDir)
+      : undefined;
 
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   // Periodic jobs run in one process of a cluster, not once per worker; every worker relays
@@ -91,19 +97,21 @@ export const serve = async (
   const port = typeof address === 'object' && address ? address.port : config.port;
   // A cluster's primary says 'listening' once every worker does.
   logger.info({ host: config.host, port, basePath: config.basePath }, worker ? 'worker listening' : 'listening');
-  if (database.embedded) {
-    // Plain text for the person at the terminal, beside the JSON log (which never holds a key).
+  if (database.embedded || demoKey) {
+    // Plain text for the person at the terminal, on stderr: stdout carries only the JSON log
+    // lines (which never hold a key), so that a log collector reading it never meets the banner
+    // and the key (docs/decisions.md).
     const base = `http://${config.host}:${port}${config.basePath}`;
     const howToCall = demoKey
       ? [
-          `  demo API key (embedded database only${demoKey.file ? `; kept in ${demoKey.file}` : ''}):`,
+          `  demo API key${demoKey.file ? ` (kept in ${demoKey.file})` : ''}:`,
           `    Authorization: ApiKey ${demoKey.key}`,
           `  try: curl -H "Authorization: ApiKey ${demoKey.key}" ${base}/sales-orders/1`,
         ]
       : [
           `  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'`,
         ];
-    console.log(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
+    console.error(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
   }
 
   // SIGTERM (an orchestrator): /readyz turns 503 first and everything is still served for

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 import request from 'supertest';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -15,39 +18,65 @@ describe('the demo API key printed at start-up', () => {
     running = undefined;
   });
 
-  it('on the embedded database with demo data: prints a key that works', async () => {
-    running = await startServerProcess({ SEED_DEMO_DATA: 'auto' });
-    const header = running.output.map((line) => DEMO_HEADER.exec(line)).find(Boolean);
-    expect(header, running.output.filter((line) => !line.startsWith('{')).join('\n')).toBeDefined();
+  const printedKey = (running: ServerProcess) => {
+    const header = running.errors.map((line) => DEMO_HEADER.exec(line)).find(Boolean);
+    expect(header, running.errors.join('\n')).toBeDefined();
     const key = header![1]!;
-    expect(running.output.some((line) => line.includes(`curl -H "Authorization: ApiKey ${key}"`))).toBe(true);
-    // The JSON log never holds it.
-    expect(running.output.filter((line) => line.startsWith('{')).join('\n')).not.toContain(key);
+    expect(running.errors.some((line) => line.includes(`curl -H "Authorization: ApiKey ${key}"`))).toBe(true);
+    // Standard output holds only the JSON log lines, and they never hold the key.
+    expect(running.output.every((line) => line.startsWith('{'))).toBe(true);
+    expect(running.output.join('\n')).not.toContain(key);
+    return key;
+  };
 
+  it('on the embedded database with demo data: prints a key that works, on stderr', async () => {
+    running = await startServerProcess({ SEED_DEMO_DATA: 'auto' });
+    const key = printedKey(running);
     const response = await request(running.api).get('/sales-orders/1').set('Authorization', `ApiKey ${key}`);
     expect(response.status).toBe(200);
     expect(response.body.data.sales_order_id).toBe(1);
   });
 
-  it.skipIf(!process.env.TEST_DATABASE_URL)(
-    'with DATABASE_URL, even with demo data: no key is made or printed (skipped without TEST_DATABASE_URL)',
-    async () => {
-      const serverUrl = process.env.TEST_DATABASE_URL!;
+  describe.skipIf(!process.env.TEST_DATABASE_URL)('on a PostgreSQL server (skipped without TEST_DATABASE_URL)', () => {
+    const serverUrl = process.env.TEST_DATABASE_URL!;
+    const newDatabase = async () => {
       const name = inject('templateDatabase')!.replace(/_template$/, `_${randomBytes(6).toString('hex')}`);
       await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${inject('templateDatabase')}"`);
-      running = await startServerProcess({ DATABASE_URL: databaseUrl(serverUrl, name), SEED_DEMO_DATA: 'always' });
-      expect(running.output.join('\n')).not.toMatch(/ApiKey|sok_/);
-      const [{ count }] = (await adminQuery(
-        databaseUrl(serverUrl, name),
-        'SELECT count(*)::text AS count FROM api_keys',
-      )) as [{ count: string }];
-      expect(count).toBe('0');
-      // The demo data itself was loaded: the absence of a key is not a failed seed.
-      const [{ orders }] = (await adminQuery(
-        databaseUrl(serverUrl, name),
-        'SELECT count(*)::text AS orders FROM sales_orders',
-      )) as [{ orders: string }];
-      expect(Number(orders)).toBeGreaterThan(0);
-    },
-  );
+      return databaseUrl(serverUrl, name);
+    };
+    const apiKeyCount = async (url: string) =>
+      Number(((await adminQuery(url, 'SELECT count(*)::text AS count FROM api_keys')) as [{ count: string }])[0].count);
+
+    it('an empty database with SEED_DEMO_DATA=always: demo data and a printed key, printed again at the next start', async () => {
+      const url = await newDatabase();
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'demo-key-'));
+      try {
+        running = await startServerProcess({ DATABASE_URL: url, SEED_DEMO_DATA: 'always', DATA_DIR: dataDir });
+        const key = printedKey(running);
+        expect((await readFile(path.join(dataDir, 'demo-api-key'), 'utf8')).trim()).toBe(key);
+        const response = await request(running.api).get('/sales-orders/1').set('Authorization', `ApiKey ${key}`);
+        expect(response.status).toBe(200);
+        await stopServerProcess(running);
+
+        running = await startServerProcess({ DATABASE_URL: url, SEED_DEMO_DATA: 'always', DATA_DIR: dataDir });
+        expect(printedKey(running)).toBe(key);
+        expect(await apiKeyCount(url)).toBe(1);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('a database with data of its own: no key is made or printed, even with SEED_DEMO_DATA=always', async () => {
+      const url = await newDatabase();
+      await adminQuery(url, "INSERT INTO customers (code, name) VALUES ('C-1', 'A customer of the host')");
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'demo-key-'));
+      try {
+        running = await startServerProcess({ DATABASE_URL: url, SEED_DEMO_DATA: 'always', DATA_DIR: dataDir });
+        expect([...running.output, ...running.errors].join('\n')).not.toMatch(/ApiKey|sok_/);
+        expect(await apiKeyCount(url)).toBe(0);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
 });

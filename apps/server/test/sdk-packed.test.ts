@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApiKey } from './support/credentials.js';
 import { createFixtures, type Fixtures } from './support/fixtures.js';
+import { CONSUMER_COMPILER_OPTIONS, installPackedSdk } from './support/packed-sdk.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 const run = promisify(execFile);
 const repositoryRoot = path.resolve(import.meta.dirname, '..', '..', '..');
-const clientPackage = path.join(repositoryRoot, 'packages', 'client');
 const tsc = path.join(repositoryRoot, 'apps', 'server', 'node_modules', '.bin', 'tsc');
 
 /**
@@ -118,15 +118,6 @@ void client.cancelSalesOrder(1, {});
 void client.getDropdownOptions('vendors');
 `;
 
-/**
- * The environment a user's own npm would see: without the `npm_config_*` variables pnpm sets
- * for the script running this test (they point npm at pnpm's rc files, not npm's own). The
- * registry is reached as everywhere else on the machine: a TLS-inspecting proxy's CA comes
- * from NODE_EXTRA_CA_CERTS, which turbo.json passes through to the tests for this.
- */
-const userEnvironment = () =>
-  Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name)));
-
 describe('the packed SDK in a fresh project', () => {
   let server: TestServer;
   let fixtures: Fixtures;
@@ -136,27 +127,7 @@ describe('the packed SDK in a fresh project', () => {
     server = await startTestServer();
     fixtures = await createFixtures(server.database.prisma);
     project = await mkdtemp(path.join(tmpdir(), 'sdk-consumer-'));
-    const packDir = path.join(project, 'pack');
-    await run('pnpm', ['pack', '--pack-destination', packDir], { cwd: clientPackage });
-    const [tarball] = (await readdir(packDir)).filter((file) => file.endsWith('.tgz'));
-    expect(tarball, 'pnpm pack wrote no tarball (is packages/client built?)').toBeDefined();
-    await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true }));
-    // A real install: the SDK's own dependencies come from the registry, as for any user. A
-    // stalled registry request is retried after 30 s instead of npm's default 5 minutes, which
-    // alone would outlast this hook.
-    await run(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        '--fetch-timeout=30000',
-        '--fetch-retries=4',
-        path.join(packDir, tarball!),
-      ],
-      { cwd: project, env: userEnvironment() },
-    );
+    await installPackedSdk(project, { name: 'sdk-consumer' });
   }, 240_000);
 
   afterAll(async () => {
@@ -296,11 +267,7 @@ describe('the packed SDK in a fresh project', () => {
       path.join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          strict: true,
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          lib: ['ES2022', 'DOM'],
+          ...CONSUMER_COMPILER_OPTIONS,
           types: [],
           noEmit: true,
         },

@@ -6,8 +6,10 @@ import { createInterface } from 'node:readline';
 export type ServerProcess = {
   child: ChildProcess;
   api: string;
-  /** Every line the process printed to stdout so far (JSON log lines and the start-up banner). */
+  /** Every line the process printed to stdout so far (the JSON log lines). */
   output: string[];
+  /** Every line it printed to stderr so far (the start-up banner, warnings for the person at the terminal). */
+  errors: string[];
 };
 
 const serverRoot = path.resolve(import.meta.dirname, '..', '..');
@@ -39,8 +41,13 @@ export const startServerProcess = (
   /** Receives what the process prints to stderr, line by line (otherwise it goes to the test's). */
   onStderrLine?: (line: string) => void,
 ): Promise<ServerProcess> => {
-  const child = spawnServer(env, onStderrLine ? 'pipe' : 'inherit');
-  if (onStderrLine) createInterface({ input: child.stderr! }).on('line', onStderrLine);
+  const child = spawnServer(env, 'pipe');
+  const errors: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    errors.push(line);
+    if (onStderrLine) onStderrLine(line);
+    else process.stderr.write(`${line}\n`);
+  });
   const output: string[] = [];
   return new Promise((resolve, reject) => {
     let port: number | undefined;
@@ -54,7 +61,7 @@ export const startServerProcess = (
       if (entry.msg === 'connected to Redis') redisReady = true;
       // The banner follows the 'listening' line; give it a moment to arrive.
       if (port !== undefined && redisReady)
-        setTimeout(() => resolve({ child, api: `http://127.0.0.1:${port}/api`, output }), 100);
+        setTimeout(() => resolve({ child, api: `http://127.0.0.1:${port}/api`, output, errors }), 100);
     });
   });
 };

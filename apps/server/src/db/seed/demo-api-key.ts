@@ -9,18 +9,31 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
  * per database (never a fixed value in code), kept in DATA_DIR/demo-api-key (readable only by
  * its owner, beside the database files it unlocks) so that every start can print it again. A
  * revoked or lost demo key is replaced at the next start; SEED_DEMO_DATA=never stops that.
- * main.ts calls this only for the embedded database: never when DATABASE_URL is set.
+ * On a PostgreSQL server (DATABASE_URL) a key is made only by the start that loaded the demo data
+ * into an empty database (SEED_DEMO_DATA=always), and later starts print it while it is live
+ * (savedDemoApiKey): a database with data of its own never gets one.
  */
+const demoKeyFile = (dataDir: string) => (dataDir === 'memory://' ? undefined : path.resolve(dataDir, 'demo-api-key'));
+
+/** The key kept in DATA_DIR/demo-api-key while it is live in this database; undefined otherwise. */
+export const savedDemoApiKey = async (
+  prisma: PrismaClient,
+  dataDir: string,
+): Promise<{ key: string; file: string } | undefined> => {
+  const file = demoKeyFile(dataDir);
+  if (!file) return undefined;
+  const saved = (await readFile(file, 'utf8').catch(() => '')).trim();
+  return saved !== '' && (await createApiKeyService(prisma).isLive(saved)) ? { key: saved, file } : undefined;
+};
+
 export const ensureDemoApiKey = async (
   prisma: PrismaClient,
   dataDir: string,
 ): Promise<{ key: string; file?: string }> => {
+  const saved = await savedDemoApiKey(prisma, dataDir);
+  if (saved) return saved;
   const apiKeys = createApiKeyService(prisma);
-  const file = dataDir === 'memory://' ? undefined : path.resolve(dataDir, 'demo-api-key');
-  if (file) {
-    const saved = (await readFile(file, 'utf8').catch(() => '')).trim();
-    if (saved !== '' && (await apiKeys.isLive(saved))) return { key: saved, file };
-  }
+  const file = demoKeyFile(dataDir);
   const { key } = await apiKeys.create({ name: 'demo', permissions: ['*'], expiresAt: null });
   if (file) {
     await writeFile(file, `${key}\n`, { mode: 0o600 });
