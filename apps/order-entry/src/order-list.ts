@@ -21,7 +21,7 @@ export const createOrderList = (root: HTMLElement, client: SalesOrderClient, onO
     body,
   );
   const more = el('button', { type: 'button', hidden: true }, 'Load more');
-  const empty = el('p', { hidden: true }, 'No orders match.');
+  const empty = el('p', { hidden: true });
   root.replaceChildren(el('h2', { id: 'orders-heading' }, 'Orders'), form, table, empty, more);
 
   let cursor: string | undefined;
@@ -56,6 +56,7 @@ export const createOrderList = (root: HTMLElement, client: SalesOrderClient, onO
     body.append(...page.items.map(row));
     cursor = page.next_cursor ?? undefined;
     more.hidden = cursor === undefined;
+    empty.textContent = query ? 'No orders match.' : 'No orders yet.';
     empty.hidden = body.childElementCount > 0;
   };
 
