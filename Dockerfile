@@ -15,10 +15,12 @@ COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .pnpmfile.cjs ./
 COPY apps/server/package.json apps/server/
 COPY packages/contract/package.json packages/contract/
 COPY packages/client/package.json packages/client/
+COPY apps/order-entry/package.json apps/order-entry/
 RUN pnpm install --frozen-lockfile
 COPY . .
-# The build generates the Prisma client into the server's dist; deploy copies dist, the
-# Prisma schema and migrations, and production dependencies only.
+# The build generates the Prisma client into the server's dist and builds the order entry page
+# (a dependency of the server); deploy copies dist, the Prisma schema and migrations, the page's
+# static files, and production dependencies only.
 RUN pnpm build --filter=@sales-order/server... \
  && pnpm --filter @sales-order/server deploy --prod /app
 

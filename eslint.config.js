@@ -67,6 +67,11 @@ export default tseslint.config(
     },
   },
   {
+    // The order entry page runs in a browser.
+    files: ['apps/order-entry/src/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Plain JavaScript files (scripts, this file) are not type-checked.
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,

@@ -12,7 +12,8 @@ DEPLOY_DIR="${1:-$WORK_DIR/deploy}"
 rm -rf "$DEPLOY_DIR"
 echo "deploying to $DEPLOY_DIR"
 deploy_server "$DEPLOY_DIR"
-for needed in dist/main.js dist/generated prisma/schema.prisma prisma/migrations node_modules/@prisma/schema-engine-wasm; do
+for needed in dist/main.js dist/generated prisma/schema.prisma prisma/migrations node_modules/@prisma/schema-engine-wasm \
+  node_modules/@sales-order/order-entry/dist/index.html; do
   [ -e "$DEPLOY_DIR/$needed" ] || fail "the deployed folder has no $needed"
 done
 # Only production dependencies: no test runner, no TypeScript compiler of our own.
@@ -28,7 +29,7 @@ KEY="$(create_api_key "$DEPLOY_DIR" "$DATABASE_URL")"
 PORT="$(free_port)"
 BASE="http://127.0.0.1:$PORT"
 echo "starting with: node dist/main.js on $BASE"
-start_instance "$DEPLOY_DIR" deployed DATABASE_URL="$DATABASE_URL" HOST=127.0.0.1 PORT="$PORT" LOG_LEVEL=info
+start_instance "$DEPLOY_DIR" deployed DATABASE_URL="$DATABASE_URL" HOST=127.0.0.1 PORT="$PORT" LOG_LEVEL=info ORDER_ENTRY_PAGE=true
 SERVER_PID=$!
 wait_ready "$BASE/readyz" 90
 
@@ -37,9 +38,11 @@ code="$(status GET "$BASE/api/sales-orders/1" -H "Authorization: ApiKey $KEY")"
 grep -q '"success":true' "$WORK_DIR/body" || fail "GET /api/sales-orders/1 body: $(cat "$WORK_DIR/body")"
 code="$(status GET "$BASE/api/sales-orders/1")"
 [ "$code" = 401 ] || fail "an unauthenticated call answered $code"
+code="$(status GET "$BASE/order-entry/")"
+[ "$code" = 200 ] && grep -q 'name="sales-order-api"' "$WORK_DIR/body" || fail "GET /order-entry/ answered $code"
 # What an orchestrator sends: a graceful stop ends with exit code 0.
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID" && code=0 || code=$?
 [ "$code" = 0 ] || fail "the server exited with $code after SIGTERM"
 grep -q '"msg":"stopped"' "$WORK_DIR/deployed.log" || fail "the server did not log its graceful stop"
-echo "OK: the deployed folder migrated, seeded, created a key and served /readyz and an authenticated read with plain node, and stopped with exit code 0 on SIGTERM"
+echo "OK: the deployed folder migrated, seeded, created a key and served /readyz, an authenticated read and the order entry page with plain node, and stopped with exit code 0 on SIGTERM"

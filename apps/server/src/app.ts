@@ -27,6 +27,7 @@ import { success } from './http/envelope.js';
 import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
 import { createEventsRouter } from './http/events-router.js';
 import { type Metrics, noMetrics } from './http/metrics.js';
+import { orderEntryRouter } from './http/order-entry-page.js';
 import { rateLimitPerClient } from './http/rate-limit.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createSalesOrdersRouter } from './http/sales-orders-router.js';
@@ -131,6 +132,8 @@ export const createApp = ({
   database.beforeClose(lastUsed.flush);
   const apiKeys = createApiKeyAuthentication(database.prisma, { cacheTtlMs: config.auth.cacheTtlMs, lastUsed });
   const sessions = createSessionService(database.prisma, { cacheTtlMs: config.auth.cacheTtlMs });
+  // The reference order entry page, beside the API (it calls the API with the session cookie).
+  if (config.orderEntry.page) app.use(orderEntryRouter(config, sessions));
   // Payloads are `api_key:<digest>` or `session:<digest>` (the triggers' migration).
   database.changes.on(CREDENTIALS_CHANNEL, (payload) => {
     const [kind, digest = ''] = payload.split(':', 2);

@@ -248,6 +248,10 @@ const optionalPort = (name: string) =>
     return parsed;
   });
 
+/** An order entry switch: `auto` (unset) is on with the embedded database, off with DATABASE_URL. */
+const orderEntrySwitch = (value: 'true' | 'false' | 'auto', databaseUrl: string | undefined) =>
+  value === 'auto' ? databaseUrl === undefined : value === 'true';
+
 const EnvironmentSchema = z
   .object({
     PORT: integer('PORT', 3000, 0, 65535),
@@ -299,6 +303,9 @@ const EnvironmentSchema = z
     WEBHOOK_CONCURRENCY: integer('WEBHOOK_CONCURRENCY', 8, 0, 256),
     WEBHOOK_ALLOW_HTTP: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
+    // Unset: on with the embedded database (a demo), off with DATABASE_URL (production).
+    ORDER_ENTRY_PAGE: oneOf(['true', 'false', 'auto'], 'auto'),
+    ORDER_ENTRY_SIGN_IN: oneOf(['true', 'false', 'auto'], 'auto'),
   })
   .superRefine((value, ctx) => {
     // Node refuses a server whose headers may take longer than the whole request.
@@ -329,6 +336,16 @@ const EnvironmentSchema = z
         message:
           'must be 1 with the embedded database (DATABASE_URL unset): it lives inside one process and runs one query at a time; ' +
           'set DATABASE_URL to a PostgreSQL server to run several workers',
+      });
+    }
+    if (
+      value.ORDER_ENTRY_SIGN_IN === 'true' &&
+      orderEntrySwitch(value.ORDER_ENTRY_PAGE, value.DATABASE_URL) === false
+    ) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['ORDER_ENTRY_SIGN_IN'],
+        message: 'needs the order entry page (ORDER_ENTRY_PAGE=true): the sign-in link opens it',
       });
     }
   });
@@ -409,6 +426,16 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   events: {
     retentionDays: value.EVENT_RETENTION_DAYS,
     purgeIntervalSeconds: value.EVENT_PURGE_INTERVAL_SECONDS,
+  },
+  /**
+   * The reference order entry page at /order-entry/ (apps/order-entry), and its sign-in link
+   * that turns a host session's value into the session cookie (a stand-in for the host's login).
+   */
+  orderEntry: {
+    page: orderEntrySwitch(value.ORDER_ENTRY_PAGE, value.DATABASE_URL),
+    signIn:
+      orderEntrySwitch(value.ORDER_ENTRY_PAGE, value.DATABASE_URL) &&
+      orderEntrySwitch(value.ORDER_ENTRY_SIGN_IN, value.DATABASE_URL),
   },
   webhooks: {
     /** The wait before each retry of a failed delivery (ms); its length is the number of retries. */

@@ -8,6 +8,7 @@ import { BACKGROUND_JOBS_SLOT, isShutdownMessage, type ShutdownMessage } from '.
 import type { AppConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { ensureDemoApiKey, savedDemoApiKey } from './db/seed/demo-api-key.js';
+import { ensureDemoSession, signInUrl } from './db/seed/demo-session.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { startEventProcessing } from './events/event-processing.js';
 import { createMetrics, noMetrics } from './http/metrics.js';
@@ -73,6 +74,11 @@ export const serve = async (
       ? await savedDemoApiKey(database.prisma, config.database.dataDir)
       : undefined;
 
+  const demoSession =
+    database.embedded && seedWanted && config.orderEntry.signIn
+      ? await ensureDemoSession(database.prisma, config.database.dataDir)
+      : undefined;
+
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   // Periodic jobs run in one process of a cluster, not once per worker; every worker relays
   // events and sends webhooks (they share that work through the database).
@@ -111,7 +117,16 @@ export const serve = async (
       : [
           `  no demo key (SEED_DEMO_DATA=never); stop the service, then: pnpm api-key create --name me --permissions '*'`,
         ];
-    console.error(['', `Sales order service on ${base}`, ...howToCall, ''].join('\n'));
+    const origin = `http://${config.host}:${port}`;
+    const page = config.orderEntry.page
+      ? [
+          `  order entry page: ${origin}/order-entry/`,
+          ...(demoSession
+            ? [`    sign in as the demo user (or run pnpm order-entry): ${signInUrl(origin, demoSession)}`]
+            : []),
+        ]
+      : [];
+    console.error(['', `Sales order service on ${base}`, ...howToCall, ...page, ''].join('\n'));
   }
 
   // SIGTERM (an orchestrator): /readyz turns 503 first and everything is still served for

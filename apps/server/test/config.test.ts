@@ -173,3 +173,29 @@ describe('the service process', () => {
     expect(stderr).toMatch(/^ {2}- PORT: PORT must be an integer from 0 to 65535$/m);
   });
 });
+
+describe('configuration: the order entry page', () => {
+  const PG = { DATABASE_URL: 'postgresql://user@127.0.0.1:5432/db' };
+
+  it('is on with its sign-in link on the embedded database and off with DATABASE_URL, unless set', () => {
+    expect(loadConfig({}).orderEntry).toEqual({ page: true, signIn: true });
+    expect(loadConfig(PG).orderEntry).toEqual({ page: false, signIn: false });
+    expect(loadConfig({ ...PG, ORDER_ENTRY_PAGE: 'true' }).orderEntry).toEqual({ page: true, signIn: false });
+    expect(loadConfig({ ...PG, ORDER_ENTRY_PAGE: 'true', ORDER_ENTRY_SIGN_IN: 'true' }).orderEntry).toEqual({
+      page: true,
+      signIn: true,
+    });
+    expect(loadConfig({ ORDER_ENTRY_SIGN_IN: 'false' }).orderEntry).toEqual({ page: true, signIn: false });
+    // No page, no sign-in link to it.
+    expect(loadConfig({ ORDER_ENTRY_PAGE: 'false' }).orderEntry).toEqual({ page: false, signIn: false });
+  });
+
+  it('refuses other values, and a sign-in link without the page', () => {
+    expect(refusedFor('ORDER_ENTRY_PAGE', { ORDER_ENTRY_PAGE: 'yes' })).toBe(
+      'ORDER_ENTRY_PAGE: must be one of true, false, auto',
+    );
+    expect(refusedFor('ORDER_ENTRY_SIGN_IN', { ...PG, ORDER_ENTRY_SIGN_IN: 'true' })).toMatch(
+      /needs the order entry page \(ORDER_ENTRY_PAGE=true\)/,
+    );
+  });
+});

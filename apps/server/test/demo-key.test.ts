@@ -9,6 +9,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminQuery, databaseUrl } from './support/postgres-server.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 
+const SIGN_IN_LINE = /^ {4}sign in as the demo user \(or run pnpm order-entry\): (\S+)$/;
 const DEMO_HEADER = /^ {4}Authorization: ApiKey (sok_[a-z2-7]{8}_[A-Za-z0-9_-]{43})$/;
 
 describe('the demo API key printed at start-up', () => {
@@ -37,6 +38,26 @@ describe('the demo API key printed at start-up', () => {
     expect(response.body.data.sales_order_id).toBe(1);
   });
 
+  it('on the embedded database with demo data: prints the order entry page and a sign-in link that sets a working cookie', async () => {
+    running = await startServerProcess({ SEED_DEMO_DATA: 'auto' });
+    const origin = new URL(running.api).origin;
+    expect(running.errors).toContain(`  order entry page: ${origin}/order-entry/`);
+    const link = running.errors.map((line) => SIGN_IN_LINE.exec(line)).find(Boolean);
+    expect(link, running.errors.join('\n')).toBeDefined();
+    const url = new URL(link![1]!);
+    expect(url.origin).toBe(origin);
+    const token = url.searchParams.get('session')!;
+    expect(running.output.join('\n')).not.toContain(token);
+
+    const signIn = await request(origin).get(`${url.pathname}${url.search}`).expect(303);
+    expect(signIn.headers.location).toBe('/order-entry/');
+    const [cookie] = signIn.headers['set-cookie'] as unknown as string[];
+    expect(cookie).toBe(`erp_session=${token}; Path=/; HttpOnly; SameSite=Lax`);
+    const read = await request(running.api).get('/sales-orders/1').set('Cookie', `erp_session=${token}`);
+    expect(read.status).toBe(200);
+    await request(origin).get('/order-entry/').expect(200);
+  });
+
   describe.skipIf(!process.env.TEST_DATABASE_URL)('on a PostgreSQL server (skipped without TEST_DATABASE_URL)', () => {
     const serverUrl = process.env.TEST_DATABASE_URL!;
     const newDatabase = async () => {
@@ -61,6 +82,12 @@ describe('the demo API key printed at start-up', () => {
         running = await startServerProcess({ DATABASE_URL: url, SEED_DEMO_DATA: 'always', DATA_DIR: dataDir });
         expect(printedKey(running)).toBe(key);
         expect(await apiKeyCount(url)).toBe(1);
+        // Neither a demo session nor the page: both are for the embedded database unless set.
+        expect(running.errors.join('\n')).not.toMatch(/order entry page|sign in/);
+        const [{ sessions }] = (await adminQuery(url, 'SELECT count(*)::text AS sessions FROM sessions')) as [
+          { sessions: string },
+        ];
+        expect(sessions).toBe('0');
       } finally {
         await rm(dataDir, { recursive: true, force: true });
       }

@@ -1,0 +1,217 @@
+import type { LicenceWarning, SalesOrderClient, SalesOrderDetail } from '@sales-order/client';
+
+import { el, labelled } from './dom.js';
+import type { FieldErrors } from './errors.js';
+import { fillSelect, searchableSelect, selectedId } from './options.js';
+
+/** One order line as the clerk sees it: product, quantity, rate and the licence warnings. */
+export interface LineRow {
+  root: HTMLFieldSetElement;
+  product: HTMLSelectElement;
+  quantity: HTMLInputElement;
+  rate: HTMLInputElement;
+  remove: HTMLButtonElement;
+  warnings: HTMLUListElement;
+  /** Kept from the stored line (the form does not edit them): sent back unchanged. */
+  packsizeId: number | null;
+  remarks: string | null;
+  /** The product the packsize belongs to: choosing another product drops the packsize. */
+  storedProductId: number | undefined;
+}
+
+/** One other charge (carriage, discount): description and signed amount. */
+export interface ChargeRow {
+  root: HTMLFieldSetElement;
+  description: HTMLInputElement;
+  amount: HTMLInputElement;
+  remove: HTMLButtonElement;
+}
+
+/** A decimal as typed ("1,250.50" is not accepted: the service's numbers have no separators). */
+export const numberOf = (text: string): number | undefined => {
+  const trimmed = text.trim();
+  return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
+};
+
+const decimalInput = (value = '') =>
+  el('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', value, class: 'decimal' });
+
+/**
+ * The lines and other charges of the form. Paths of the envelope's details ("details.2.rate",
+ * "other_charges.0.amount") are registered for each row in the order the rows are sent.
+ */
+export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, onChange: () => void) => {
+  const lines: LineRow[] = [];
+  const charges: ChargeRow[] = [];
+  const linesBox = el('div', { class: 'lines' });
+  const chargesBox = el('div', { class: 'charges' });
+
+  const renumber = () => {
+    errors.unregisterUnder('details');
+    errors.unregisterUnder('other_charges');
+    lines.forEach((line, index) => {
+      line.root.querySelector('legend')!.textContent = `Line ${index + 1}`;
+      line.root.setAttribute('aria-label', `Line ${index + 1}`);
+      for (const [field, control] of [
+        ['product_id', line.product],
+        ['quantity', line.quantity],
+        ['rate', line.rate],
+      ] as const) {
+        errors.register(`details.${index}.${field}`, control.parentElement!.querySelector('.field-error')!);
+      }
+      errors.register(`details.${index}`, line.root.querySelector(':scope > .field-error')!);
+    });
+    charges.forEach((charge, index) => {
+      charge.root.querySelector('legend')!.textContent = `Charge ${index + 1}`;
+      charge.root.setAttribute('aria-label', `Charge ${index + 1}`);
+      errors.register(
+        `other_charges.${index}.description`,
+        charge.description.parentElement!.querySelector('.field-error')!,
+      );
+      errors.register(`other_charges.${index}.amount`, charge.amount.parentElement!.querySelector('.field-error')!);
+    });
+    for (const line of lines) line.remove.disabled = lines.length === 1 || line.product.disabled;
+  };
+
+  let productOptions: Promise<string> | undefined;
+
+  const addLine = async (stored?: SalesOrderDetail) => {
+    const product = labelled('Product', el('select', {}));
+    const search = el('input', { type: 'search', placeholder: 'Type to narrow', autocomplete: 'off' });
+    const searchField = labelled('Search products', search);
+    const quantity = labelled('Quantity', decimalInput(stored ? String(stored.quantity) : ''));
+    const rate = labelled('Rate', decimalInput(stored ? String(stored.rate) : ''));
+    const remove = el('button', { type: 'button' }, 'Remove line');
+    const warnings = el('ul', { class: 'warnings', 'aria-label': 'Licence warnings' });
+    const root = el(
+      'fieldset',
+      { class: 'line' },
+      el('legend', {}),
+      el(
+        'div',
+        { class: 'line-fields' },
+        product.wrapper,
+        searchField.wrapper,
+        quantity.wrapper,
+        rate.wrapper,
+        el('div', { class: 'field' }, remove),
+      ),
+      warnings,
+      el('span', { class: 'field-error', hidden: true }),
+    );
+    const row: LineRow = {
+      root,
+      product: product.control,
+      quantity: quantity.control,
+      rate: rate.control,
+      remove,
+      warnings,
+      packsizeId: stored?.packsize_id ?? null,
+      remarks: stored?.remarks ?? null,
+      storedProductId: stored?.product_id,
+    };
+    lines.push(row);
+    linesBox.append(root);
+    remove.addEventListener('click', () => {
+      lines.splice(lines.indexOf(row), 1);
+      root.remove();
+      renumber();
+      onChange();
+    });
+    searchableSelect(client, row.product, search, 'products', 'Choose a product');
+    renumber();
+    // Every new line starts from the same unfiltered list: asked once, then copied.
+    if (stored) {
+      await fillSelect(client, row.product, 'products', {
+        selectedId: stored.product_id,
+        placeholder: 'Choose a product',
+      });
+    } else {
+      productOptions ??= client.getDropdownOptions('products').then((answer) => answer.html);
+      row.product.innerHTML = await productOptions;
+      row.product.prepend(new Option('Choose a product', '', true, true));
+      row.product.value = '';
+    }
+    return row;
+  };
+
+  const addCharge = (stored?: { description: string; amount: number }) => {
+    const description = labelled('Charge description', el('input', { type: 'text', value: stored?.description ?? '' }));
+    const amount = labelled('Charge amount', decimalInput(stored ? String(stored.amount) : ''));
+    const remove = el('button', { type: 'button' }, 'Remove charge');
+    const root = el(
+      'fieldset',
+      { class: 'charge' },
+      el('legend', {}),
+      el('div', { class: 'charge-fields' }, description.wrapper, amount.wrapper, el('div', { class: 'field' }, remove)),
+    );
+    const row: ChargeRow = { root, description: description.control, amount: amount.control, remove };
+    charges.push(row);
+    chargesBox.append(root);
+    remove.addEventListener('click', () => {
+      charges.splice(charges.indexOf(row), 1);
+      root.remove();
+      renumber();
+      onChange();
+    });
+    renumber();
+    return row;
+  };
+
+  const clear = () => {
+    lines.splice(0).forEach((line) => line.root.remove());
+    charges.splice(0).forEach((charge) => charge.root.remove());
+  };
+
+  return {
+    lines,
+    charges,
+    linesBox,
+    chargesBox,
+    addLine,
+    addCharge,
+    clear,
+    /** Locks or unlocks what the order's status freezes (lines and charges after confirm). */
+    setLocked(locked: boolean) {
+      for (const line of lines)
+        for (const control of line.root.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>(
+          'input, select, button',
+        ))
+          control.disabled = locked;
+      for (const charge of charges)
+        for (const control of charge.root.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button'))
+          control.disabled = locked;
+      if (!locked) renumber();
+    },
+    /** The lines as the create and update bodies take them; what is not a number is sent as null for the service to name. */
+    detailsBody: () =>
+      lines.map((line) => {
+        const productId = selectedId(line.product);
+        return {
+          product_id: productId ?? null,
+          quantity: numberOf(line.quantity.value) ?? null,
+          rate: numberOf(line.rate.value) ?? null,
+          ...(line.packsizeId !== null && productId === line.storedProductId ? { packsize_id: line.packsizeId } : {}),
+          ...(line.remarks !== null ? { remarks: line.remarks } : {}),
+        };
+      }),
+    chargesBody: () =>
+      charges.map((charge) => ({
+        description: charge.description.value,
+        amount: numberOf(charge.amount.value) ?? null,
+      })),
+    /** Licence warnings beside the lines of the products they concern. */
+    showWarnings(warnings: LicenceWarning[]) {
+      for (const line of lines) {
+        const productId = selectedId(line.product);
+        line.warnings.replaceChildren(
+          ...warnings
+            .filter((warning) => warning.product_id === productId)
+            .map((warning) => el('li', { 'data-code': warning.code }, warning.message)),
+        );
+      }
+    },
+  };
+};
+
+export type LineEditor = ReturnType<typeof createLineEditor>;

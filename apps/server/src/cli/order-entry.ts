@@ -1,0 +1,36 @@
+/**
+ * `pnpm order-entry`: prints (and, at a terminal, opens) the link that signs a browser in to
+ * the order entry page of a running `pnpm start` (cli/order-entry-command.ts).
+ */
+import { spawn } from 'node:child_process';
+
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { runOrderEntryCommand } from './order-entry-command.js';
+import { runCli } from './run-cli.js';
+
+const openInBrowser = (url: string) => {
+  if (!process.stdout.isTTY) return;
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(command, [url], { detached: true, stdio: 'ignore' });
+  child.on('error', () => {}); // no browser here (a server): the printed link is enough
+  child.unref();
+};
+
+runCli(async () => {
+  const config = loadConfig();
+  return runOrderEntryCommand(
+    process.argv.slice(2),
+    config,
+    { out: (line) => console.log(line), err: (line) => console.error(line) },
+    async (use) => {
+      const database = await openDatabase(config);
+      try {
+        await use(database.prisma);
+      } finally {
+        await database.close();
+      }
+    },
+    openInBrowser,
+  );
+});
