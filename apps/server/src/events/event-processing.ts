@@ -67,9 +67,12 @@ export const startEventProcessing = async (
   );
   // A database outage is reported once, with the requests' own report (database-availability.ts),
   // not once per background poll that meets it; anything else is worth a warning each time.
+  // The embedded database lives in this process and cannot be out: a background poll that waited
+  // too long for its one connection met the requests' traffic, and the next poll tries again.
   const reportFailure = (message: string) => (error: unknown) => {
     if (isDatabaseUnavailable(error) || isDatabaseUnavailable(withoutQueueSuffix(error))) {
-      database.availability.reportFailure(error);
+      if (database.embedded) logger.debug({ err: error }, message);
+      else database.availability.reportFailure(error);
     } else logger.warn({ err: error }, message);
   };
   const queue = await startDeliveryQueue(database.pool, {
