@@ -20,7 +20,7 @@ describe('the built server (dist/main.js)', () => {
 
   it('starts over a fresh database and answers an authenticated request', async () => {
     const database = await createTestDatabase();
-    drop = database.drop;
+    drop = () => database.drop();
     server = await startServerProcess(
       { ...database.env, JWT_SECRET: TEST_JWT_SECRET, SEED_DEMO_DATA: 'always' },
       undefined,
