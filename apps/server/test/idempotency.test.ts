@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 
+import { createApiKey, createSession } from './support/credentials.js';
 import { orderBody } from './support/fixtures.js';
 import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, useServerWithFixtures } from './support/test-server.js';
 import { signJwt, TEST_SUBJECT } from './support/tokens.js';
@@ -21,6 +22,9 @@ describe('Idempotency-Key on POST /sales-orders', () => {
     return key === undefined ? call.send(body) : call.set('Idempotency-Key', key).send(body);
   };
   const ordersWithRemarks = (remarks: string) => prisma().salesOrder.count({ where: { remarks } });
+  /** A POST with the key as another caller: `headers` carry its credentials. */
+  const postAs = (headers: Record<string, string>, key: string, body: object) =>
+    request(suite.server.api).post('/sales-orders').set(headers).set('Idempotency-Key', key).send(body);
 
   it('10 concurrent POSTs with one key: exactly one order, and all ten callers get the same 201 body', async () => {
     const key = randomUUID();
@@ -93,16 +97,36 @@ describe('Idempotency-Key on POST /sales-orders', () => {
     const mine = await post(key, body);
     const token = await signJwt({ payload: { permissions: ['*'] }, subject: 'another-caller' });
 
-    const theirs = await request(suite.server.api)
-      .post('/sales-orders')
-      .set('Authorization', `Bearer ${token}`)
-      .set('Idempotency-Key', key)
-      .send(body);
+    const theirs = await postAs({ Authorization: `Bearer ${token}` }, key, body);
 
     expect(theirs.status).toBe(201);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
     expect(theirs.body.data.sales_order_id).not.toBe(mine.body.data.sales_order_id);
     expect(await ordersWithRemarks(`two callers ${key}`)).toBe(2);
+  });
+
+  it("keys are scoped by authentication method and subject: no token or session takes an API key's or a token's key", async () => {
+    const key = randomUUID();
+    const body = orderBody(suite.fixtures, { remarks: `scoped ${key}` });
+    const { key: apiKey, summary } = await createApiKey(prisma(), ['*']);
+    const byKey = await postAs({ Authorization: `ApiKey ${apiKey}` }, key, body);
+    expect(byKey.status).toBe(201);
+
+    // A token whose sub is the key's subject is refused, rather than replaying the key's order.
+    const impostor = await signJwt({ payload: { permissions: ['*'] }, subject: `api_key:${summary.prefix}` });
+    const byToken = await postAs({ Authorization: `Bearer ${impostor}` }, key, body);
+    expect(byToken.status).toBe(401);
+    expect(byToken.body.error.details[0].code).toBe('invalid_token');
+
+    // Host session `alice` and JWT `alice` are two callers: the same key makes two orders.
+    const aliceToken = await signJwt({ payload: { permissions: ['*'] }, subject: 'alice' });
+    const asToken = await postAs({ Authorization: `Bearer ${aliceToken}` }, key, body);
+    const session = await createSession(prisma(), { userId: 'alice' });
+    const asSession = await postAs({ Cookie: session.cookie, Origin: suite.server.origin }, key, body);
+    expect([asToken.status, asSession.status]).toEqual([201, 201]);
+    expect(asSession.headers['idempotent-replayed']).toBeUndefined();
+    expect(new Set([byKey, asToken, asSession].map((response) => response.body.data.sales_order_id)).size).toBe(3);
+    expect(await ordersWithRemarks(`scoped ${key}`)).toBe(3);
   });
 
   it('without a key, two identical POSTs make two orders (the spec behaviour stands)', async () => {
@@ -142,7 +166,7 @@ describe('Idempotency-Key on POST /sales-orders', () => {
     const body = orderBody(suite.fixtures, { remarks: `expiry ${key}` });
     const first = await post(key, body);
     const stored = await prisma().idempotencyKey.findUniqueOrThrow({
-      where: { subject_key: { subject: TEST_SUBJECT, key } },
+      where: { subject_key: { subject: `jwt:${TEST_SUBJECT}`, key } },
     });
     // Kept IDEMPOTENCY_TTL_HOURS (24 by default).
     expect(stored.expiresAt.getTime() - stored.createdAt.getTime()).toBe(24 * 3600 * 1000);
@@ -204,7 +228,7 @@ describe.skipIf(!onPostgresServer)(
     const holdKey = (key: string) =>
       holdInTransaction(
         (tx) => tx.$executeRaw`INSERT INTO idempotency_keys (subject, key, fingerprint, expires_at)
-      VALUES (${TEST_SUBJECT}, ${key}, ${'0'.repeat(64)}, now() + interval '1 day')`,
+      VALUES (${`jwt:${TEST_SUBJECT}`}, ${key}, ${'0'.repeat(64)}, now() + interval '1 day')`,
       );
 
     it('past IDEMPOTENCY_WAIT_SECONDS (beyond the statement timeout): 409 idempotency_request_in_progress with Retry-After; after the first failed, the key is free', async () => {

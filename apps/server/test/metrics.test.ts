@@ -160,7 +160,11 @@ describe('metrics on METRICS_PORT', () => {
   });
 });
 
-describe('metrics off by default', () => {
+// Each test starts service processes of its own (a cluster, or the OpenTelemetry loader hook,
+// which wraps every module the service imports): minutes on a loaded 2-core machine.
+const PROCESS_TESTS = { timeout: 240_000 };
+
+describe('metrics off by default', PROCESS_TESTS, () => {
   it('starts no metrics server without METRICS_PORT', async () => {
     const server = await startServerProcess({ JWT_SECRET: TEST_JWT_SECRET });
     try {
@@ -226,7 +230,7 @@ const startCollector = async () => {
   return { spans, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 };
 
-describe('tracing', () => {
+describe('tracing', PROCESS_TESTS, () => {
   it('with OTEL_EXPORTER_OTLP_ENDPOINT: spans for the request and its statements, and the trace id in its log line', async () => {
     const collector = await startCollector();
     const server = await startServerProcess({

@@ -193,7 +193,7 @@ describe('the SDK makes writes safe to retry', () => {
       const holder = suite.server.database.prisma
         .$transaction(async (tx) => {
           await tx.$executeRaw`INSERT INTO idempotency_keys (subject, key, fingerprint, expires_at)
-            VALUES (${TEST_SUBJECT}, ${idempotencyKey}, ${'0'.repeat(64)}, now() + interval '1 day')`;
+            VALUES (${`jwt:${TEST_SUBJECT}`}, ${idempotencyKey}, ${'0'.repeat(64)}, now() + interval '1 day')`;
           await new Promise((resolve) => setTimeout(resolve, 1500));
           throw new Error('roll back');
         })

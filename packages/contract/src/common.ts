@@ -25,6 +25,7 @@ export const SchemaIssueCode = {
   invalidDate: 'invalid_date',
   invalidText: 'invalid_text',
   invalidInteger: 'invalid_integer',
+  invalidNumber: 'invalid_number',
   invalidOrderNumber: 'invalid_order_number',
   emptyUpdate: 'empty_update',
   /** A query parameter the route does not have (a misspelt filter must never widen a result). */
@@ -52,24 +53,47 @@ export const id = () => z.number().int().positive().max(MAX_ID);
  */
 const CANONICAL_INTEGER = /^(?:0|[1-9][0-9]*)$/;
 
+/** Decimal notation as JSON writes a number without exponent: `-12.5`, never `+1`, ` 1`, `1e3` or `0x10`. */
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+
+const NUMBER_TEXT = {
+  integer: {
+    pattern: CANONICAL_INTEGER,
+    message: 'must be a positive integer written in decimal digits only',
+    code: SchemaIssueCode.invalidInteger,
+  },
+  decimal: {
+    pattern: CANONICAL_DECIMAL,
+    message: 'must be a number written in decimal digits (an optional minus sign and decimal point, no exponent)',
+    code: SchemaIssueCode.invalidNumber,
+  },
+} as const;
+
 /**
- * An integer id read from a path or query string. Callers (the SDK) pass numbers, which go
- * through unchanged; the text of a URL is read only when it is a canonical decimal integer.
+ * A number read from a path or query string. Callers (the SDK) pass numbers, which go through
+ * unchanged; the text of a URL is read only in canonical decimal notation, so `0x10`, `1e3`,
+ * `+1`, ` 10` and an empty value are refused, never read as 16, 1000, 1, 10 or 0. Declared with a
+ * number input (the preprocess itself takes anything), so the SDK keeps typed numbers and the
+ * OpenAPI document the inner schema's type.
  */
-export const idParam = () =>
-  // Declared with a number input (the preprocess itself takes anything), so the SDK keeps
-  // typed numbers and the OpenAPI document an integer.
-  z.preprocess((value, ctx) => {
+export const numberFromText = <T extends z.ZodTypeAny>(
+  kind: keyof typeof NUMBER_TEXT,
+  schema: T,
+): z.ZodEffects<T, z.output<T>, number> => {
+  const { pattern, message, code } = NUMBER_TEXT[kind];
+  return z.preprocess((value, ctx) => {
     if (typeof value !== 'string') return value;
-    if (CANONICAL_INTEGER.test(value)) return Number(value);
-    ctx.addIssue({
-      code: z.ZodIssueCode.custom,
-      message: 'must be a positive integer written in decimal digits only',
-      params: { code: SchemaIssueCode.invalidInteger },
-      fatal: true,
-    });
+    if (pattern.test(value)) return Number(value);
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message, params: { code }, fatal: true });
     return z.NEVER;
-  }, id()) as z.ZodEffects<ReturnType<typeof id>, number, number>;
+  }, schema) as unknown as z.ZodEffects<T, z.output<T>, number>;
+};
+
+/** An integer id read from a path or query string (see numberFromText). */
+export const idParam = () => numberFromText('integer', id());
+
+/** A count from a query string (`limit`): an integer in `min..max` (see numberFromText). */
+export const queryInteger = (min: number, max: number) => numberFromText('integer', z.number().int().min(min).max(max));
 
 /** Counts the digits after the decimal point of a finite number as JSON wrote it. */
 export const decimalPlaces = (value: number): number => {
@@ -240,18 +264,25 @@ export const fromBase64Url = (value: string): string => {
   return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
 };
 
-const DATE_TIME_INPUT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-]\d{2}:\d{2})?$/;
+const DATE_TIME_INPUT =
+  /^(\d{4}-\d{2}-\d{2})[T ]((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,6})?)(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?$/;
 
-/** The spec's DateTime (`YYYY-MM-DD HH:mm:ss`, UTC) or ISO 8601 with an offset; read as an instant. */
+/**
+ * The spec's DateTime (`YYYY-MM-DD HH:mm:ss`, UTC) or ISO 8601 with an offset; read as an
+ * instant. The day must exist (no 2026-02-30, no year 0: the calendar-date rule of bodies) and
+ * the time too (no hour 24, no minute 60): JavaScript's Date would roll them over.
+ */
 export const dateTimeInput = () =>
   documented(z.string().max(40), { format: 'date-time' })
     .transform((value, ctx) => {
       const match = DATE_TIME_INPUT.exec(value);
-      const instant = match ? new Date(`${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : undefined;
+      const instant =
+        match && isCalendarDate(match[1]!) ? new Date(`${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : undefined;
       if (!instant || Number.isNaN(instant.getTime())) {
         ctx.addIssue({
           code: z.ZodIssueCode.custom,
-          message: 'must be a date-time: YYYY-MM-DD HH:mm:ss (UTC) or ISO 8601 with an offset',
+          message: 'must be a date-time of a real day: YYYY-MM-DD HH:mm:ss (UTC) or ISO 8601 with an offset',
+          params: { code: SchemaIssueCode.invalidDate },
         });
         return z.NEVER;
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { id, idParam, requiredText } from './common.js';
+import { id, idParam, queryInteger, requiredText } from './common.js';
 
 export const DROPDOWN_TYPES = ['field-officers', 'products', 'locations', 'customers', 'ports'] as const;
 
@@ -25,11 +25,7 @@ export const DropdownQuerySchema = z.object({
   q: requiredText(100)
     .optional()
     .describe('Only records whose name contains this, case-insensitive: how a form reaches records past `limit`.'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(DROPDOWN_LIMIT_MAX)
+  limit: queryInteger(1, DROPDOWN_LIMIT_MAX)
     .default(DROPDOWN_LIMIT_DEFAULT)
     .describe(
       `At most this many options (besides the selected one), the first by name: 1..${DROPDOWN_LIMIT_MAX}, ` +

@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 
-import { dateTime, documented, fromBase64Url, id, idParam, MAX_ID, toBase64Url } from './common.js';
+import { dateTime, documented, fromBase64Url, id, idParam, MAX_ID, queryInteger, toBase64Url } from './common.js';
 import { successEnvelope } from './envelope.js';
 import { CommonErrorResponses } from './errors.js';
 import { Permission } from './permissions.js';
@@ -121,11 +121,7 @@ export const ListEventsQuerySchema = z.object({
   after: eventCursor()
     .optional()
     .describe('Opaque: the next_cursor of the previous page (same filters); omitted, the oldest event kept.'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(EVENTS_LIMIT_MAX)
+  limit: queryInteger(1, EVENTS_LIMIT_MAX)
     .default(EVENTS_LIMIT_DEFAULT)
     .describe(`1..${EVENTS_LIMIT_MAX}, default ${EVENTS_LIMIT_DEFAULT}.`),
   types: eventTypeList().optional(),

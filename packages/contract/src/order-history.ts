@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { dateTime, documented, id, MAX_DETAIL_LINES } from './common.js';
+import { dateTime, documented, id, MAX_DETAIL_LINES, queryInteger } from './common.js';
 import { LicenceWarningSchema } from './licence.js';
 import { CANCELLATION_REASON_MAX_LENGTH } from './order-lifecycle.js';
 import { ORDER_REMARKS_MAX_LENGTH, OtherChargeSchema, SalesOrderDetailSchema } from './sales-order.js';
@@ -131,11 +131,7 @@ export const decodeHistoryCursor = (value: string): number | undefined => {
 };
 
 export const SalesOrderHistoryQuerySchema = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(HISTORY_LIMIT_MAX)
+  limit: queryInteger(1, HISTORY_LIMIT_MAX)
     .optional()
     .describe(
       `Entries per page, 1..${HISTORY_LIMIT_MAX}, default ${HISTORY_LIMIT_DEFAULT}; a page also stops before ` +

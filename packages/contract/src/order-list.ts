@@ -13,7 +13,9 @@ import {
   isStorableText,
   MAX_DETAIL_LINES,
   MONEY_MAX,
+  numberFromText,
   ORDER_NUMBER_MAX_LENGTH,
+  queryInteger,
   requiredText,
   SchemaIssueCode,
   toBase64Url,
@@ -114,7 +116,7 @@ const queryBoolean = () =>
 
 /** A money bound from a query string, carried to SQL as exact decimal text. */
 const moneyBound = () =>
-  documented(z.coerce.number().finite().gte(-MONEY_MAX).lte(MONEY_MAX), { multipleOf: 0.01 })
+  numberFromText('decimal', documented(z.number().finite().gte(-MONEY_MAX).lte(MONEY_MAX), { multipleOf: 0.01 }))
     .refine((value) => decimalPlaces(value) <= 2, {
       message: 'must have at most 2 decimal places',
       params: { code: SchemaIssueCode.tooManyDecimals },
@@ -171,11 +173,7 @@ export const ListSalesOrdersQuerySchema = z
     status: statusList().optional(),
     include_deleted: queryBoolean().describe('true: soft-deleted orders too, with their deleted_at (default false).'),
     sort: ListSortSchema.default('-sales_order_date'),
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(LIST_LIMIT_MAX)
+    limit: queryInteger(1, LIST_LIMIT_MAX)
       .default(LIST_LIMIT_DEFAULT)
       .describe(`1..${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.`),
     cursor: z

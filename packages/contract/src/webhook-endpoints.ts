@@ -1,7 +1,17 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 
-import { dateTime, dateTimeInput, documented, id, idParam, MAX_ID, SchemaIssueCode, text } from './common.js';
+import {
+  dateTime,
+  dateTimeInput,
+  documented,
+  id,
+  idParam,
+  MAX_ID,
+  queryInteger,
+  SchemaIssueCode,
+  text,
+} from './common.js';
 import { successEnvelope } from './envelope.js';
 import { CommonErrorResponses, describedError } from './errors.js';
 import { EVENT_CURSOR_MAX_LENGTH, EVENT_TYPES, eventCursor, eventId, EventTypeSchema } from './events.js';
@@ -206,11 +216,7 @@ export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
 export const ListWebhookDeliveriesQuerySchema = z.object({
   status: DeliveryStatusSchema.optional(),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(DELIVERIES_LIMIT_MAX)
+  limit: queryInteger(1, DELIVERIES_LIMIT_MAX)
     .default(DELIVERIES_LIMIT_DEFAULT)
     .describe(`1..${DELIVERIES_LIMIT_MAX}, default ${DELIVERIES_LIMIT_DEFAULT}.`),
   cursor: idParam().optional().describe('The next_cursor of the previous page: older deliveries.'),

@@ -1,7 +1,7 @@
 import { unauthenticated } from '../errors/domain-error.js';
 import type { ApiKeyAuthentication } from './api-keys.js';
 import type { JwtVerifier } from './jwt-verifier.js';
-import type { Principal } from './principal.js';
+import { API_KEY_SUBJECT_PREFIX, type Principal } from './principal.js';
 import type { SessionService } from './sessions.js';
 
 /** What a request carries to prove who sent it. */
@@ -13,6 +13,16 @@ export type Credentials = {
 };
 
 const CREDENTIALS_PATTERN = /^([A-Za-z]+) +(\S+)$/;
+
+/**
+ * A token's or session's subject is recorded as created_by like an API key's `api_key:<prefix>`:
+ * one written like that would pass for the key in the audit columns, so it is refused.
+ */
+const notAnApiKeySubject = (code: 'invalid_token' | 'invalid_session') => (principal: Principal) => {
+  if (principal.subject.startsWith(API_KEY_SUBJECT_PREFIX))
+    throw unauthenticated(`A subject starting with ${API_KEY_SUBJECT_PREFIX} is reserved for API keys`, code);
+  return principal;
+};
 
 export type Authenticator = {
   /** The caller, or an `unauthenticated` DomainError. */
@@ -37,14 +47,15 @@ export const createAuthenticator = (methods: {
       const credential = match[2]!;
       switch (match[1]!.toLowerCase()) {
         case 'bearer':
-          return methods.jwt.verify(credential);
+          return methods.jwt.verify(credential).then(notAnApiKeySubject('invalid_token'));
         case 'apikey':
           return methods.apiKeys.authenticate(credential);
         default:
           throw unauthenticated('Use Authorization: Bearer <token> or ApiKey <key>', 'unsupported_scheme');
       }
     }
-    if (sessionToken !== undefined) return methods.sessions.authenticate(sessionToken);
+    if (sessionToken !== undefined)
+      return methods.sessions.authenticate(sessionToken).then(notAnApiKeySubject('invalid_session'));
     throw unauthenticated('Authentication required', 'missing_credentials');
   },
 });

@@ -13,6 +13,18 @@ export type Principal = {
 /** The permissions a caller can be given: each route's, and `*` for all of them. */
 export const KNOWN_PERMISSIONS: readonly string[] = Object.values(Permission);
 
+/** The prefix of an API key's subject (`api_key:<prefix>`): no other method's subject may start with it. */
+export const API_KEY_SUBJECT_PREFIX = 'api_key:';
+
+/**
+ * Who the caller is across authentication methods: the method and the subject together
+ * (`api_key:<prefix>`, `jwt:<sub>`, `session:<user>`), so that no credential of one kind takes
+ * the identity of another (JWT `alice` and host session `alice` are two callers). What
+ * Idempotency-Keys are scoped by.
+ */
+export const identityOf = ({ method, subject }: Pick<Principal, 'method' | 'subject'>): string =>
+  method === 'api_key' ? subject : `${method}:${subject}`;
+
 /** Subjects are stored in VARCHAR(200) audit columns. */
 export const MAX_SUBJECT_LENGTH = 200;
 

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 
+import { identityOf } from '../auth/principal.js';
 import { unauthenticated } from '../errors/domain-error.js';
 
 /** The authenticated subject, recorded as created_by, updated_by and deleted_by. */
@@ -7,4 +8,10 @@ export const actorOf = (req: Pick<Request, 'principal'>): string => {
   // `authenticate` runs before every route; a write without a caller must still never happen.
   if (!req.principal) throw unauthenticated('Authentication required', 'missing_credentials');
   return req.principal.subject;
+};
+
+/** The caller's identity across authentication methods (principal.ts), which Idempotency-Keys are scoped by. */
+export const identityOfCaller = (req: Pick<Request, 'principal'>): string => {
+  if (!req.principal) throw unauthenticated('Authentication required', 'missing_credentials');
+  return identityOf(req.principal);
 };

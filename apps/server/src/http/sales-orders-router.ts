@@ -12,7 +12,7 @@ import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { entityTagOf } from '../orders/order-preconditions.js';
 import type { TransitionRequest } from '../orders/order-transition.js';
 import type { Services } from '../services.js';
-import { actorOf } from './actor.js';
+import { actorOf, identityOfCaller } from './actor.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success } from './envelope.js';
 import { type Metrics, noMetrics } from './metrics.js';
@@ -54,7 +54,7 @@ export const createSalesOrdersRouter = (
     const key = headers['idempotency-key'];
     if (key === undefined) return { result: await perform({ actor, expected }), replayed: false };
     return idempotency.run(
-      { subject: actor, key, request: { transition: name, sales_order_id: params.id, body } },
+      { subject: identityOfCaller(req), key, request: { transition: name, sales_order_id: params.id, body } },
       SalesOrderSchema,
       (guard: IdempotencyGuard) => perform({ actor, expected, idempotency: guard }),
     );
@@ -82,8 +82,10 @@ export const createSalesOrdersRouter = (
       const { result: created, replayed } =
         key === undefined
           ? { result: await orders.create(body, actor), replayed: false }
-          : await idempotency.run({ subject: actor, key, request: body }, CreatedSalesOrderSchema, (guard) =>
-              orders.create(body, actor, guard),
+          : await idempotency.run(
+              { subject: identityOfCaller(req), key, request: body },
+              CreatedSalesOrderSchema,
+              (guard) => orders.create(body, actor, guard),
             );
       counted(replayed);
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');

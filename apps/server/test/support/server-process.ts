@@ -19,9 +19,18 @@ const serverRoot = path.resolve(import.meta.dirname, '..', '..');
  * embedded database unless `env` says otherwise. Resolves once it listens and, when REDIS_URL is
  * given, has reached Redis.
  */
-const spawnServer = (env: Record<string, string>, stderr: 'inherit' | 'pipe'): ChildProcess => {
+const spawnServer = (
+  env: Record<string, string>,
+  stderr: 'inherit' | 'pipe',
+  from: 'source' | 'build' = 'source',
+): ChildProcess => {
   const { DATABASE_URL: _database, REDIS_URL: _redis, ...inherited } = process.env;
-  return spawn(path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/main.ts'], {
+  // The build: `node dist/main.js`, what `pnpm start` and the Docker image run.
+  const [command, args] =
+    from === 'build'
+      ? [process.execPath, ['dist/main.js']]
+      : [path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/main.ts']];
+  return spawn(command, args, {
     cwd: serverRoot,
     env: {
       ...inherited,
@@ -40,8 +49,10 @@ export const startServerProcess = (
   env: Record<string, string>,
   /** Receives what the process prints to stderr, line by line (otherwise it goes to the test's). */
   onStderrLine?: (line: string) => void,
+  /** `build`: the compiled dist/main.js instead of the sources through tsx. */
+  from: 'source' | 'build' = 'source',
 ): Promise<ServerProcess> => {
-  const child = spawnServer(env, 'pipe');
+  const child = spawnServer(env, 'pipe', from);
   const errors: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => {
     errors.push(line);
