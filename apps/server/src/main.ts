@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { PREPARE_EXIT_REPORTED } from './prepare-exit.js';
 
 /**
  * prepare-database.ts (migrations, demo data) in a short-lived process of its own, with the same
@@ -16,6 +17,8 @@ const prepareDatabaseInChildProcess = async (): Promise<void> => {
   const self = fileURLToPath(import.meta.url);
   const child = fork(path.join(path.dirname(self), `prepare-database${path.extname(self)}`), [], { stdio: 'inherit' });
   const [code] = (await once(child, 'exit')) as [number | null];
+  // It said why itself, in one line (a missing database): nothing to add.
+  if (code === PREPARE_EXIT_REPORTED) process.exit(1);
   if (code !== 0) throw new Error('preparing the database (migrations, demo data) failed: see the log above');
 };
 
