@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { nodeVersionWarning } from './node-version.js';
 import { PREPARE_EXIT_REPORTED } from './prepare-exit.js';
 
 /**
@@ -44,10 +45,9 @@ const main = async () => {
     });
     return;
   }
-  // Node 20 still runs the service (engines >= 20.19), but gets no more security fixes.
-  if (Number(process.versions.node.split('.')[0]) < 22) {
-    logger.warn({ node: process.version }, 'Node.js 20 is past its end of life: run the service on Node.js 24 LTS');
-  }
+  // Once, by the process the operator started, beside (not in) the JSON log.
+  const warning = nodeVersionWarning(process.version);
+  if (warning) console.error(warning);
   // On a PostgreSQL server, migrations and the demo data run in a process of their own, once;
   // the embedded database lives in the serving process, which prepares it itself.
   const prepared = config.database.url !== undefined;
