@@ -25,7 +25,7 @@ export default tseslint.config(
     languageOptions: {
       globals: { ...globals.node },
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'packages/*/scripts/*.mjs'] },
+        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'packages/*/scripts/*.mjs', 'scripts/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

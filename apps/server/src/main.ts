@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { nodeVersionWarning } from './node-version.js';
+import { PREPARE_EXIT_REPORTED } from './prepare-exit.js';
 
 /**
  * prepare-database.ts (migrations, demo data) in a short-lived process of its own, with the same
@@ -16,6 +18,8 @@ const prepareDatabaseInChildProcess = async (): Promise<void> => {
   const self = fileURLToPath(import.meta.url);
   const child = fork(path.join(path.dirname(self), `prepare-database${path.extname(self)}`), [], { stdio: 'inherit' });
   const [code] = (await once(child, 'exit')) as [number | null];
+  // It said why itself, in one line (a missing database): nothing to add.
+  if (code === PREPARE_EXIT_REPORTED) process.exit(1);
   if (code !== 0) throw new Error('preparing the database (migrations, demo data) failed: see the log above');
 };
 
@@ -43,10 +47,9 @@ const main = async () => {
     });
     return;
   }
-  // Node 20 still runs the service (engines >= 20.19), but gets no more security fixes.
-  if (Number(process.versions.node.split('.')[0]) < 22) {
-    logger.warn({ node: process.version }, 'Node.js 20 is past its end of life: run the service on Node.js 24 LTS');
-  }
+  // Once, by the process the operator started, beside (not in) the JSON log.
+  const warning = nodeVersionWarning(process.version);
+  if (warning) console.error(warning);
   // On a PostgreSQL server, migrations and the demo data run in a process of their own, once;
   // the embedded database lives in the serving process, which prepares it itself.
   const prepared = config.database.url !== undefined;

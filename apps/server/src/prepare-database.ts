@@ -3,9 +3,11 @@ import { fileURLToPath } from 'node:url';
 
 import { type AppConfig, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
+import { MissingDatabaseError } from './db/database-exists.js';
 import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
 import { seedDemoData } from './db/seed/seed.js';
 import { createLogger, type Logger } from './logger.js';
+import { PREPARE_EXIT_REPORTED } from './prepare-exit.js';
 import { todayIn } from './shared/calendar.js';
 
 /** Demo data is loaded on request (always), or by default on the embedded database only. */
@@ -40,6 +42,11 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === thisFile)
   prepareDatabase(config, logger).then(
     () => process.exit(0),
     (error: unknown) => {
+      // Said in one line for the person starting the service: main.ts adds nothing to it.
+      if (error instanceof MissingDatabaseError) {
+        console.error(error.message);
+        process.exit(PREPARE_EXIT_REPORTED);
+      }
       logger.error({ err: error }, 'preparing the database failed');
       process.exit(1);
     },

@@ -78,6 +78,10 @@ describe('API documentation', () => {
       'bearerAuth',
       'sessionCookie',
     ]);
+    // Swagger UI sends the API-key field as the whole header: the reference says what to type.
+    expect(document.components.securitySchemes.apiKeyAuth.description).toContain(
+      'In the Authorize dialog of /docs, type `ApiKey `, a space and the key',
+    );
     expect(document.paths['/sales-orders/{id}'].get.responses['404'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/ErrorEnvelope',
     });

@@ -12,7 +12,8 @@ import { type ServerProcess, startServerProcess, stopServerProcess } from './sup
 const SIGN_IN_LINE = /^ {4}sign in as the demo user \(or run pnpm order-entry\): (\S+)$/;
 const DEMO_HEADER = /^ {4}Authorization: ApiKey (sok_[a-z2-7]{8}_[A-Za-z0-9_-]{43})$/;
 
-describe('the demo API key printed at start-up', () => {
+// Each test starts the service (and seeds its demo data) once or twice: slow on a loaded machine.
+describe('the demo API key printed at start-up', { timeout: 180_000 }, () => {
   let running: ServerProcess | undefined;
   afterEach(async () => {
     if (running) await stopServerProcess(running);

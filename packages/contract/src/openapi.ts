@@ -434,7 +434,10 @@ export const createOpenApiDocument = ({
       type: 'apiKey',
       in: 'header',
       name: 'Authorization',
-      description: 'An API key sent as `Authorization: ApiKey <key>`.',
+      // Swagger UI's Authorize dialog sends this field's value as the whole header: the reader
+      // types the scheme too, as the description says.
+      description:
+        'An API key sent as `Authorization: ApiKey <key>`. In the Authorize dialog of /docs, type `ApiKey `, a space and the key (e.g. `ApiKey sok_k43wr7r3_...`): the field is sent as the whole header.',
     })
     .addSecurityScheme('sessionCookie', {
       type: 'apiKey',

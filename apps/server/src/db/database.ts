@@ -98,6 +98,8 @@ export const openDatabase = async (
     ? undefined
     : await (await import('./embedded.js')).startEmbeddedPostgres(config.database.dataDir);
   const url = config.database.url ?? embedded!.url;
+  // The process that migrates a PostgreSQL server's database first makes sure it exists.
+  if (!embedded && migrate) await (await import('./database-exists.js')).ensureDatabaseExists(url, log);
   try {
     const appliedMigrations = migrate ? await (await import('./migrate.js')).applyMigrations(url) : [];
     if (appliedMigrations.length > 0) log(`applied migrations: ${appliedMigrations.join(', ')}`);
