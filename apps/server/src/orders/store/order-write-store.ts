@@ -1,5 +1,6 @@
 import type { EventType, HistoryChanges, SalesOrderStatus } from '@sales-order/contract';
 
+import { sqlStateOf } from '../../db/database-errors.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { SEQUENCE_MIN_DIGITS } from '../numbering.js';
@@ -116,10 +117,15 @@ export interface StoredContents {
   charges: { line_no: number; description: string; amount: string }[];
 }
 
-/** A unique-constraint violation (PostgreSQL 23505), as a raw statement reports it. */
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * A unique-constraint violation: Prisma's own code, or SQLSTATE 23505 read from the driver
+ * adapter's error field (a raw statement reports it there), never from serialised text.
+ */
 export const isUniqueViolation = (error: unknown): boolean =>
-  error instanceof Prisma.PrismaClientKnownRequestError &&
-  (error.code === 'P2002' || JSON.stringify(error.meta ?? {}).includes('23505'));
+  (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') ||
+  sqlStateOf(error) === UNIQUE_VIOLATION;
 
 /**
  * Lines and charges of the order `order` names (an SQL from-item aliased `o`, its column `id`),
