@@ -2,6 +2,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
+import { eventually } from './support/eventually.js';
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { captureLog, WARN_LEVEL } from './support/log-capture.js';
 import { databaseUrl } from './support/postgres-server.js';
@@ -102,6 +103,13 @@ describe.skipIf(!serverUrl)(
     for (const outage of ['cut', 'hang'] as const) {
       it(`${outage}: every request gets 503 with Retry-After in time, /readyz 503 within a second, one log line for the outage, and full service after restore`, async () => {
         await expectFullService();
+        // A background poll slowed at start-up (a cold pg-boss fetch past the 1.75 s read
+        // timeout on a loaded machine) can open an episode of its own: the outage under test
+        // must start its own, so wait for any earlier one to end.
+        const lastIndex = (matches: (message: string | undefined) => boolean) =>
+          log.entries.map((entry) => matches(entry.msg)).lastIndexOf(true);
+        const episodeOpen = () => lastIndex(isDatabaseEpisode) > lastIndex(isRecovery);
+        await eventually(async () => !episodeOpen(), 30_000);
         const mark = log.entries.length;
         proxy[outage]();
         try {

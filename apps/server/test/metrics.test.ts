@@ -109,7 +109,7 @@ describe('metrics on METRICS_PORT', () => {
     expect(sample(text, 'database_unavailable_responses_total')).toBe(0);
     expect(sample(text, 'db_client_connection_count{state="idle"}')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'db_client_connection_pending_requests')).toBe(0);
-    expect(sample(text, 'http_server_active_requests{http_request_method="GET"}')).toBe(0);
+    expect(sample(text, 'http_server_active_requests{http_request_method="POST"}')).toBe(0);
     expect(sample(text, 'events_outbox_depth')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'webhook_deliveries_pending')).toBe(0);
     expect(sample(text, 'webhook_oldest_undelivered_age_seconds')).toBe(0);
