@@ -385,7 +385,8 @@ describe('the service as main.ts starts it', () => {
   let running: ServerProcess | undefined;
   afterAll(() => (running ? stopServerProcess(running) : undefined));
 
-  it('answers what the HTTP parser refuses in the envelope, logged as a warning', async () => {
+  // A service process of its own on the embedded database: over a minute to start when loaded.
+  it('answers what the HTTP parser refuses in the envelope, logged as a warning', { timeout: 240_000 }, async () => {
     running = await startServerProcess({});
     const port = Number(new URL(running.api).port);
     const [oversized] = await sendRaw(
