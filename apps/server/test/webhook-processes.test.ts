@@ -35,6 +35,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_TIMEOUT_MS: '2000',
         WEBHOOK_RETRY_SCHEDULE: '500ms',
+        // These tests are about delivery, not load: 40 concurrent writes on a CI machine busy with
+        // other test files must not meet the production defaults' 1 s lock wait (503 busy) or
+        // 1.5 s statement timeout (503 database_unavailable). CI saw one such 503.
+        DATABASE_LOCK_TIMEOUT_MS: '10000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '20000',
       });
       running.push(server);
       return server;
