@@ -1,4 +1,4 @@
-import { apiContract } from '@sales-order/contract';
+import { apiContract, ServiceCode } from '@sales-order/contract';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import express, { type Express, type Response } from 'express';
 import pTimeout from 'p-timeout';
@@ -97,7 +97,7 @@ export const createApp = ({
   // not answer; a failed probe is reported like a failed request: once per outage.
   const answerReadiness = async (res: Response) => {
     if (isDraining()) {
-      answerServiceUnavailable(res, { message: 'The service is shutting down', code: 'shutting_down' });
+      answerServiceUnavailable(res, { message: 'The service is shutting down', code: ServiceCode.shuttingDown });
       return;
     }
     try {
@@ -105,7 +105,10 @@ export const createApp = ({
       res.json(success({ status: 'ready' }));
     } catch (error) {
       database.availability.reportFailure(error);
-      answerServiceUnavailable(res, { message: 'The database is not reachable', code: 'database_unavailable' });
+      answerServiceUnavailable(res, {
+        message: 'The database is not reachable',
+        code: ServiceCode.databaseUnavailable,
+      });
     }
   };
   app.get('/readyz', (_req, res, next) => {

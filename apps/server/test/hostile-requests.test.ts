@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 
+import { DETAIL_CODES } from '@sales-order/contract';
 import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -94,6 +95,7 @@ const expectEnvelope = (
   expect(envelope.error.code).toBe(status);
   expect(typeof envelope.error.message).toBe('string');
   expect(envelope.error.details).toEqual([expect.objectContaining({ path: expect.any(String), code })]);
+  expect(DETAIL_CODES, 'declared in the contract').toContain(code);
   return envelope;
 };
 
@@ -105,6 +107,7 @@ const expectHttpEnvelope = (response: request.Response, status: number, code: st
   expect(response.body.success).toBe(false);
   expect(response.body.error.code).toBe(status);
   expect(response.body.error.details).toEqual([expect.objectContaining({ path, code })]);
+  expect(DETAIL_CODES, 'declared in the contract').toContain(code);
 };
 
 describe('malformed and hostile requests', () => {

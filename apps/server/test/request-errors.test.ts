@@ -1,3 +1,4 @@
+import { DETAIL_CODES } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -19,6 +20,8 @@ const expectError = (response: request.Response, status: number): Detail[] => {
   expect(typeof response.body.error.message).toBe('string');
   expect(Array.isArray(response.body.error.details)).toBe(true);
   expect(Object.keys(response.body).sort()).toEqual(['error', 'success']);
+  // Every code a caller can meet is one the contract declares (and the OpenAPI document lists).
+  for (const detail of response.body.error.details as Detail[]) expect(DETAIL_CODES).toContain(detail.code);
   return response.body.error.details;
 };
 

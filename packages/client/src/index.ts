@@ -104,15 +104,22 @@ export type {
   SalesOrderDetail,
   SalesOrderDetailInput,
 } from '@sales-order/contract';
+export type { DetailCode } from '@sales-order/contract';
 export {
+  AccessCode,
   apiContract,
+  AuthenticationCode,
+  DETAIL_CODES,
   ErrorCode,
   EVENT_TYPES,
   LicenceWarningCode,
   LifecycleCode,
   PING_EVENT_TYPE,
+  RequestCode,
   SALES_ORDER_STATUSES,
   salesOrdersContract,
+  SchemaIssueCode,
+  ServiceCode,
   ValidationCode,
   WebhookCode,
   WriteSafetyCode,

@@ -1,5 +1,6 @@
 export * from './api.contract.js';
 export * from './common.js';
+export * from './detail-codes.js';
 export * from './dropdown.js';
 export * from './envelope.js';
 export * from './errors.js';

@@ -14,6 +14,7 @@ import {
 import type { ZodTypeAny } from 'zod';
 
 import { apiContract } from './api.contract.js';
+import { DETAIL_CODES } from './detail-codes.js';
 import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
 import { EventPageSchema, SalesOrderEventSchema } from './events.js';
@@ -129,6 +130,27 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
+const ERROR_DETAIL = 'ErrorDetail';
+
+/**
+ * `ErrorDetail.code` names every code the service answers (detail-codes.ts). Not an `enum`:
+ * a new code in a later version must not break a client generated from this document, so the
+ * list is an `x-extensible-enum` (and in the description, for readers of the rendered page).
+ */
+const listDetailCodes = (errorDetail: SchemaObject): SchemaObject => {
+  const code = errorDetail.properties!.code as SchemaObject;
+  return {
+    ...errorDetail,
+    properties: {
+      ...errorDetail.properties,
+      code: {
+        ...code,
+        description: `${code.description} One of: ${DETAIL_CODES.map((value) => `\`${value}\``).join(', ')}.`,
+        'x-extensible-enum': [...DETAIL_CODES],
+      },
+    },
+  };
+};
 
 type Json = unknown;
 
@@ -391,6 +413,7 @@ export const createOpenApiDocument = ({
     },
   );
   const { paths, schemas } = extractComponents(normalize(generated.paths));
+  schemas[ERROR_DETAIL] = listDetailCodes(schemas[ERROR_DETAIL]!);
 
   const builder = OpenApiBuilder.create()
     .addOpenApiVersion('3.0.3')

@@ -1,5 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 
+import { AuthenticationCode } from '@sales-order/contract';
+
 import type { Db } from '../db/transactions.js';
 import { unauthenticated, unprocessable } from '../errors/domain-error.js';
 import { apiKeyRepository, type ApiKeySummary } from './api-key-repository.js';
@@ -32,7 +34,7 @@ export type NewApiKey = {
 
 export type RevokeResult = 'revoked' | 'already_revoked' | 'unknown';
 
-const invalidKey = () => unauthenticated('The API key is not valid', 'invalid_api_key');
+const invalidKey = () => unauthenticated('The API key is not valid', AuthenticationCode.invalidApiKey);
 
 /** `sok_` + 8 base32 characters (40 random bits) + `_` + 32 random bytes in base64url. */
 const generateKey = () => {

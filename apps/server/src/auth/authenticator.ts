@@ -1,3 +1,5 @@
+import { AuthenticationCode } from '@sales-order/contract';
+
 import { unauthenticated } from '../errors/domain-error.js';
 import type { ApiKeyAuthentication } from './api-keys.js';
 import type { JwtVerifier } from './jwt-verifier.js';
@@ -18,7 +20,7 @@ const CREDENTIALS_PATTERN = /^([A-Za-z]+) +(\S+)$/;
  * A token's or session's subject is recorded as created_by like an API key's `api_key:<prefix>`:
  * one written like that would pass for the key in the audit columns, so it is refused.
  */
-const notAnApiKeySubject = (code: 'invalid_token' | 'invalid_session') => (principal: Principal) => {
+const notAnApiKeySubject = (code: AuthenticationCode) => (principal: Principal) => {
   if (principal.subject.startsWith(API_KEY_SUBJECT_PREFIX))
     throw unauthenticated(`A subject starting with ${API_KEY_SUBJECT_PREFIX} is reserved for API keys`, code);
   return principal;
@@ -42,20 +44,24 @@ export const createAuthenticator = (methods: {
   async authenticate({ authorization, sessionToken }) {
     if (authorization !== undefined) {
       const match = CREDENTIALS_PATTERN.exec(authorization.trim());
-      if (!match) throw unauthenticated('The Authorization header is malformed', 'invalid_authorization');
+      if (!match)
+        throw unauthenticated('The Authorization header is malformed', AuthenticationCode.invalidAuthorization);
       // Both groups always match; authentication schemes are case-insensitive (RFC 9110, 11.1).
       const credential = match[2]!;
       switch (match[1]!.toLowerCase()) {
         case 'bearer':
-          return methods.jwt.verify(credential).then(notAnApiKeySubject('invalid_token'));
+          return methods.jwt.verify(credential).then(notAnApiKeySubject(AuthenticationCode.invalidToken));
         case 'apikey':
           return methods.apiKeys.authenticate(credential);
         default:
-          throw unauthenticated('Use Authorization: Bearer <token> or ApiKey <key>', 'unsupported_scheme');
+          throw unauthenticated(
+            'Use Authorization: Bearer <token> or ApiKey <key>',
+            AuthenticationCode.unsupportedScheme,
+          );
       }
     }
     if (sessionToken !== undefined)
-      return methods.sessions.authenticate(sessionToken).then(notAnApiKeySubject('invalid_session'));
-    throw unauthenticated('Authentication required', 'missing_credentials');
+      return methods.sessions.authenticate(sessionToken).then(notAnApiKeySubject(AuthenticationCode.invalidSession));
+    throw unauthenticated('Authentication required', AuthenticationCode.missingCredentials);
   },
 });

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 
-import { isStorableText } from '@sales-order/contract';
+import { AuthenticationCode, isStorableText } from '@sales-order/contract';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 
@@ -55,7 +55,7 @@ export const parsePublicKey = (pem: string): JwtPublicKey => {
   throw new Error('must be an RSA public key (RS256) or an EC P-256 public key (ES256)');
 };
 
-const invalidToken = () => unauthenticated('The access token is not valid', 'invalid_token');
+const invalidToken = () => unauthenticated('The access token is not valid', AuthenticationCode.invalidToken);
 
 /** `permissions` (array of strings) wins; otherwise OAuth's space-separated `scope`; else none. */
 const permissionsOf = (payload: JWTPayload): string[] => {
@@ -123,7 +123,8 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (error) {
-      if (error instanceof errors.JWTExpired) throw unauthenticated('The access token has expired', 'token_expired');
+      if (error instanceof errors.JWTExpired)
+        throw unauthenticated('The access token has expired', AuthenticationCode.tokenExpired);
       if (error instanceof errors.JOSEError) throw invalidToken();
       throw error;
     }
@@ -151,7 +152,10 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
   return {
     async verify(token) {
       if (algorithms.length === 0)
-        throw unauthenticated('This service is not configured to accept Bearer tokens', 'invalid_token');
+        throw unauthenticated(
+          'This service is not configured to accept Bearer tokens',
+          AuthenticationCode.invalidToken,
+        );
       return fromCache(token) ?? verifySignatureAndClaims(token);
     },
   };

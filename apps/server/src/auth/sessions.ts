@@ -1,3 +1,5 @@
+import { AuthenticationCode } from '@sales-order/contract';
+
 import type { Db } from '../db/transactions.js';
 import { unauthenticated } from '../errors/domain-error.js';
 import { createCredentialCache } from './credential-cache.js';
@@ -16,7 +18,7 @@ import { sha256Hex } from './token-hash.js';
 // Longer values are not session ids; refusing them early keeps hashing cheap.
 const MAX_TOKEN_LENGTH = 4096;
 
-const invalidSession = () => unauthenticated('The session is not valid', 'invalid_session');
+const invalidSession = () => unauthenticated('The session is not valid', AuthenticationCode.invalidSession);
 
 /**
  * The user of a session is kept in a cache by the token's SHA-256 (see credential-cache.ts:

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '@sales-order/contract';
+import type { AccessCode, AuthenticationCode, ErrorDetail } from '@sales-order/contract';
 
 /**
  * The errors a use case can end in. Services throw them; only the HTTP layer knows which
@@ -30,11 +30,11 @@ export class DomainError extends Error {
 }
 
 /** No credentials, or credentials that do not hold up; `code` names the reason for the caller. */
-export const unauthenticated = (message: string, code: string) =>
+export const unauthenticated = (message: string, code: AuthenticationCode) =>
   new DomainError('unauthenticated', message, [{ path: '', message, code }]);
 
 /** The caller is known but may not do this. */
-export const forbidden = (message: string, code: string) =>
+export const forbidden = (message: string, code: AccessCode) =>
   new DomainError('forbidden', message, [{ path: '', message, code }]);
 
 export const notFound = (message: string) => new DomainError('not_found', message);

@@ -1,3 +1,4 @@
+import { AuthenticationCode } from '@sales-order/contract';
 import type { Request } from 'express';
 
 import { identityOf } from '../auth/principal.js';
@@ -6,12 +7,12 @@ import { unauthenticated } from '../errors/domain-error.js';
 /** The authenticated subject, recorded as created_by, updated_by and deleted_by. */
 export const actorOf = (req: Pick<Request, 'principal'>): string => {
   // `authenticate` runs before every route; a write without a caller must still never happen.
-  if (!req.principal) throw unauthenticated('Authentication required', 'missing_credentials');
+  if (!req.principal) throw unauthenticated('Authentication required', AuthenticationCode.missingCredentials);
   return req.principal.subject;
 };
 
 /** The caller's identity across authentication methods (principal.ts), which Idempotency-Keys are scoped by. */
 export const identityOfCaller = (req: Pick<Request, 'principal'>): string => {
-  if (!req.principal) throw unauthenticated('Authentication required', 'missing_credentials');
+  if (!req.principal) throw unauthenticated('Authentication required', AuthenticationCode.missingCredentials);
   return identityOf(req.principal);
 };

@@ -1,4 +1,4 @@
-import type { Permission } from '@sales-order/contract';
+import { AccessCode, AuthenticationCode, type Permission } from '@sales-order/contract';
 import type { NextFunction, Response } from 'express';
 
 import { hasPermission, type Principal } from '../auth/principal.js';
@@ -18,11 +18,11 @@ export const requirePermission = (req: RoutedRequest, _res: Response, next: Next
   const { principal } = req;
   const { permission } = req.tsRestRoute.metadata;
   if (!principal) {
-    next(unauthenticated('Authentication required', 'missing_credentials'));
+    next(unauthenticated('Authentication required', AuthenticationCode.missingCredentials));
     return;
   }
   if (!hasPermission(principal, permission)) {
-    next(forbidden(`This needs the permission ${permission}`, 'missing_permission'));
+    next(forbidden(`This needs the permission ${permission}`, AccessCode.missingPermission));
     return;
   }
   next();

@@ -1,6 +1,8 @@
 import { type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 
+import { RequestCode } from '@sales-order/contract';
+
 import type { Logger } from '../logger.js';
 import { failure } from './envelope.js';
 
@@ -11,25 +13,29 @@ import { failure } from './envelope.js';
  * the status Node itself would use.
  */
 
-type ParserRefusal = { status: number; code: string; message: string };
+type ParserRefusal = { status: number; code: RequestCode; message: string };
 
 const REFUSAL_OF_ERROR_CODE: Record<string, ParserRefusal> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
-    code: 'headers_too_large',
+    code: RequestCode.headersTooLarge,
     message: 'The request headers are larger than the server accepts',
   },
   HPE_CHUNK_EXTENSIONS_OVERFLOW: {
     status: 413,
-    code: 'chunk_extensions_too_large',
+    code: RequestCode.chunkExtensionsTooLarge,
     message: 'The request body has chunk extensions larger than the server accepts',
   },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', message: 'The request was not received in time' },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: RequestCode.requestTimeout,
+    message: 'The request was not received in time',
+  },
 };
 
 const MALFORMED: ParserRefusal = {
   status: 400,
-  code: 'malformed_request',
+  code: RequestCode.malformedRequest,
   message: 'The request is not well-formed HTTP',
 };
 

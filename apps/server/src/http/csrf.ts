@@ -1,3 +1,4 @@
+import { AccessCode } from '@sales-order/contract';
 import type { RequestHandler } from 'express';
 
 import { forbidden } from '../errors/domain-error.js';
@@ -24,6 +25,6 @@ export const requireTrustedOriginForSessions = (allowedOrigins: readonly string[
       next();
       return;
     }
-    next(forbidden('Cookie-authenticated changes are accepted only from allowed origins', 'origin_not_allowed'));
+    next(forbidden('Cookie-authenticated changes are accepted only from allowed origins', AccessCode.originNotAllowed));
   };
 };

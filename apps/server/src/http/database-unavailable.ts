@@ -1,4 +1,4 @@
-import { ErrorCode } from '@sales-order/contract';
+import { ErrorCode, ServiceCode } from '@sales-order/contract';
 import type { ErrorRequestHandler, Response } from 'express';
 
 import type { DatabaseAvailability } from '../db/database-availability.js';
@@ -13,7 +13,7 @@ const DATABASE_MESSAGE = 'The service is temporarily unavailable: its database d
 /** 503 in the envelope with `Retry-After` (`code` names the reason in `details`). */
 export const answerServiceUnavailable = (
   res: Response,
-  { message = DATABASE_MESSAGE, code = 'database_unavailable' }: { message?: string; code?: string } = {},
+  { message = DATABASE_MESSAGE, code = ServiceCode.databaseUnavailable }: { message?: string; code?: ServiceCode } = {},
 ): void => {
   res
     .status(ErrorCode.serviceUnavailable)
@@ -46,7 +46,11 @@ export const lockContentionHandler: ErrorRequestHandler = (error: unknown, req, 
   res
     .status(ErrorCode.serviceUnavailable)
     .set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS))
-    .json(failure(ErrorCode.serviceUnavailable, BUSY_MESSAGE, [{ path: '', message: BUSY_MESSAGE, code: 'busy' }]));
+    .json(
+      failure(ErrorCode.serviceUnavailable, BUSY_MESSAGE, [
+        { path: '', message: BUSY_MESSAGE, code: ServiceCode.busy },
+      ]),
+    );
 };
 
 /**

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { ErrorCode, type ErrorDetail } from '@sales-order/contract';
+import { ErrorCode, type ErrorDetail, RequestCode } from '@sales-order/contract';
 import { RequestValidationError } from '@ts-rest/express';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
@@ -64,46 +64,60 @@ const isAbortedBody = (error: unknown, req: Request): boolean =>
   httpStatusOf(error) !== undefined && (error as HttpClientError).type === 'stream.not.readable' && req.readableAborted;
 
 const ABORTED_BODY = {
-  code: 'request.aborted',
+  code: RequestCode.bodyAborted,
   message: 'The request body ended before the length its Content-Length declared',
 };
 
 /** Message and stable detail code of each 4xx that Express and body-parser raise. */
-const describeHttpClientError = (error: HttpClientError): { message: string; code: string } => {
+const describeHttpClientError = (error: HttpClientError): { message: string; code: RequestCode } => {
   switch (error.type) {
     case 'entity.parse.failed':
-      return { code: error.type, message: 'The request body is not valid JSON' };
+      return { code: RequestCode.invalidJson, message: 'The request body is not valid JSON' };
     case 'entity.too.large':
-      return { code: error.type, message: `The request body is larger than the limit of ${error.limit} bytes` };
+      return {
+        code: RequestCode.bodyTooLarge,
+        message: `The request body is larger than the limit of ${error.limit} bytes`,
+      };
     case 'encoding.unsupported':
       return {
-        code: error.type,
+        code: RequestCode.encodingUnsupported,
         message: "The request body's Content-Encoding is not supported; send identity, gzip or deflate",
       };
     case 'charset.unsupported':
-      return { code: error.type, message: 'The request body charset is not supported; send UTF-8 JSON' };
+      return {
+        code: RequestCode.charsetUnsupported,
+        message: 'The request body charset is not supported; send UTF-8 JSON',
+      };
     case 'request.aborted':
       return ABORTED_BODY;
     case 'invalid_utf8':
-      return { code: error.type, message: 'The request body is not valid UTF-8' };
+      return { code: RequestCode.invalidUtf8, message: 'The request body is not valid UTF-8' };
     case 'request.size.invalid':
-      return { code: error.type, message: 'The request body does not have the length its Content-Length declared' };
+      return {
+        code: RequestCode.bodySizeInvalid,
+        message: 'The request body does not have the length its Content-Length declared',
+      };
     case undefined:
       if (error instanceof URIError)
-        return { code: 'invalid_path_encoding', message: 'The request path holds a malformed %-escape' };
+        return { code: RequestCode.invalidPathEncoding, message: 'The request path holds a malformed %-escape' };
       // zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR): a gzip or deflate body that does not decompress.
       if (error.code?.startsWith('Z_'))
         return {
-          code: 'invalid_content_encoding',
+          code: RequestCode.invalidContentEncoding,
           message: 'The request body does not decode as its Content-Encoding says',
         };
-      return { code: 'bad_request', message: 'The request could not be read' };
+      return { code: RequestCode.badRequest, message: 'The request could not be read' };
+    // Any other body-parser type (stream.encoding.set, entity.verify.failed, ...): not one of the contract's codes.
     default:
-      return { code: error.type, message: 'The request could not be read' };
+      return { code: RequestCode.badRequest, message: 'The request could not be read' };
   }
 };
 
-const answerHttpClientError = (res: Response, status: number, { message, code }: { message: string; code: string }) => {
+const answerHttpClientError = (
+  res: Response,
+  status: number,
+  { message, code }: { message: string; code: RequestCode },
+) => {
   res.status(status).json(failure(status, message, [{ path: '', message, code }]));
 };
 
@@ -178,7 +192,7 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
         {
           path: '',
           message: `content type ${req.headers['content-type'] ?? '(none)'} is not accepted`,
-          code: 'unsupported_media_type',
+          code: RequestCode.unsupportedMediaType,
         },
       ]),
     );
@@ -190,7 +204,7 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
 /** Thrown from body-parser's `verify`; body-parser keeps its status and type. */
 class MalformedUtf8Error extends Error {
   readonly status = ErrorCode.badRequest;
-  readonly type = 'invalid_utf8';
+  readonly type = RequestCode.invalidUtf8;
 }
 
 /**

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 
-import { ErrorCode } from '@sales-order/contract';
+import { ErrorCode, ServiceCode } from '@sales-order/contract';
 import { rateLimit, type Store } from 'express-rate-limit';
 
 import type { Logger } from '../logger.js';
@@ -59,7 +59,7 @@ export const rateLimitPerClient = ({
       onRefused();
       res
         .status(ErrorCode.tooManyRequests)
-        .json(failure(ErrorCode.tooManyRequests, message, [{ path: '', message, code: 'rate_limited' }]));
+        .json(failure(ErrorCode.tooManyRequests, message, [{ path: '', message, code: ServiceCode.rateLimited }]));
     },
   });
 };
