@@ -1,4 +1,4 @@
-import { Permission, salesOrdersContract } from '@sales-order/contract';
+import { Permission, requiredPermissions, salesOrdersContract } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -16,7 +16,8 @@ type Call = {
 };
 
 type RouteCase = {
-  permission: Permission;
+  /** Every permission the route needs. */
+  permissions: Permission[];
   /** What the use case answers once let through. */
   status: number;
   /** Builds the request; may create what the route needs (an order to update or delete). */
@@ -50,7 +51,7 @@ describe('authentication and permissions on every route', () => {
     const { dhaka } = fixtures.locations;
     routes = {
       getMaxNumber: {
-        permission: Permission.read,
+        permissions: [Permission.read],
         status: 200,
         call: async () => ({
           method: 'get',
@@ -58,7 +59,7 @@ describe('authentication and permissions on every route', () => {
         }),
       },
       validateLicence: {
-        permission: Permission.read,
+        permissions: [Permission.read],
         status: 200,
         call: async () => ({
           method: 'post',
@@ -67,7 +68,7 @@ describe('authentication and permissions on every route', () => {
         }),
       },
       calculateTotals: {
-        permission: Permission.read,
+        permissions: [Permission.read],
         status: 200,
         call: async () => ({
           method: 'post',
@@ -76,12 +77,12 @@ describe('authentication and permissions on every route', () => {
         }),
       },
       getDropdownOptions: {
-        permission: Permission.read,
+        permissions: [Permission.read],
         status: 200,
         call: async () => ({ method: 'get', path: '/sales-orders/dropdown-options/customers' }),
       },
       listSalesOrders: {
-        permission: Permission.read,
+        permissions: [Permission.read],
         status: 200,
         call: async () => ({
           method: 'get',
@@ -89,22 +90,22 @@ describe('authentication and permissions on every route', () => {
         }),
       },
       createSalesOrder: {
-        permission: Permission.create,
+        permissions: [Permission.create],
         status: 201,
         call: async () => ({ method: 'post', path: '/sales-orders', body: orderBody(fixtures) }),
       },
       getSalesOrder: {
-        permission: Permission.read,
+        permissions: [Permission.read],
         status: 200,
         call: async () => ({ method: 'get', path: `/sales-orders/${await newOrderId()}` }),
       },
       getSalesOrderHistory: {
-        permission: Permission.read,
+        permissions: [Permission.read],
         status: 200,
         call: async () => ({ method: 'get', path: `/sales-orders/${await newOrderId()}/history` }),
       },
       updateSalesOrder: {
-        permission: Permission.update,
+        permissions: [Permission.update, Permission.read],
         status: 200,
         call: async () => ({
           method: 'put',
@@ -113,12 +114,12 @@ describe('authentication and permissions on every route', () => {
         }),
       },
       deleteSalesOrder: {
-        permission: Permission.delete,
+        permissions: [Permission.delete, Permission.read],
         status: 200,
         call: async () => ({ method: 'delete', path: `/sales-orders/${await newOrderId()}` }),
       },
       confirmSalesOrder: {
-        permission: Permission.confirm,
+        permissions: [Permission.confirm, Permission.read],
         status: 200,
         call: async () => ({
           method: 'post',
@@ -127,7 +128,7 @@ describe('authentication and permissions on every route', () => {
         }),
       },
       cancelSalesOrder: {
-        permission: Permission.cancel,
+        permissions: [Permission.cancel, Permission.read],
         status: 200,
         call: async () => ({
           method: 'post',
@@ -136,7 +137,7 @@ describe('authentication and permissions on every route', () => {
         }),
       },
       closeSalesOrder: {
-        permission: Permission.close,
+        permissions: [Permission.close, Permission.read],
         status: 200,
         call: async () => {
           const id = await newOrderId();
@@ -145,7 +146,7 @@ describe('authentication and permissions on every route', () => {
         },
       },
       amendSalesOrder: {
-        permission: Permission.create,
+        permissions: [Permission.create, Permission.read],
         status: 201,
         call: async () => {
           const id = await newOrderId();
@@ -178,10 +179,10 @@ describe('authentication and permissions on every route', () => {
   });
   afterAll(() => server?.close());
 
-  it('has a case for every route of the contract, with the permission its metadata declares', () => {
+  it('has a case for every route of the contract, with the permissions its metadata declares', () => {
     expect(Object.keys(routes).sort()).toEqual(Object.keys(salesOrdersContract).sort());
     for (const [name, route] of Object.entries(salesOrdersContract)) {
-      expect(routes[name as keyof typeof routes].permission, name).toBe(route.metadata.permission);
+      expect(routes[name as keyof typeof routes].permissions, name).toEqual(requiredPermissions(route.metadata));
     }
   });
 
@@ -204,7 +205,7 @@ describe('authentication and permissions on every route', () => {
   it('lets each method through on every route with exactly the permission the route needs', async () => {
     for (const method of methods) {
       for (const [name, route] of Object.entries(routes)) {
-        const response = await send(server, await route.call(), await method.headers([route.permission], 'subject-a'));
+        const response = await send(server, await route.call(), await method.headers(route.permissions, 'subject-a'));
         const label = `${method.name} ${name}: ${JSON.stringify(response.body)}`;
         expect(response.status, label).toBe(route.status);
         expect(response.body.success).toBe(true);
@@ -212,21 +213,76 @@ describe('authentication and permissions on every route', () => {
     }
   });
 
-  it('answers 403 on every route to each method holding every other permission but the one needed', async () => {
+  it('answers 403 on every route to each method holding every other permission but one it needs', async () => {
     for (const method of methods) {
       for (const [name, route] of Object.entries(routes)) {
-        const others = Object.values(Permission).filter(
-          (permission) => permission !== route.permission && permission !== Permission.all,
-        );
-        const response = await send(server, await route.call(), await method.headers(others, 'subject-b'));
-        expect(response.status, `${method.name} ${name}`).toBe(403);
-        expect(response.body.error).toEqual({
-          message: `This needs the permission ${route.permission}`,
-          code: 403,
-          details: [{ path: '', message: `This needs the permission ${route.permission}`, code: 'missing_permission' }],
-        });
+        for (const needed of route.permissions) {
+          const others = Object.values(Permission).filter(
+            (permission) => permission !== needed && permission !== Permission.all,
+          );
+          const response = await send(server, await route.call(), await method.headers(others, 'subject-b'));
+          expect(response.status, `${method.name} ${name} without ${needed}`).toBe(403);
+          expect(response.body.error).toEqual({
+            message: `This needs the permission ${needed}`,
+            code: 403,
+            details: [{ path: '', message: `This needs the permission ${needed}`, code: 'missing_permission' }],
+          });
+        }
       }
     }
+  });
+
+  it('tells a writer without read nothing it could not read: the same 403 for an order that exists or not, whatever If-Match or body it sends', async () => {
+    const id = await newOrderId();
+    const writer = {
+      Authorization: `Bearer ${await signJwt({
+        payload: { permissions: [Permission.create, Permission.update, Permission.delete, Permission.confirm] },
+      })}`,
+    };
+    const answers = [];
+    for (const target of [id, 987654]) {
+      // A stale If-Match would be a 412 naming the current version; a total that does not add up
+      // a 422 giving the computed one; a confirm of a confirmed order a 409 naming its status.
+      answers.push(
+        await request(server.api)
+          .put(`/sales-orders/${target}`)
+          .set(writer)
+          .set('If-Match', '"99"')
+          .send({ remarks: 'x' }),
+        await request(server.api)
+          .put(`/sales-orders/${target}`)
+          .set(writer)
+          .send({ details: [{ product_id: fixtures.products.otherProduct.id, quantity: 1, rate: 5 }], grand_total: 1 }),
+        await request(server.api).delete(`/sales-orders/${target}`).set(writer),
+        await request(server.api).post(`/sales-orders/${target}/confirm`).set(writer).send({}),
+      );
+    }
+    const message = 'This needs the permission sales_orders.read';
+    for (const response of answers) {
+      expect(response.status, response.text).toBe(403);
+      expect(response.body.error).toEqual({
+        message,
+        code: 403,
+        details: [{ path: '', message, code: 'missing_permission' }],
+      });
+      expect(response.headers.etag).toBeUndefined();
+    }
+    // Nothing was changed by the refused calls.
+    const order = (await server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
+    expect(order).toMatchObject({ version: 1, status: 'draft' });
+    // Creating needs no read: what a create answers is the order the caller sent.
+    const created = await request(server.api).post('/sales-orders').set(writer).send(orderBody(fixtures));
+    expect(created.status).toBe(201);
+  });
+
+  it('names every permission a caller lacks, in one 403', async () => {
+    const token = await signJwt({ payload: { permissions: [Permission.create] } });
+    const response = await request(server.api)
+      .put(`/sales-orders/${await newOrderId()}`)
+      .set('Authorization', `Bearer ${token}`)
+      .send({ remarks: 'x' });
+    expect(response.status).toBe(403);
+    expect(response.body.error.message).toBe('This needs the permissions sales_orders.update and sales_orders.read');
   });
 
   it('accepts the OAuth scope claim as well as a permissions array', async () => {

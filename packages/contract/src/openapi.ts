@@ -31,6 +31,7 @@ import {
 } from './order-history.js';
 import { CancelSalesOrderBodySchema, ConfirmSalesOrderBodySchema, SalesOrderStatusSchema } from './order-lifecycle.js';
 import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
+import { type Permission, requiredPermissions, type RouteAccess } from './permissions.js';
 import {
   CreatedSalesOrderSchema,
   CreateSalesOrderBodySchema,
@@ -335,9 +336,19 @@ const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
   { sessionCookie: [] },
 ];
 
+const describePermissions = (permissions: Permission[]): string | undefined => {
+  if (permissions.length === 0) return undefined;
+  const names = permissions.map((name) => `\`${name}\``).join(' and ');
+  return permissions.length === 1
+    ? `Requires the ${names} permission.`
+    : `Requires the ${names} permissions: it answers with the order (or its version, status or existence), which only a reader may see.`;
+};
+
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
 const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimit: string): OperationObject => {
-  const { permission, tag = SALES_ORDERS_TAG } = (route.metadata ?? {}) as { permission?: string; tag?: string };
+  const metadata = (route.metadata ?? {}) as Partial<RouteAccess> & { tag?: string };
+  const { permission, tag = SALES_ORDERS_TAG } = metadata;
+  const permissions = permission ? requiredPermissions({ ...metadata, permission }) : [];
   const responses: Record<string, ResponseObject> = Object.fromEntries(
     // ts-rest types each response loosely; they are ResponseObjects.
     (Object.entries(operation.responses ?? {}) as [string, ResponseObject][]).map(
@@ -389,12 +400,10 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     ...operation,
     ...(parameters ? { parameters } : {}),
     tags: [tag],
-    description: [operation.description, permission ? `Requires the \`${permission}\` permission.` : undefined]
-      .filter(Boolean)
-      .join('\n\n'),
+    description: [operation.description, describePermissions(permissions)].filter(Boolean).join('\n\n'),
     security: SECURITY_REQUIREMENTS,
     responses,
-    ...(permission ? { 'x-permission': permission } : {}),
+    ...(permission ? { 'x-permission': permission, 'x-permissions': permissions } : {}),
   };
 };
 

@@ -19,3 +19,18 @@ export const Permission = {
 } as const;
 
 export type Permission = (typeof Permission)[keyof typeof Permission];
+
+/** Who may call a route, as its contract metadata says. */
+export type RouteAccess = {
+  readonly permission: Permission;
+  /**
+   * The route works on an existing order and its answers show it: the order in a 200, its
+   * version in a 412, its status in a 409, whether it exists in a 404. Such a route needs
+   * `sales_orders.read` as well as its own permission, so that a write permission never reads.
+   */
+  readonly readsOrder?: true;
+};
+
+/** Every permission a caller needs for a route: its own, and read when the route shows the order. */
+export const requiredPermissions = ({ permission, readsOrder }: RouteAccess): Permission[] =>
+  readsOrder && permission !== Permission.read ? [permission, Permission.read] : [permission];

@@ -176,7 +176,7 @@ export const salesOrdersContract = c.router(
         "What an order's status locks cannot change (409 `order_not_editable`, one detail per field): a confirmed order " +
         'takes only remarks, field officer, port, customer reference and delivery date; a closed one only remarks; a ' +
         'cancelled one nothing. A field sent with the value it holds is not a change.',
-      metadata: { permission: Permission.update } as const,
+      metadata: { permission: Permission.update, readsOrder: true } as const,
     },
     deleteSalesOrder: {
       method: 'DELETE',
@@ -194,7 +194,7 @@ export const salesOrdersContract = c.router(
       summary: 'Soft-delete a sales order',
       description:
         'Only a draft can be deleted; any other status answers 409 `order_not_deletable` (cancel it instead).',
-      metadata: { permission: Permission.delete } as const,
+      metadata: { permission: Permission.delete, readsOrder: true } as const,
     },
     confirmSalesOrder: {
       method: 'POST',
@@ -210,7 +210,7 @@ export const salesOrdersContract = c.router(
         'confirm with 422 and the warnings in `details`, unless `acknowledge_warnings` is true, which the history entry ' +
         'records. Confirmed orders consume licence quota; two confirms racing for the last units cannot together exceed ' +
         `it. ${TRANSITION_NOTES}`,
-      metadata: { permission: Permission.confirm } as const,
+      metadata: { permission: Permission.confirm, readsOrder: true } as const,
     },
     cancelSalesOrder: {
       method: 'POST',
@@ -221,7 +221,7 @@ export const salesOrdersContract = c.router(
       responses: { 200: successEnvelope(SalesOrderSchema), ...transitionRefusals },
       summary: 'Cancel a draft or confirmed order, with a reason',
       description: `The order keeps its number and stays readable; its licence quota is released. ${TRANSITION_NOTES}`,
-      metadata: { permission: Permission.cancel } as const,
+      metadata: { permission: Permission.cancel, readsOrder: true } as const,
     },
     closeSalesOrder: {
       method: 'POST',
@@ -232,7 +232,7 @@ export const salesOrdersContract = c.router(
       responses: { 200: successEnvelope(SalesOrderSchema), ...transitionRefusals },
       summary: 'Close a confirmed order: fulfilled and done',
       description: `Read-only afterwards but for remarks; it cannot be cancelled. ${TRANSITION_NOTES}`,
-      metadata: { permission: Permission.close } as const,
+      metadata: { permission: Permission.close, readsOrder: true } as const,
     },
     amendSalesOrder: {
       method: 'POST',
@@ -246,7 +246,7 @@ export const salesOrdersContract = c.router(
         'Only a cancelled order: creates a new draft with the same customer, location, date, lines, charges and ' +
         'fulfilment fields, a new number from its series and `amended_from_id` naming the cancelled one; 201 with ' +
         `Location. The cancelled order is unchanged. ${TRANSITION_NOTES}`,
-      metadata: { permission: Permission.create } as const,
+      metadata: { permission: Permission.create, readsOrder: true } as const,
     },
   },
   {

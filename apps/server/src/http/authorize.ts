@@ -1,4 +1,4 @@
-import { AccessCode, AuthenticationCode, type Permission } from '@sales-order/contract';
+import { AccessCode, AuthenticationCode, requiredPermissions, type RouteAccess } from '@sales-order/contract';
 import type { NextFunction, Response } from 'express';
 
 import { hasPermission, type Principal } from '../auth/principal.js';
@@ -6,23 +6,27 @@ import { forbidden, unauthenticated } from '../errors/domain-error.js';
 
 /** The part of a ts-rest request this check reads: the matched route and the caller. */
 type RoutedRequest = {
-  tsRestRoute: { metadata: { readonly permission: Permission } };
+  tsRestRoute: { metadata: RouteAccess };
   principal?: Principal;
 };
 
 /**
- * The permission a route declares in its contract metadata, checked once the route is matched
- * and before its body is parsed or validated: a caller without it gets 403 whatever it sent.
+ * The permissions a route declares in its contract metadata (its own, and read where it shows
+ * the order), checked once the route is matched and before its body is parsed or validated: a
+ * caller without them gets 403 whatever it sent, whether the order exists or not.
  */
 export const requirePermission = (req: RoutedRequest, _res: Response, next: NextFunction): void => {
   const { principal } = req;
-  const { permission } = req.tsRestRoute.metadata;
   if (!principal) {
     next(unauthenticated('Authentication required', AuthenticationCode.missingCredentials));
     return;
   }
-  if (!hasPermission(principal, permission)) {
-    next(forbidden(`This needs the permission ${permission}`, AccessCode.missingPermission));
+  const missing = requiredPermissions(req.tsRestRoute.metadata).filter(
+    (permission) => !hasPermission(principal, permission),
+  );
+  if (missing.length > 0) {
+    const message = `This needs the permission${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}`;
+    next(forbidden(message, AccessCode.missingPermission));
     return;
   }
   next();
