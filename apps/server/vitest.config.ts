@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     // Two cores: more workers only contend for them.
     maxWorkers: 2,
+    // The default output, then what was skipped and why (a machine without PostgreSQL, Redis or Chromium).
+    reporters: ['default', './test/support/skipped-tests-reporter.ts'],
     projects: [
       {
         // Pure modules (money, pricing, numbering, licence rules, calendar, configuration):

@@ -15,7 +15,7 @@ const failureOf = async (work: () => Promise<unknown>): Promise<unknown> => {
 };
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)(
-  'which real database errors mean "unavailable" (503) and which are faults (500)',
+  'which real database errors mean "unavailable" (503) and which are faults (500) (needs TEST_DATABASE_URL)',
   () => {
     let server: TestServer;
     let prisma: PrismaClient;

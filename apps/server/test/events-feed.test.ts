@@ -287,7 +287,7 @@ describe('the feed under concurrent writers', () => {
   });
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    'an event whose transaction commits after later-numbered ones is not skipped (needs a PostgreSQL server)',
+    'an event whose transaction commits after later-numbered ones is not skipped (needs TEST_DATABASE_URL)',
     async () => {
       const { http, database } = suite.server;
       const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data

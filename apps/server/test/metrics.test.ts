@@ -177,7 +177,7 @@ describe('metrics off by default', PROCESS_TESTS, () => {
 });
 
 // Two workers need a PostgreSQL server (the embedded database is one process).
-describe.skipIf(!process.env.TEST_DATABASE_URL)('metrics of a cluster', () => {
+describe.skipIf(!process.env.TEST_DATABASE_URL)('metrics of a cluster (needs TEST_DATABASE_URL)', () => {
   it("the primary adds up every worker's counts", async () => {
     const database = await createTestDatabase();
     const server = await startServerProcess({

@@ -216,7 +216,7 @@ describe('GET /sales-orders/{id}/history', () => {
   // Concurrent writers queue on the order's row lock: a second connection holds nothing here,
   // but the embedded database serves one connection, where nobody ever waits.
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    'stamps concurrent changes of one order in the order they commit: history at and updated_at never run backwards',
+    'stamps concurrent changes of one order in the order they commit: history at and updated_at never run backwards (needs TEST_DATABASE_URL)',
     async () => {
       const http = suite.server.http;
       const id = (await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data

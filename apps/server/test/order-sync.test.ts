@@ -164,7 +164,7 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
     });
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    "a write that waits for the order's row lock is stamped after the wait: even a mirror without margin catches it",
+    "a write that waits for the order's row lock is stamped after the wait: even a mirror without margin catches it (needs TEST_DATABASE_URL)",
     async () => {
       const { prisma } = suite.server.database;
       const client = await mirrorClient();
@@ -200,7 +200,7 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
   );
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    'a write held between its stamp and its commit is caught thanks to the margin; without it the write is lost',
+    'a write held between its stamp and its commit is caught thanks to the margin; without it the write is lost (needs TEST_DATABASE_URL)',
     async () => {
       const { prisma } = suite.server.database;
       const client = await mirrorClient();

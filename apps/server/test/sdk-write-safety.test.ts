@@ -183,7 +183,7 @@ describe('the SDK makes writes safe to retry', () => {
   });
 
   it.skipIf(!onPostgresServer)(
-    'a 409 while the first request with the key runs is retried after Retry-After, and then creates the order once',
+    'a 409 while the first request with the key runs is retried after Retry-After, and then creates the order once (needs TEST_DATABASE_URL)',
     async () => {
       const attempts: Attempt[] = [];
       const client = clientThroughProxy(attempts);

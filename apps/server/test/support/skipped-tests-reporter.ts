@@ -1,0 +1,38 @@
+import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node';
+
+/**
+ * After vitest's own summary, names what was skipped and why, so that a run on a machine
+ * without PostgreSQL, Redis or Chromium says what it did not test. Every conditional skip in
+ * this suite carries its reason in its name ("(needs TEST_DATABASE_URL)", "(skipped: ...)") or
+ * in the note of `context.skip(note)`; a suite skipped as a whole is named once, with how many
+ * tests it holds.
+ */
+export default class SkippedTestsReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const skipped = new Map<string, number>();
+    for (const testModule of testModules) {
+      for (const test of testModule.children.allTests('skipped')) {
+        const note = test.result().note;
+        const label = `${testModule.relativeModuleId} > ${outermostSkipped(test).fullName}${note ? ` (${note})` : ''}`;
+        skipped.set(label, (skipped.get(label) ?? 0) + 1);
+      }
+    }
+    if (skipped.size === 0) return;
+    const lines = [...skipped].map(([label, count]) => `  ${label}${count > 1 ? ` [${count} tests]` : ''}`);
+    process.stdout.write(`\nSkipped, each saying why:\n${lines.join('\n')}\n`);
+  }
+}
+
+/** The test, or the outermost suite around it whose every test is skipped. */
+const outermostSkipped = (test: TestCase): TestCase | TestSuite => {
+  let found: TestCase | TestSuite = test;
+  let parent = test.parent;
+  while (
+    parent.type === 'suite' &&
+    [...parent.children.allTests()].every((each) => each.result().state === 'skipped')
+  ) {
+    found = parent;
+    parent = parent.parent;
+  }
+  return found;
+};
