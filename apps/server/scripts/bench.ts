@@ -120,7 +120,9 @@ const startProcess = (script: string, env: Record<string, string>, nodeArgs: str
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       if (!line.startsWith('{')) return;
-      const entry = JSON.parse(line) as { msg?: string; port?: number };
+      const entry = JSON.parse(line) as { msg?: string; port?: number; level?: number };
+      // Errors while starting (the service's "see the log above" points here): shown, not swallowed.
+      if ((entry.level ?? 0) >= 50) process.stderr.write(`${line}\n`);
       // METRICS_PORT=0: the port the metrics server got, logged before the API listens.
       if (entry.msg === 'metrics listening') metricsPort = entry.port;
       if (entry.msg !== 'listening') return;

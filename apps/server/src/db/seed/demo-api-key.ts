@@ -1,4 +1,4 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { createApiKeyService } from '../../auth/api-keys.js';
@@ -36,6 +36,8 @@ export const ensureDemoApiKey = async (
   const file = demoKeyFile(dataDir);
   const { key } = await apiKeys.create({ name: 'demo', permissions: ['*'], expiresAt: null });
   if (file) {
+    // On a PostgreSQL server nothing else makes DATA_DIR (the embedded database's files live there).
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     await writeFile(file, `${key}\n`, { mode: 0o600 });
     await chmod(file, 0o600); // a file left from an earlier key keeps its old mode otherwise
   }
