@@ -12,7 +12,8 @@ export default class SkippedTestsReporter implements Reporter {
     const skipped = new Map<string, number>();
     for (const testModule of testModules) {
       for (const test of testModule.children.allTests('skipped')) {
-        const note = test.result().note;
+        const result = test.result();
+        const note = result.state === 'skipped' ? result.note : undefined;
         const label = `${testModule.relativeModuleId} > ${outermostSkipped(test).fullName}${note ? ` (${note})` : ''}`;
         skipped.set(label, (skipped.get(label) ?? 0) + 1);
       }
