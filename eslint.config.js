@@ -38,6 +38,9 @@ export default tseslint.config(
       '@typescript-eslint/no-import-type-side-effects': 'error',
       'simple-import-sort/imports': 'error',
       'simple-import-sort/exports': 'error',
+      // `interface X extends typeof-alias {}` names a zod schema's type so that declarations
+      // refer to it instead of writing it out again (the contract's schemas; see envelope.ts).
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
       // Messages quote numbers, booleans and optional values as they are; objects still may not
       // slip into a template as "[object Object]".
       '@typescript-eslint/restrict-template-expressions': [

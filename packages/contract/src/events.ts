@@ -45,7 +45,7 @@ const version = () =>
     );
 
 /** One change of an order, as the feed answers it. */
-export const SalesOrderEventSchema = z.object({
+const SalesOrderEventSchemaObject = z.object({
   id: eventId(),
   type: EventTypeSchema,
   occurred_at: dateTime().describe('When the change was made (UTC, YYYY-MM-DD HH:mm:ss).'),
@@ -55,6 +55,11 @@ export const SalesOrderEventSchema = z.object({
     'The order as GET /sales-orders/{id} read it right after the change; for sales_order.deleted, its last shape.',
   ),
 });
+
+type SalesOrderEventSchemaObject = typeof SalesOrderEventSchemaObject;
+/** Named (an interface derived from the schema, not a shape written by hand) so that declarations refer to it rather than writing it out again at every route that answers it. */
+export interface SalesOrderEventSchema extends SalesOrderEventSchemaObject {}
+export const SalesOrderEventSchema: SalesOrderEventSchema = SalesOrderEventSchemaObject;
 export type SalesOrderEvent = z.infer<typeof SalesOrderEventSchema>;
 
 export const EVENTS_LIMIT_MAX = 500;

@@ -78,7 +78,7 @@ export const HistoryChangesSchema = z.object({
   totals_after: HistoryTotalsSchema,
 });
 
-export const HistoryEntrySchema = z.object({
+const HistoryEntrySchemaObject = z.object({
   version: id().describe('The order version this change produced.'),
   action: HistoryActionSchema,
   at: dateTime(),
@@ -95,6 +95,11 @@ export const HistoryEntrySchema = z.object({
     .optional()
     .describe('confirm with acknowledge_warnings: the licence warnings the caller confirmed despite.'),
 });
+
+type HistoryEntrySchemaObject = typeof HistoryEntrySchemaObject;
+/** Named (an interface derived from the schema, not a shape written by hand) so that declarations refer to it rather than writing it out again at every route that answers it. */
+export interface HistoryEntrySchema extends HistoryEntrySchemaObject {}
+export const HistoryEntrySchema: HistoryEntrySchema = HistoryEntrySchemaObject;
 
 /** Entries per page: at most this many (default 50), and at most HISTORY_PAGE_MAX_BYTES of changes. */
 export const HISTORY_LIMIT_MAX = 200;

@@ -155,7 +155,7 @@ export const OtherChargeSchema = z.object({
 });
 
 /** One order as read. */
-export const SalesOrderSchema = z.object({
+const SalesOrderSchemaObject = z.object({
   sales_order_id: id(),
   sales_order_no: storedOrderNumber(),
   customer_id: id(),
@@ -194,6 +194,11 @@ export const SalesOrderSchema = z.object({
   customer_reference: z.string().max(CUSTOMER_REFERENCE_MAX_LENGTH).nullable(),
   delivery_date: z.string().max(10).regex(new RegExp(CALENDAR_DATE_PATTERN)).nullable().describe('YYYY-MM-DD'),
 });
+
+type SalesOrderSchemaObject = typeof SalesOrderSchemaObject;
+/** Named (an interface derived from the schema, not a shape written by hand) so that declarations refer to it rather than writing it out again at every route that answers it. */
+export interface SalesOrderSchema extends SalesOrderSchemaObject {}
+export const SalesOrderSchema: SalesOrderSchema = SalesOrderSchemaObject;
 
 export const CreatedSalesOrderSchema = z.object({
   sales_order_id: id(),
