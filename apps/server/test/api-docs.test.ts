@@ -78,9 +78,9 @@ describe('API documentation', () => {
       'bearerAuth',
       'sessionCookie',
     ]);
-    // Swagger UI sends the API-key field as the whole header: the reference says what to type.
+    // Swagger UI sends the API-key field as the whole header: the reference says what to paste (the page adds the scheme).
     expect(document.components.securitySchemes.apiKeyAuth.description).toContain(
-      'In the Authorize dialog of /docs, type `ApiKey `, a space and the key',
+      'In the Authorize dialog of /docs, paste the key as the CLI prints it',
     );
     expect(document.paths['/sales-orders/{id}'].get.responses['404'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/ErrorEnvelope',

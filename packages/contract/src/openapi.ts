@@ -466,10 +466,10 @@ export const createOpenApiDocument = ({
       type: 'apiKey',
       in: 'header',
       name: 'Authorization',
-      // Swagger UI's Authorize dialog sends this field's value as the whole header: the reader
-      // types the scheme too, as the description says.
+      // Swagger UI's Authorize dialog sends this field's value as the whole header; the page
+      // served at /docs adds the scheme to a bare key (apps/server/src/http/api-docs.ts).
       description:
-        'An API key sent as `Authorization: ApiKey <key>`. In the Authorize dialog of /docs, type `ApiKey `, a space and the key (e.g. `ApiKey sok_k43wr7r3_...`): the field is sent as the whole header.',
+        'An API key sent as `Authorization: ApiKey <key>`. In the Authorize dialog of /docs, paste the key as the CLI prints it (`sok_k43wr7r3_...`): the page adds `ApiKey ` before sending it (`ApiKey sok_...` works too).',
     })
     .addSecurityScheme('sessionCookie', {
       type: 'apiKey',

@@ -5,6 +5,19 @@ import swaggerUi from 'swagger-ui-express';
 import type { AppConfig } from '../config.js';
 
 /**
+ * Swagger UI sends the Authorize dialog's API-key field as the whole Authorization header, so a
+ * reader who pastes the bare key (as the CLI prints it) would get 401: a value that is one API
+ * key and nothing else gets its `ApiKey ` scheme. Runs in the browser: swagger-ui-express writes
+ * this function's source into swagger-ui-init.js, so it may use nothing from this module.
+ */
+function addApiKeyScheme(request: { headers: Record<string, string> }) {
+  const value = request.headers.Authorization;
+  if (typeof value === 'string' && /^sok_[A-Za-z0-9_-]+$/.test(value.trim()))
+    request.headers.Authorization = `ApiKey ${value.trim()}`;
+  return request;
+}
+
+/**
  * `{BASE_PATH}/openapi.json` (the document generated from the contract) and `{BASE_PATH}/docs`
  * (Swagger UI, its assets served from this process, so it works without internet access).
  */
@@ -22,13 +35,11 @@ export const apiDocsRouter = ({
   router.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
-  router.use(
-    '/docs',
-    swaggerUi.serveFiles(document),
-    swaggerUi.setup(document, {
-      customSiteTitle: 'Sales order service API',
-      swaggerOptions: { persistAuthorization: false, tryItOutEnabled: false },
-    }),
-  );
+  // serveFiles writes swagger-ui-init.js from its own options: both get the same ones.
+  const options = {
+    customSiteTitle: 'Sales order service API',
+    swaggerOptions: { persistAuthorization: false, tryItOutEnabled: false, requestInterceptor: addApiKeyScheme },
+  };
+  router.use('/docs', swaggerUi.serveFiles(document, options), swaggerUi.setup(document, options));
   return router;
 };
