@@ -1,9 +1,9 @@
 import type { AppConfig } from '../config.js';
 import type { Database } from '../db/database.js';
-import { isDatabaseUnavailable } from '../db/database-errors.js';
 import { type Metrics, noMetrics } from '../http/metrics.js';
 import type { Logger } from '../logger.js';
 import { type Resolver, systemResolver } from './address-guard.js';
+import { backgroundFailureReporter } from './background-failures.js';
 import { type DeliveryQueue, startDeliveryQueue } from './delivery-queue.js';
 import { createDeliveryWorker, deliveryJobTimeoutSeconds } from './delivery-worker.js';
 import { type EventPurge, startEventPurge } from './event-purge.js';
@@ -26,15 +26,8 @@ export interface EventProcessing {
   stop(): Promise<void>;
 }
 
-/** pg-boss passes a worker's failed fetch on with ` (Queue: ..., Worker: ...)` added to its message. */
-const withoutQueueSuffix = (error: unknown): unknown => {
-  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
-  if (typeof message !== 'string' || !/ \(Queue: [^)]*\)$/.test(message)) return error;
-  return Object.assign(new Error(message.replace(/ \(Queue: [^)]*\)$/, '')), { code });
-};
-
 export const startEventProcessing = async (
-  database: Pick<Database, 'prisma' | 'pool' | 'embedded' | 'availability'>,
+  database: Pick<Database, 'prisma' | 'pool' | 'embedded' | 'availability' | 'ping'>,
   config: Pick<AppConfig, 'webhooks' | 'events'>,
   {
     logger,
@@ -65,16 +58,7 @@ export const startEventProcessing = async (
     'How long the oldest pending webhook delivery has waited.',
     async () => (await readBacklog()).oldestPendingSeconds,
   );
-  // A database outage is reported once, with the requests' own report (database-availability.ts),
-  // not once per background poll that meets it; anything else is worth a warning each time.
-  // The embedded database lives in this process and cannot be out: a background poll that waited
-  // too long for its one connection met the requests' traffic, and the next poll tries again.
-  const reportFailure = (message: string) => (error: unknown) => {
-    if (isDatabaseUnavailable(error) || isDatabaseUnavailable(withoutQueueSuffix(error))) {
-      if (database.embedded) logger.debug({ err: error }, message);
-      else database.availability.reportFailure(error);
-    } else logger.warn({ err: error }, message);
-  };
+  const reportFailure = backgroundFailureReporter(database, logger);
   const queue = await startDeliveryQueue(database.pool, {
     embedded: database.embedded,
     jobTimeoutSeconds: deliveryJobTimeoutSeconds(webhooks.timeoutMs),

@@ -1,4 +1,4 @@
-import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
 
 /**
  * After vitest's own summary, names what was skipped and why, so that a run on a machine
@@ -8,10 +8,24 @@ import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node';
  * tests it holds.
  */
 export default class SkippedTestsReporter implements Reporter {
+  private namePattern: RegExp | undefined;
+
+  onInit(vitest: Vitest): void {
+    this.namePattern = vitest.config.testNamePattern;
+  }
+
+  /** Left out by `-t`: not run because the caller did not ask for it, not skipped. */
+  private notSelected(test: TestCase): boolean {
+    if (!this.namePattern) return false;
+    this.namePattern.lastIndex = 0;
+    return !this.namePattern.test(test.fullName.replaceAll(' > ', ' '));
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const skipped = new Map<string, number>();
     for (const testModule of testModules) {
       for (const test of testModule.children.allTests('skipped')) {
+        if (this.notSelected(test)) continue;
         const result = test.result();
         const note = result.state === 'skipped' ? result.note : undefined;
         const label = `${testModule.relativeModuleId} > ${outermostSkipped(test).fullName}${note ? ` (${note})` : ''}`;

@@ -1,0 +1,46 @@
+import type { Database } from '../db/database.js';
+import { isDatabaseUnavailable } from '../db/database-errors.js';
+import type { Logger } from '../logger.js';
+
+/** pg-boss passes a worker's failed fetch on with ` (Queue: ..., Worker: ...)` added to its message. */
+const withoutQueueSuffix = (error: unknown): unknown => {
+  const { message, code } = (error ?? {}) as { message?: unknown; code?: unknown };
+  if (typeof message !== 'string' || !/ \(Queue: [^)]*\)$/.test(message)) return error;
+  return Object.assign(new Error(message.replace(/ \(Queue: [^)]*\)$/, '')), { code });
+};
+
+/**
+ * How the events' background work (the relay's polls, pg-boss's fetches and maintenance) reports
+ * a failed database call, given what it was doing (`message`).
+ *
+ * - A database outage is reported once, with the requests' own report (database-availability.ts),
+ *   not once per poll that meets it.
+ * - On a server, one poll past its timeout is one slow statement (a cold start, a busy machine),
+ *   not yet an outage: the database is asked at once, and only when that fails too is it
+ *   reported as one; otherwise a warning. A slow first poll at start-up used to raise a false
+ *   outage alert.
+ * - The embedded database lives in this process and cannot be out: a poll that waited too long
+ *   for its one connection met the requests' traffic, and the next poll tries again (debug).
+ * - Anything else is worth a warning each time.
+ */
+export const backgroundFailureReporter =
+  (database: Pick<Database, 'embedded' | 'availability' | 'ping'>, logger: Logger) =>
+  (message: string) =>
+  (error: unknown): void => {
+    if (!isDatabaseUnavailable(error) && !isDatabaseUnavailable(withoutQueueSuffix(error))) {
+      logger.warn({ err: error }, message);
+      return;
+    }
+    if (database.embedded) {
+      logger.debug({ err: error }, message);
+      return;
+    }
+    if (!database.availability.available) {
+      database.availability.reportFailure(error);
+      return;
+    }
+    database.ping().then(
+      () => logger.warn({ err: error }, `${message}; the database answers, so this is not an outage`),
+      () => database.availability.reportFailure(error),
+    );
+  };
