@@ -108,7 +108,13 @@ describe('metrics on METRICS_PORT', () => {
     expect(sample(text, 'rate_limit_refusals_total')).toBe(0);
     expect(sample(text, 'database_unavailable_responses_total')).toBe(0);
     expect(sample(text, 'db_client_connection_count{state="idle"}')).toBeGreaterThanOrEqual(0);
-    expect(sample(text, 'db_client_connection_pending_requests')).toBe(0);
+    // The embedded database has one connection: a background poll (the outbox relay, pg-boss)
+    // or this scrape's own backlog gauge may be waiting for it at the moment of the scrape.
+    const pending = sample(text, 'db_client_connection_pending_requests');
+    expect(
+      pending !== undefined && Number.isInteger(pending) && pending >= 0 && pending <= 2,
+      `pending ${pending}`,
+    ).toBe(true);
     expect(sample(text, 'http_server_active_requests{http_request_method="POST"}')).toBe(0);
     expect(sample(text, 'events_outbox_depth')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'webhook_deliveries_pending')).toBe(0);
