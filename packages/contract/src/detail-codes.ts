@@ -74,36 +74,30 @@ export type ServiceCode = (typeof ServiceCode)[keyof typeof ServiceCode];
  */
 export const ShapeIssueCodes = ['required', ...Object.values(z.ZodIssueCode)] as const;
 
-const codesOf = (...groups: Record<string, string>[]): string[] => groups.flatMap((group) => Object.values(group));
+/** Every group of the service's own detail codes: DETAIL_CODES and DetailCode both come from it. */
+const DETAIL_CODE_GROUPS = [
+  SchemaIssueCode,
+  ValidationCode,
+  LifecycleCode,
+  LicenceWarningCode,
+  WriteSafetyCode,
+  WebhookCode,
+  AuthenticationCode,
+  AccessCode,
+  RequestCode,
+  ServiceCode,
+] as const;
 
-/** Every detail code, sorted; the OpenAPI document lists these on `ErrorDetail.code`. */
-export const DETAIL_CODES: readonly string[] = [
-  ...new Set([
-    ...ShapeIssueCodes,
-    ...codesOf(
-      SchemaIssueCode,
-      ValidationCode,
-      LifecycleCode,
-      LicenceWarningCode,
-      WriteSafetyCode,
-      WebhookCode,
-      AuthenticationCode,
-      AccessCode,
-      RequestCode,
-      ServiceCode,
-    ),
-  ]),
-].sort();
+/** The values of each group of a union, taken group by group. */
+type ValuesOfEach<Group> = Group extends unknown ? Group[keyof Group] : never;
 
 /** A detail code of the service's own (zod's issue codes aside). */
-export type DetailCode =
-  | (typeof SchemaIssueCode)[keyof typeof SchemaIssueCode]
-  | (typeof ValidationCode)[keyof typeof ValidationCode]
-  | (typeof LifecycleCode)[keyof typeof LifecycleCode]
-  | (typeof LicenceWarningCode)[keyof typeof LicenceWarningCode]
-  | (typeof WriteSafetyCode)[keyof typeof WriteSafetyCode]
-  | (typeof WebhookCode)[keyof typeof WebhookCode]
-  | AuthenticationCode
-  | AccessCode
-  | RequestCode
-  | ServiceCode;
+export type DetailCode = ValuesOfEach<(typeof DETAIL_CODE_GROUPS)[number]>;
+
+/**
+ * Every detail code, sorted; the OpenAPI document lists these on `ErrorDetail.code`. A Set, since
+ * some of the contract's codes are zod's too (`invalid_date`).
+ */
+export const DETAIL_CODES: readonly string[] = [
+  ...new Set<string>([...ShapeIssueCodes, ...DETAIL_CODE_GROUPS.flatMap((group) => Object.values(group))]),
+].sort();
