@@ -379,26 +379,42 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     startNew().then(() => say('New order.'), report);
   });
 
-  confirm.addEventListener('click', () => {
+  /**
+   * A transition of the order on the form, from its button: the button is off while it runs,
+   * then the form shows the order as it now reads and says `done` of it.
+   */
+  const transition = (
+    button: HTMLButtonElement,
+    run: (order: SalesOrder) => Promise<SalesOrder>,
+    done: (order: SalesOrder) => string,
+  ) => {
     if (!current) return;
     const order = current;
-    confirm.disabled = true;
+    button.disabled = true;
     errors.clear();
-    client
-      .confirmSalesOrder(
-        order.sales_order_id,
-        { acknowledge_warnings: acknowledge.checked },
-        { ifMatch: order.version },
-      )
-      .then(async (confirmed) => {
-        await show(confirmed);
-        say(`Confirmed ${confirmed.sales_order_no}.`);
+    run(order)
+      .then(async (changed) => {
+        await show(changed);
+        say(done(changed));
         onSaved();
       }, refused)
       .catch(report)
       .finally(() => {
-        confirm.disabled = false;
+        button.disabled = false;
       });
+  };
+
+  confirm.addEventListener('click', () => {
+    transition(
+      confirm,
+      (order) =>
+        client.confirmSalesOrder(
+          order.sales_order_id,
+          { acknowledge_warnings: acknowledge.checked },
+          { ifMatch: order.version },
+        ),
+      (confirmed) => `Confirmed ${confirmed.sales_order_no}.`,
+    );
   });
 
   cancel.addEventListener('click', () => {
@@ -409,22 +425,19 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     cancelBox.hidden = true;
   });
   cancelSubmit.addEventListener('click', () => {
-    if (!current) return;
-    const order = current;
-    cancelSubmit.disabled = true;
-    errors.clear();
-    client
-      .cancelSalesOrder(order.sales_order_id, { reason: reason.control.value }, { ifMatch: order.version })
-      .then(async (cancelled) => {
+    transition(
+      cancelSubmit,
+      async (order) => {
+        const cancelled = await client.cancelSalesOrder(
+          order.sales_order_id,
+          { reason: reason.control.value },
+          { ifMatch: order.version },
+        );
         reason.control.value = '';
-        await show(cancelled);
-        say(`Cancelled ${cancelled.sales_order_no}.`);
-        onSaved();
-      }, refused)
-      .catch(report)
-      .finally(() => {
-        cancelSubmit.disabled = false;
-      });
+        return cancelled;
+      },
+      (cancelled) => `Cancelled ${cancelled.sales_order_no}.`,
+    );
   });
 
   searchableSelect(client, customer.control, customerSearch.control, 'customers', 'Choose a customer');
