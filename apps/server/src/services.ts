@@ -1,5 +1,6 @@
 import type { ListEventsFilters } from '@sales-order/contract';
 
+import type { AccessContext } from './auth/access-context.js';
 import type { TransactionPort } from './db/transactions.js';
 import type { EventProcessing } from './events/event-processing.js';
 import { listEvents } from './events/feed.js';
@@ -30,7 +31,9 @@ export const createServices = (
   licences: createLicenceService(transactions.db, () => todayIn(businessTimeZone)),
   dropdowns: createDropdownService(transactions.db, { cacheTtlMs: masterDataCacheTtlMs }),
   totals: { calculate: calculateTotals },
-  events: { list: (query: ListEventsFilters) => listEvents(transactions.db, query) },
+  events: {
+    list: (access: AccessContext, query: ListEventsFilters) => listEvents(transactions.db, access, query),
+  },
   webhookEndpoints: createWebhookEndpoints({
     transactions,
     queue,

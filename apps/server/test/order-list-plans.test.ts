@@ -57,7 +57,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
 
     const planOf = (query: Prisma.Sql) => explain(suite.server.database.prisma, query);
 
-    const live: OrderListFilter = { includeDeleted: false };
+    const live: OrderListFilter = { scope: null, includeDeleted: false };
     const cursors: Record<ListSort, ListCursor> = {
       '-sales_order_date': { s: '-sales_order_date', k: '2026-03-01', i: 100_000 },
       sales_order_date: { s: 'sales_order_date', k: '2026-03-01', i: 100_000 },
@@ -71,7 +71,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     it('walks an index for every sort, first page and later pages alike: no sequential scan, no sort', async () => {
       for (const sort of Object.keys(cursors) as ListSort[]) {
         for (const cursor of [undefined, cursors[sort]]) {
-          for (const filter of [live, { includeDeleted: true }]) {
+          for (const filter of [live, { scope: null, includeDeleted: true }, { scope: [1], includeDeleted: false }]) {
             const plan = await planOf(pageQuery(filter, sort, cursor, 51));
             const label = `${sort} ${cursor ? 'with' : 'without'} cursor, include_deleted=${filter.includeDeleted}`;
             expect(orderTableSeqScans(plan), label).toEqual([]);
@@ -100,7 +100,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         { ...live, minTotal: '9990.00' },
         { ...live, minTotal: '100.00', maxTotal: '101.00' },
         { ...live, updatedSince: new Date('2026-03-20T00:00:00Z') },
-        { includeDeleted: true, updatedSince: new Date('2026-03-20T00:00:00Z') },
+        { scope: null, includeDeleted: true, updatedSince: new Date('2026-03-20T00:00:00Z') },
         { ...live, customerId: firstCustomer + 7, dateFrom: '2026-01-01', minTotal: '10.00' },
       ];
       for (const sort of ['-sales_order_date', 'updated_at', '-grand_total'] as const) {

@@ -156,7 +156,7 @@ describe('order reads: one statement each', () => {
       WHERE sales_order_id = ${id} AND line_no = 1`;
     await server.database.prisma.$executeRaw`
       UPDATE sales_orders SET subtotal = 9999999999999999.99, grand_total = 1234567890123456.71 WHERE id = ${id}`;
-    const row = await orderReadStore.findLive(server.database.prisma, id);
+    const row = await orderReadStore.findLive(server.database.prisma, id, null);
     expect(row!.details.map(({ quantity, rate, amount }) => [quantity, rate, amount])).toEqual([
       ['123456789012345.678', '12345678901234.5678', '1234567890123456.78'],
       ['999999999.999', '0.0001', '100000.00'],

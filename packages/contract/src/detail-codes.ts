@@ -23,6 +23,10 @@ export const AuthenticationCode = {
   tokenExpired: 'token_expired',
   invalidApiKey: 'invalid_api_key',
   invalidSession: 'invalid_session',
+  /** A token's `locations` claim is not a list of location codes or ids, or names one that does not exist. */
+  invalidLocations: 'invalid_locations',
+  /** A token without a `locations` claim where JWT_REQUIRE_LOCATIONS=true. */
+  locationsRequired: 'locations_required',
 } as const;
 export type AuthenticationCode = (typeof AuthenticationCode)[keyof typeof AuthenticationCode];
 

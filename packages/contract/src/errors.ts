@@ -48,6 +48,8 @@ export const ValidationCode = {
   unknownFieldOfficer: 'unknown_field_officer',
   unknownPort: 'unknown_port',
   deliveryBeforeOrderDate: 'delivery_before_order_date',
+  /** The caller's location scope does not include this location (docs/authentication.md, "Location scope"). */
+  locationNotPermitted: 'location_not_permitted',
 } as const;
 
 export type ValidationCode = (typeof ValidationCode)[keyof typeof ValidationCode];

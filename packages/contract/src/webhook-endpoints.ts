@@ -137,6 +137,12 @@ export const WebhookEndpointSchema = z.object({
   url: z.string().max(WEBHOOK_URL_MAX_LENGTH),
   description: z.string().max(WEBHOOK_DESCRIPTION_MAX_LENGTH).nullable(),
   event_types: z.array(EventTypeSchema).max(EVENT_TYPES.length).nullable().describe('null: every type.'),
+  locations: z
+    .array(id())
+    .nullable()
+    .describe(
+      'The location scope of the caller that registered the endpoint: it receives only the events of orders in these locations. null: every location.',
+    ),
   enabled: z.boolean(),
   disabled_reason: DisabledReasonSchema.nullable(),
   disabled_at: dateTime().nullable(),

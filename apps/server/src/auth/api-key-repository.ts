@@ -6,15 +6,21 @@ import type { ApiKey } from '../generated/prisma/client.js';
 export type ApiKeySummary = Pick<
   ApiKey,
   'prefix' | 'name' | 'permissions' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'
->;
+> & {
+  /** Location ids; null means every location. */
+  locations: number[] | null;
+};
 
 /** What authenticating by a key needs of its row, and how long it has left by the database's clock. */
 export type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions' | 'lastUsedAt'> & {
+  /** Location ids; NULL means every location. */
+  locations: number[] | null;
   msLeft: number | null;
 };
 
 const summaryFields = {
   prefix: true,
+  locations: true,
   name: true,
   permissions: true,
   createdAt: true,
@@ -26,8 +32,20 @@ const summaryFields = {
 export const apiKeyRepository = {
   insert: (
     db: Db,
-    key: { name: string; prefix: string; keyHash: string; permissions: string[]; expiresAt: Date | null },
-  ): Promise<ApiKeySummary> => db.apiKey.create({ data: key, select: summaryFields }),
+    {
+      locations,
+      ...key
+    }: {
+      name: string;
+      prefix: string;
+      keyHash: string;
+      permissions: string[];
+      locations: number[] | null;
+      expiresAt: Date | null;
+    },
+  ): Promise<ApiKeySummary> =>
+    // An omitted list stays NULL (every location); Prisma's types have no null for a list.
+    db.apiKey.create({ data: locations === null ? key : { ...key, locations }, select: summaryFields }),
 
   /** Revokes the unrevoked key with this prefix; false when there is none. */
   revoke: async (db: Db, prefix: string, at: Date): Promise<boolean> => {
@@ -45,7 +63,7 @@ export const apiKeyRepository = {
    */
   findLive: async (db: Db, prefix: string): Promise<LiveApiKey | null> => {
     const [row] = await db.$queryRaw<LiveApiKey[]>`
-      SELECT id, prefix, key_hash AS "keyHash", permissions, last_used_at AS "lastUsedAt",
+      SELECT id, prefix, key_hash AS "keyHash", permissions, locations, last_used_at AS "lastUsedAt",
         (EXTRACT(EPOCH FROM expires_at - now()) * 1000)::float8 AS "msLeft"
       FROM api_keys
       WHERE prefix = ${prefix} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;

@@ -1,13 +1,14 @@
 import { randomBytes, randomInt } from 'node:crypto';
 
-import { AuthenticationCode } from '@sales-order/contract';
+import { AuthenticationCode, ValidationCode } from '@sales-order/contract';
 
 import type { Db } from '../db/transactions.js';
 import { unauthenticated, unprocessable } from '../errors/domain-error.js';
+import { type AccessContext, KNOWN_PERMISSIONS } from './access-context.js';
 import { apiKeyRepository, type ApiKeySummary } from './api-key-repository.js';
 import { createCredentialCache } from './credential-cache.js';
 import type { LastUsedRecorder } from './last-used-recorder.js';
-import { KNOWN_PERMISSIONS, type Principal } from './principal.js';
+import { type LocationReference, resolveLocations } from './location-scopes.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
 
 /**
@@ -29,6 +30,8 @@ export type { ApiKeySummary };
 export type NewApiKey = {
   name: string;
   permissions: string[];
+  /** Codes or ids; null for every location. */
+  locations: LocationReference[] | null;
   expiresAt: Date | null;
 };
 
@@ -70,12 +73,26 @@ export const createApiKeyService = (db: Db, now: () => Date = () => new Date()) 
   /** Stores a new key and returns it: the only time the key itself is ever available. */
   async create(input: NewApiKey): Promise<{ key: string; summary: ApiKeySummary }> {
     validateNewKey(input, now());
+    const locations = input.locations === null ? null : await resolveLocations(db, input.locations);
+    if (locations && locations.unknown.length > 0) {
+      throw unprocessable(
+        [
+          {
+            path: 'locations',
+            message: `no location has the code or id ${locations.unknown.map((entry) => JSON.stringify(entry)).join(', ')}`,
+            code: ValidationCode.unknownLocation,
+          },
+        ],
+        'The API key cannot be created',
+      );
+    }
     const { prefix, key } = generateKey();
     const summary = await apiKeyRepository.insert(db, {
       name: input.name.trim(),
       prefix,
       keyHash: sha256Hex(key),
       permissions: [...new Set(input.permissions)],
+      locations: locations?.ids ?? null,
       expiresAt: input.expiresAt,
     });
     return { key, summary };
@@ -102,7 +119,7 @@ export const createApiKeyService = (db: Db, now: () => Date = () => new Date()) 
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>;
 
-type AuthenticatedKey = { id: number; principal: Principal };
+type AuthenticatedKey = { id: number; access: AccessContext };
 
 /** The live key whose prefix and SHA-256 these are; no side effects. */
 const findLiveKey = async (db: Db, prefix: string, digest: string) => {
@@ -130,25 +147,26 @@ export const createApiKeyAuthentication = (
     const row = await findLiveKey(db, prefix, digest);
     if (!row) return null;
     lastUsed.stored(row.id, row.lastUsedAt);
-    const principal: Principal = {
+    const access: AccessContext = {
       subject: `api_key:${row.prefix}`,
       permissions: new Set(row.permissions),
       method: 'api_key',
+      locations: row.locations,
     };
-    return { value: { id: row.id, principal }, msLeft: row.msLeft };
+    return { value: { id: row.id, access }, msLeft: row.msLeft };
   };
 
   return {
     cache,
     /** The caller a key belongs to; unknown, revoked and expired keys are all just "not valid". */
-    async authenticate(key: string): Promise<Principal> {
+    async authenticate(key: string): Promise<AccessContext> {
       const prefix = KEY_PATTERN.exec(key)?.[1];
       if (prefix === undefined) throw invalidKey();
       const digest = sha256Hex(key);
       const found = await cache.get(digest, () => lookup(prefix, digest));
       if (!found) throw invalidKey();
       lastUsed.used(found.id, now());
-      return found.principal;
+      return found.access;
     },
   };
 };

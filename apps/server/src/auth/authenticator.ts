@@ -1,9 +1,9 @@
 import { AuthenticationCode } from '@sales-order/contract';
 
 import { unauthenticated } from '../errors/domain-error.js';
+import { type AccessContext, API_KEY_SUBJECT_PREFIX } from './access-context.js';
 import type { ApiKeyAuthentication } from './api-keys.js';
 import type { JwtVerifier } from './jwt-verifier.js';
-import { API_KEY_SUBJECT_PREFIX, type Principal } from './principal.js';
 import type { SessionService } from './sessions.js';
 
 /** What a request carries to prove who sent it. */
@@ -20,15 +20,15 @@ const CREDENTIALS_PATTERN = /^([A-Za-z]+) +(\S+)$/;
  * A token's or session's subject is recorded as created_by like an API key's `api_key:<prefix>`:
  * one written like that would pass for the key in the audit columns, so it is refused.
  */
-const notAnApiKeySubject = (code: AuthenticationCode) => (principal: Principal) => {
-  if (principal.subject.startsWith(API_KEY_SUBJECT_PREFIX))
+const notAnApiKeySubject = (code: AuthenticationCode) => (access: AccessContext) => {
+  if (access.subject.startsWith(API_KEY_SUBJECT_PREFIX))
     throw unauthenticated(`A subject starting with ${API_KEY_SUBJECT_PREFIX} is reserved for API keys`, code);
-  return principal;
+  return access;
 };
 
 export type Authenticator = {
   /** The caller, or an `unauthenticated` DomainError. */
-  authenticate(credentials: Credentials): Promise<Principal>;
+  authenticate(credentials: Credentials): Promise<AccessContext>;
 };
 
 /**

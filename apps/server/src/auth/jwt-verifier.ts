@@ -5,7 +5,8 @@ import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 
 import { unauthenticated } from '../errors/domain-error.js';
-import { MAX_SUBJECT_LENGTH, type Principal } from './principal.js';
+import { type AccessContext, type LocationScope, MAX_SUBJECT_LENGTH } from './access-context.js';
+import type { LocationReference, ResolvedLocations } from './location-scopes.js';
 
 /**
  * `Authorization: Bearer <JWT>`. Each configured key verifies exactly one algorithm (HS256 for
@@ -24,7 +25,15 @@ export type JwtSettings = {
   issuer?: string;
   /** Required `aud` when set. */
   audience?: string;
+  /** A token without a `locations` claim is refused (JWT_REQUIRE_LOCATIONS). */
+  requireLocations?: boolean;
 };
+
+/** Turns a `locations` claim's codes and ids into location ids (location-scopes.ts). */
+export type ResolveLocations = (entries: readonly LocationReference[]) => Promise<ResolvedLocations>;
+
+// More entries than any ERP has depots: a longer claim is not a scope but an attack on the lookup.
+const MAX_CLAIMED_LOCATIONS = 1_000;
 
 /** Leeway for exp, nbf and iat against clock skew between the issuer and this service. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
@@ -56,6 +65,11 @@ export const parsePublicKey = (pem: string): JwtPublicKey => {
 };
 
 const invalidToken = () => unauthenticated('The access token is not valid', AuthenticationCode.invalidToken);
+const invalidLocations = () =>
+  unauthenticated(
+    "The access token's locations claim must list existing location codes or ids",
+    AuthenticationCode.invalidLocations,
+  );
 
 /** `permissions` (array of strings) wins; otherwise OAuth's space-separated `scope`; else none. */
 const permissionsOf = (payload: JWTPayload): string[] => {
@@ -83,14 +97,45 @@ const VERIFIED_TOKENS_MAX = 10_000;
 // Longer texts are verified every time: one huge token must not pin memory in the cache.
 const MAX_CACHED_TOKEN_LENGTH = 8_192;
 
-type VerifiedToken = { principal: Principal; exp: number; nbf: number | undefined };
+type VerifiedToken = { access: AccessContext; exp: number; nbf: number | undefined };
 
 export type JwtVerifier = {
   /** The caller a token names; throws an `unauthenticated` DomainError for any bad token. */
-  verify(token: string): Promise<Principal>;
+  verify(token: string): Promise<AccessContext>;
 };
 
-export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
+/**
+ * The token's location scope: its optional `locations` claim, an array of location codes or ids
+ * (docs/authentication.md, "Location scope"). No claim is every location unless
+ * JWT_REQUIRE_LOCATIONS; an empty array is no location; a code that names no location is a 401,
+ * never a silently smaller scope.
+ */
+const scopeOf = async (
+  payload: JWTPayload,
+  settings: JwtSettings,
+  resolveLocations: ResolveLocations,
+): Promise<LocationScope> => {
+  const { locations } = payload;
+  if (locations === undefined) {
+    if (settings.requireLocations)
+      throw unauthenticated(
+        'The access token must carry a locations claim (JWT_REQUIRE_LOCATIONS)',
+        AuthenticationCode.locationsRequired,
+      );
+    return null;
+  }
+  if (
+    !Array.isArray(locations) ||
+    locations.length > MAX_CLAIMED_LOCATIONS ||
+    !locations.every((entry) => (typeof entry === 'string' && entry !== '') || Number.isSafeInteger(entry))
+  )
+    throw invalidLocations();
+  const { ids, unknown } = await resolveLocations(locations as LocationReference[]);
+  if (unknown.length > 0) throw invalidLocations();
+  return ids;
+};
+
+export const createJwtVerifier = (settings: JwtSettings, resolveLocations: ResolveLocations): JwtVerifier => {
   const keys = new Map<string, Uint8Array | KeyObject>();
   if (settings.secret) keys.set('HS256', settings.secret);
   if (settings.publicKey) keys.set(settings.publicKey.algorithm, settings.publicKey.key);
@@ -98,7 +143,7 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
   const verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_TOKENS_MAX });
 
   /** The cached caller of `token` when it is still inside its exp and nbf (with jose's leeway). */
-  const fromCache = (token: string): Principal | undefined => {
+  const fromCache = (token: string): AccessContext | undefined => {
     const entry = verified.get(token);
     if (!entry) return undefined;
     const now = Math.floor(Date.now() / 1000);
@@ -107,10 +152,10 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
       return undefined;
     }
     if (entry.nbf !== undefined && entry.nbf > now + CLOCK_TOLERANCE_SECONDS) return undefined;
-    return entry.principal;
+    return entry.access;
   };
 
-  const verifySignatureAndClaims = async (token: string): Promise<Principal> => {
+  const verifySignatureAndClaims = async (token: string): Promise<AccessContext> => {
     let payload: JWTPayload;
     try {
       // jose checks `alg` against `algorithms` before asking for a key, so the lookup
@@ -141,12 +186,17 @@ export const createJwtVerifier = (settings: JwtSettings): JwtVerifier => {
     ) {
       throw invalidToken();
     }
-    const principal: Principal = { subject, permissions: new Set(permissionsOf(payload)), method: 'jwt' };
+    const access: AccessContext = {
+      subject,
+      permissions: new Set(permissionsOf(payload)),
+      method: 'jwt',
+      locations: await scopeOf(payload, settings, resolveLocations),
+    };
     // requiredClaims makes exp a number here; jose has checked nbf's type when present.
     if (token.length <= MAX_CACHED_TOKEN_LENGTH) {
-      verified.set(token, { principal, exp: payload.exp!, nbf: payload.nbf });
+      verified.set(token, { access, exp: payload.exp!, nbf: payload.nbf });
     }
-    return principal;
+    return access;
   };
 
   return {

@@ -2,8 +2,9 @@ import { AuthenticationCode } from '@sales-order/contract';
 
 import type { Db } from '../db/transactions.js';
 import { unauthenticated } from '../errors/domain-error.js';
+import { type AccessContext, MAX_SUBJECT_LENGTH } from './access-context.js';
 import { createCredentialCache } from './credential-cache.js';
-import { MAX_SUBJECT_LENGTH, type Principal } from './principal.js';
+import { resolveLocations } from './location-scopes.js';
 import { sessionRepository } from './session-repository.js';
 import { sha256Hex } from './token-hash.js';
 
@@ -26,30 +27,33 @@ const invalidSession = () => unauthenticated('The session is not valid', Authent
  * when the database announces that the host changed or deleted the row).
  */
 export const createSessionService = (db: Db, { cacheTtlMs }: { cacheTtlMs: number }) => {
-  const cache = createCredentialCache<Principal>(cacheTtlMs);
+  const cache = createCredentialCache<AccessContext>(cacheTtlMs);
 
   const lookup = async (digest: string) => {
     const session = await sessionRepository.findLive(db, digest);
     if (!session) return null;
     if (session.userId === '' || session.userId.length > MAX_SUBJECT_LENGTH) return null;
     // The host may leave the array NULL; that is a session without permissions.
-    const principal: Principal = {
+    const access: AccessContext = {
       subject: session.userId,
       permissions: new Set(session.permissions ?? []),
       method: 'session',
+      // NULL is every location. Entries naming no location are dropped: the scope only narrows
+      // (a typo of the host's never widens it, and the clerk keeps the locations that exist).
+      locations: session.locations === null ? null : (await resolveLocations(db, session.locations)).ids,
     };
-    return { value: principal, msLeft: session.msLeft };
+    return { value: access, msLeft: session.msLeft };
   };
 
   return {
     cache,
     /** The user of a live session; unknown, expired and revoked sessions are all "not valid". */
-    async authenticate(token: string): Promise<Principal> {
+    async authenticate(token: string): Promise<AccessContext> {
       if (token.length > MAX_TOKEN_LENGTH) throw invalidSession();
       const digest = sha256Hex(token);
-      const principal = await cache.get(digest, () => lookup(digest));
-      if (!principal) throw invalidSession();
-      return principal;
+      const access = await cache.get(digest, () => lookup(digest));
+      if (!access) throw invalidSession();
+      return access;
     },
   };
 };

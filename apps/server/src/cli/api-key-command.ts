@@ -1,16 +1,17 @@
 import { parseArgs } from 'node:util';
 
+import { KNOWN_PERMISSIONS } from '../auth/access-context.js';
 import { type ApiKeySummary, createApiKeyService } from '../auth/api-keys.js';
-import { KNOWN_PERMISSIONS } from '../auth/principal.js';
 import { DomainError } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { addDays } from '../shared/calendar.js';
 
 export const API_KEY_USAGE = `usage:
-  api-key create --name <name> --permissions <p1,p2,...> [--expires-in-days <n>]
+  api-key create --name <name> --permissions <p1,p2,...> [--locations <code or id,...>] [--expires-in-days <n>]
   api-key revoke <prefix>
   api-key list
-permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)`;
+permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)
+locations: the key sees and acts only in these locations; without --locations, in every one`;
 
 /** `--permissions a, b,c` as the list `['a', 'b', 'c']`. */
 export const permissionList = (text: string): string[] =>
@@ -29,6 +30,7 @@ const describe = (key: ApiKeySummary): string =>
     key.prefix,
     `name=${JSON.stringify(key.name)}`,
     `permissions=${key.permissions.join(',')}`,
+    `locations=${key.locations === null ? 'all' : key.locations.join(',') || 'none'}`,
     `created=${key.createdAt.toISOString()}`,
     `expires=${key.expiresAt?.toISOString() ?? 'never'}`,
     key.revokedAt ? `revoked=${key.revokedAt.toISOString()}` : 'active',
@@ -59,6 +61,7 @@ export const runApiKeyCommand = async (
       options: {
         name: { type: 'string' },
         permissions: { type: 'string' },
+        locations: { type: 'string' },
         'expires-in-days': { type: 'string' },
       },
     });
@@ -80,6 +83,7 @@ export const runApiKeyCommand = async (
       const { key, summary } = await apiKeys.create({
         name: values.name,
         permissions: permissionList(values.permissions),
+        locations: values.locations === undefined ? null : permissionList(values.locations),
         expiresAt: days === null ? null : addDays(now(), days),
       });
       out(`Created API key ${describe(summary)}`);

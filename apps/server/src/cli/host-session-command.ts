@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 
-import { KNOWN_PERMISSIONS, MAX_SUBJECT_LENGTH } from '../auth/principal.js';
+import { KNOWN_PERMISSIONS, MAX_SUBJECT_LENGTH } from '../auth/access-context.js';
 import { sessionRepository } from '../auth/session-repository.js';
 import { sha256Hex } from '../auth/token-hash.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { type CommandOutput, permissionList } from './api-key-command.js';
 
 export const HOST_SESSION_USAGE = `usage:
-  host-session create --user <user id> --permissions <p1,p2,...> [--hours <n>]
+  host-session create --user <user id> --permissions <p1,p2,...> [--locations <code or id,...>] [--hours <n>]
 permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)
+locations: the user sees and acts only in these locations; without --locations, in every one
 
 Stands in for the host ERP's login on a development or demo database: it writes a row to the
 sessions table exactly as the host would (the cookie's SHA-256, the user, the permissions and
@@ -32,7 +33,12 @@ export const runHostSessionCommand = async (
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { user: { type: 'string' }, permissions: { type: 'string' }, hours: { type: 'string' } },
+      options: {
+        user: { type: 'string' },
+        permissions: { type: 'string' },
+        locations: { type: 'string' },
+        hours: { type: 'string' },
+      },
     });
   } catch (error) {
     err(`${(error as Error).message}\n${HOST_SESSION_USAGE}`);
@@ -62,7 +68,14 @@ export const runHostSessionCommand = async (
   }
   const token = randomBytes(32).toString('base64url');
   // The expiry is the database's clock, as the host ERP would write it.
-  await sessionRepository.insert(prisma, { tokenDigest: sha256Hex(token), userId: user, permissions, hours });
+  const locations = values.locations === undefined ? null : permissionList(values.locations);
+  await sessionRepository.insert(prisma, {
+    tokenDigest: sha256Hex(token),
+    userId: user,
+    permissions,
+    locations,
+    hours,
+  });
   out(`Created a host session for ${user} (${permissions.join(',')}), valid for ${hours} h. Send it as the cookie`);
   out('');
   out(`  ${cookieName}=${token}`);

@@ -58,6 +58,7 @@ export const runOrderEntryCommand = async (
       tokenDigest: sha256Hex(token),
       userId: values.user ?? 'demo',
       permissions: ['*'],
+      locations: null,
       hours: SESSION_HOURS,
     };
     await withDatabase((prisma) => sessionRepository.insert(prisma, session));

@@ -34,7 +34,7 @@ export const ensureDemoApiKey = async (
   if (saved) return saved;
   const apiKeys = createApiKeyService(prisma);
   const file = demoKeyFile(dataDir);
-  const { key } = await apiKeys.create({ name: 'demo', permissions: ['*'], expiresAt: null });
+  const { key } = await apiKeys.create({ name: 'demo', permissions: ['*'], locations: null, expiresAt: null });
   if (file) {
     // On a PostgreSQL server nothing else makes DATA_DIR (the embedded database's files live there).
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });

@@ -31,6 +31,7 @@ export const ensureDemoSession = async (prisma: PrismaClient, dataDir: string): 
     tokenDigest: sha256Hex(token),
     userId: 'demo',
     permissions: ['*'],
+    locations: null,
     hours: DEMO_SESSION_HOURS,
   });
   if (file) {

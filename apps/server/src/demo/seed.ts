@@ -1,3 +1,4 @@
+import { systemAccess } from '../auth/access-context.js';
 import { transactionPort } from '../db/transactions.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from '../orders/numbering.js';
@@ -65,48 +66,41 @@ export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<S
     transactions: transactionPort(prisma),
     orderNumberMaxAhead: DEFAULT_ORDER_NUMBER_MAX_AHEAD,
   });
+  // The seed acts as the service itself: every location, every permission.
+  const seeder = systemAccess('demo-seed');
   const date = formatCalendarDate(today);
   const packsizeOf = async (productId: number) =>
     (await prisma.packsize.findFirstOrThrow({ where: { productId }, orderBy: { id: 'asc' } })).id;
-  await orders.create(
-    {
-      customer_id: 1,
-      location_id: 1,
-      sales_order_date: date,
-      remarks: 'Demo order: first delivery of the season',
-      details: [
-        { product_id: 1, packsize_id: await packsizeOf(1), quantity: 40, rate: 455.5 },
-        { product_id: 6, packsize_id: await packsizeOf(6), quantity: 12, rate: 1260 },
-      ],
-      other_charges: [{ description: 'Carriage', amount: 850 }],
-      status: 'confirmed',
-      acknowledge_warnings: true,
-    },
-    'demo-seed',
-  );
-  await orders.create(
-    {
-      customer_id: 2,
-      location_id: 1,
-      sales_order_date: date,
-      details: [{ product_id: 2, packsize_id: await packsizeOf(2), quantity: 100, rate: 310.25 }],
-      other_charges: [{ description: 'Trade discount', amount: -500 }],
-      status: 'confirmed',
-      acknowledge_warnings: true,
-    },
-    'demo-seed',
-  );
-  await orders.create(
-    {
-      customer_id: 3,
-      location_id: 2,
-      sales_order_date: date,
-      details: [
-        { product_id: 7, quantity: 3, rate: 33.333 },
-        { product_id: 8, quantity: 10.5, rate: 120 },
-      ],
-    },
-    'demo-seed',
-  );
+  await orders.create(seeder, {
+    customer_id: 1,
+    location_id: 1,
+    sales_order_date: date,
+    remarks: 'Demo order: first delivery of the season',
+    details: [
+      { product_id: 1, packsize_id: await packsizeOf(1), quantity: 40, rate: 455.5 },
+      { product_id: 6, packsize_id: await packsizeOf(6), quantity: 12, rate: 1260 },
+    ],
+    other_charges: [{ description: 'Carriage', amount: 850 }],
+    status: 'confirmed',
+    acknowledge_warnings: true,
+  });
+  await orders.create(seeder, {
+    customer_id: 2,
+    location_id: 1,
+    sales_order_date: date,
+    details: [{ product_id: 2, packsize_id: await packsizeOf(2), quantity: 100, rate: 310.25 }],
+    other_charges: [{ description: 'Trade discount', amount: -500 }],
+    status: 'confirmed',
+    acknowledge_warnings: true,
+  });
+  await orders.create(seeder, {
+    customer_id: 3,
+    location_id: 2,
+    sales_order_date: date,
+    details: [
+      { product_id: 7, quantity: 3, rate: 33.333 },
+      { product_id: 8, quantity: 10.5, rate: 120 },
+    ],
+  });
   return { seeded: true, counts: { ...counts, sales_orders: 3 } };
 };

@@ -1,5 +1,6 @@
 import { encodeEventCursor, type EventPage, type ListEventsFilters } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { eventStore } from './store/event-store.js';
 
@@ -11,10 +12,17 @@ import { eventStore } from './store/event-store.js';
  */
 export const listEvents = async (
   db: Db,
+  access: AccessContext,
   { after, limit, types, sales_order_id }: ListEventsFilters,
 ): Promise<EventPage> => {
   const afterPosition = after?.position ?? 0;
-  const page = await eventStore.page(db, { afterPosition, limit, types, salesOrderId: sales_order_id });
+  const page = await eventStore.page(db, {
+    afterPosition,
+    limit,
+    types,
+    salesOrderId: sales_order_id,
+    scope: access.locations,
+  });
   const hasMore = page.rows.length > limit;
   const rows = page.rows.slice(0, limit);
   const last = rows.at(-1)?.position;

@@ -11,6 +11,7 @@ import {
   type WebhookEndpointList,
 } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { TransactionPort } from '../db/transactions.js';
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import { checkHost, type Resolver } from './address-guard.js';
@@ -59,7 +60,7 @@ const checkUrl = async ({ resolve, allowHttp, allowPrivateNetworks }: WebhookDep
 export const createWebhookEndpoints = (deps: WebhookDeps) => {
   const { transactions, queue } = deps;
   return {
-    create: async (input: CreateWebhookEndpointBody, actor: string): Promise<CreatedWebhookEndpoint> => {
+    create: async (input: CreateWebhookEndpointBody, access: AccessContext): Promise<CreatedWebhookEndpoint> => {
       await checkUrl(deps, input.url);
       const secret = newWebhookSecret();
       const created = await transactions.withTransaction(async (tx) => {
@@ -71,7 +72,8 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
             description: input.description ?? null,
             eventTypes: input.event_types ?? null,
             secret,
-            createdBy: actor,
+            createdBy: access.subject,
+            locations: access.locations,
           },
           WEBHOOK_ENDPOINTS_MAX,
         );

@@ -1,15 +1,15 @@
 import { parse as parseCookies } from 'cookie';
 import type { RequestHandler } from 'express';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { Principal } from '../auth/principal.js';
 
 declare global {
   // Express's own extension point for request properties (declaration merging).
   namespace Express {
     interface Request {
       /** The authenticated caller, set by `authenticate` on every API path but the public ones. */
-      principal?: Principal;
+      access?: AccessContext;
     }
   }
 }
@@ -38,7 +38,7 @@ export const authenticate =
         authorization === undefined && cookie !== undefined
           ? parseCookies(cookie, { decode: (value) => value })[sessionCookieName] || undefined
           : undefined;
-      req.principal = await authenticator.authenticate({ authorization, sessionToken });
+      req.access = await authenticator.authenticate({ authorization, sessionToken });
       next();
     } catch (error) {
       next(error);

@@ -1,13 +1,13 @@
 import { AccessCode, AuthenticationCode, requiredPermissions, type RouteAccess } from '@sales-order/contract';
 import type { NextFunction, Response } from 'express';
 
-import { hasPermission, type Principal } from '../auth/principal.js';
+import { type AccessContext, hasPermission } from '../auth/access-context.js';
 import { forbidden, unauthenticated } from '../errors/domain-error.js';
 
 /** The part of a ts-rest request this check reads: the matched route and the caller. */
 type RoutedRequest = {
   tsRestRoute: { metadata: RouteAccess };
-  principal?: Principal;
+  access?: AccessContext;
 };
 
 /**
@@ -16,13 +16,13 @@ type RoutedRequest = {
  * caller without them gets 403 whatever it sent, whether the order exists or not.
  */
 export const requirePermission = (req: RoutedRequest, _res: Response, next: NextFunction): void => {
-  const { principal } = req;
-  if (!principal) {
+  const { access } = req;
+  if (!access) {
     next(unauthenticated('Authentication required', AuthenticationCode.missingCredentials));
     return;
   }
   const missing = requiredPermissions(req.tsRestRoute.metadata).filter(
-    (permission) => !hasPermission(principal, permission),
+    (permission) => !hasPermission(access, permission),
   );
   if (missing.length > 0) {
     const message = `This needs the permission${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}`;

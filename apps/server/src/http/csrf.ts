@@ -16,7 +16,7 @@ const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const requireTrustedOriginForSessions = (allowedOrigins: readonly string[]): RequestHandler => {
   const allowed = new Set(allowedOrigins);
   return (req, _res, next) => {
-    if (req.principal?.method !== 'session' || !UNSAFE_METHODS.has(req.method)) {
+    if (req.access?.method !== 'session' || !UNSAFE_METHODS.has(req.method)) {
       next();
       return;
     }

@@ -13,7 +13,7 @@ import { type Metrics, noMetrics } from '../observability/metrics.js';
 import { entityTagOf } from '../orders/order-preconditions.js';
 import type { TransitionRequest } from '../orders/order-transition.js';
 import type { Services } from '../services.js';
-import { actorOf, identityOfCaller } from './actor.js';
+import { accessOf, identityOfCaller } from './access.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success } from './envelope.js';
 
@@ -44,48 +44,57 @@ export const createSalesOrdersRouter = (
    * and the order as well as the body, so one key cannot stand for two different calls.
    */
   const transition = async (
-    { req, headers, params }: { req: Pick<Request, 'principal'>; headers: TransitionHeaders; params: { id: number } },
+    { req, headers, params }: { req: Pick<Request, 'access'>; headers: TransitionHeaders; params: { id: number } },
     name: string,
     body: unknown,
     perform: (request: TransitionRequest) => Promise<SalesOrder>,
   ) => {
-    const actor = actorOf(req);
+    const access = accessOf(req);
     const expected = expectedOf(headers['if-match'], requireIfMatch);
     const key = headers['idempotency-key'];
-    if (key === undefined) return { result: await perform({ actor, expected }), replayed: false };
+    if (key === undefined) return { result: await perform({ access, expected }), replayed: false };
     return idempotency.run(
       { subject: identityOfCaller(req), key, request: { transition: name, sales_order_id: params.id, body } },
       SalesOrderSchema,
-      (guard: IdempotencyGuard) => perform({ actor, expected, idempotency: guard }),
+      (guard: IdempotencyGuard) => perform({ access, expected, idempotency: guard }),
     );
   };
 
   return s.router(salesOrdersContract, {
-    getMaxNumber: async ({ query }) => ({ status: 200, body: success(await orders.maxNumber(query)) }),
+    getMaxNumber: async ({ query, req }) => ({
+      status: 200,
+      body: success(await orders.maxNumber(accessOf(req), query)),
+    }),
 
-    validateLicence: async ({ body }) => ({ status: 200, body: success(await licences.validate(body)) }),
+    validateLicence: async ({ body, req }) => ({
+      status: 200,
+      body: success(await licences.validate(accessOf(req), body)),
+    }),
 
     // ts-rest handlers return promises; calculate-totals has no I/O to await.
     // eslint-disable-next-line @typescript-eslint/require-await
     calculateTotals: async ({ body }) => ({ status: 200, body: success(totals.calculate(body)) }),
 
-    getDropdownOptions: async ({ params, query }) => ({
+    getDropdownOptions: async ({ params, query, req }) => ({
       status: 200,
-      body: success(await dropdowns.options(params.type, query)),
+      body: success(await dropdowns.options(accessOf(req), params.type, query)),
     }),
 
-    listSalesOrders: async ({ query }) => ({ status: 200, body: success(await orders.list(query)) }),
+    listSalesOrders: async ({ query, req }) => ({
+      status: 200,
+      body: success(await orders.list(accessOf(req), query)),
+    }),
 
     createSalesOrder: async ({ body, headers, req, res }) => {
-      const actor = actorOf(req);
+      const access = accessOf(req);
       const key = headers['idempotency-key'];
       const { result: created, replayed } =
         key === undefined
-          ? { result: await orders.create(body, actor), replayed: false }
+          ? { result: await orders.create(access, body), replayed: false }
           : await idempotency.run(
               { subject: identityOfCaller(req), key, request: body },
               CreatedSalesOrderSchema,
-              (guard) => orders.create(body, actor, guard),
+              (guard) => orders.create(access, body, guard),
             );
       counted(replayed);
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
@@ -95,21 +104,21 @@ export const createSalesOrdersRouter = (
 
     // The precondition is evaluated here, not by Express's req.fresh, which ignores
     // If-None-Match whenever the request says Cache-Control: no-cache (as fetch clients do).
-    getSalesOrder: async ({ params, headers, res }) => {
-      const order = await orders.get(params.id);
+    getSalesOrder: async ({ params, headers, req, res }) => {
+      const order = await orders.get(accessOf(req), params.id);
       setEntityTag(res, order);
       if (stillMatches(headers['if-none-match'], entityTagOf(order))) return { status: 304, body: undefined };
       return { status: 200, body: success(order) };
     },
 
-    getSalesOrderHistory: async ({ params, query }) => ({
+    getSalesOrderHistory: async ({ params, query, req }) => ({
       status: 200,
-      body: success(await orders.history(params.id, { limit: query.limit, after: query.cursor })),
+      body: success(await orders.history(accessOf(req), params.id, { limit: query.limit, after: query.cursor })),
     }),
 
     updateSalesOrder: async ({ params, body, headers, req, res }) => {
       const expected = expectedOf(headers['if-match'], requireIfMatch);
-      const { updated, order } = await orders.update(params.id, body, actorOf(req), expected);
+      const { updated, order } = await orders.update(accessOf(req), params.id, body, expected);
       setEntityTag(res, order);
       return { status: 200, body: success(updated, 'Sales order updated successfully') };
     },
@@ -118,7 +127,7 @@ export const createSalesOrdersRouter = (
       const expected = expectedOf(headers['if-match'], requireIfMatch);
       return {
         status: 200,
-        body: success(await orders.remove(params.id, actorOf(req), expected), 'Sales order deleted successfully'),
+        body: success(await orders.remove(accessOf(req), params.id, expected), 'Sales order deleted successfully'),
       };
     },
 

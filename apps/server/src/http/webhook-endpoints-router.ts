@@ -2,7 +2,7 @@ import { webhookEndpointsContract } from '@sales-order/contract';
 import { initServer } from '@ts-rest/express';
 
 import type { Services } from '../services.js';
-import { actorOf } from './actor.js';
+import { accessOf } from './access.js';
 import { success } from './envelope.js';
 
 const s = initServer();
@@ -11,7 +11,7 @@ const s = initServer();
 export const createWebhookEndpointsRouter = ({ webhookEndpoints, webhookDeliveries }: Services) =>
   s.router(webhookEndpointsContract, {
     createWebhookEndpoint: async ({ body, req, res }) => {
-      const created = await webhookEndpoints.create(body, actorOf(req));
+      const created = await webhookEndpoints.create(body, accessOf(req));
       res.setHeader('Location', `${req.baseUrl}/webhook-endpoints/${created.id}`);
       return {
         status: 201,

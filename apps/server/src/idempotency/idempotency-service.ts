@@ -29,7 +29,7 @@ export interface IdempotencyOptions {
 }
 
 export interface IdempotentRequest {
-  /** The caller's identity, method and subject together (auth/principal.ts identityOf): keys of different callers never meet. */
+  /** The caller's identity, method and subject together (auth/access-context.ts identityOf): keys of different callers never meet. */
   subject: string;
   key: string;
   /** The validated request; its canonical JSON is the fingerprint a retry must match. */

@@ -1,5 +1,6 @@
 import type { LicenceValidation, LicenceWarning, ValidateLicenceBody } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
@@ -56,13 +57,20 @@ export const licenceWarningsFor = async (
  * date in the business's time zone. Only confirmed and closed orders hold quota.
  */
 export const createLicenceService = (db: Db, today: () => Date) => ({
-  async validate(body: ValidateLicenceBody): Promise<LicenceValidation> {
+  async validate(access: AccessContext, body: ValidateLicenceBody): Promise<LicenceValidation> {
+    // Leaving out an order the caller cannot see would tell it what that order holds: such an
+    // id is ignored, as if not sent.
+    const excluded =
+      body.sales_order_id !== undefined &&
+      (await licenceRepository.orderInScope(db, body.sales_order_id, access.locations))
+        ? body.sales_order_id
+        : undefined;
     const date = body.sales_order_date === undefined ? today() : parseCalendarDate(body.sales_order_date);
     const { value: warnings, problems } = await licenceWarningsFor(
       db,
       body.sales_order_details,
       date,
-      body.sales_order_id,
+      excluded,
       'sales_order_details',
     );
     if (problems.length > 0) throw unprocessable(problems);

@@ -1,6 +1,7 @@
 import type { DropdownFilters, DropdownOptions, DropdownType } from '@sales-order/contract';
 import escapeHtml from 'escape-html';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { masterDataRepository, type NamedRecord } from './master-data-repository.js';
 
@@ -87,8 +88,13 @@ export const createDropdownService = (db: Db, { cacheTtlMs }: { cacheTtlMs: numb
   };
 
   return {
-    async options(type: DropdownType, filters: DropdownFilters): Promise<DropdownOptions> {
-      return answer(type, await activeList(type), filters);
+    async options(access: AccessContext, type: DropdownType, filters: DropdownFilters): Promise<DropdownOptions> {
+      const list = await activeList(type);
+      // A scoped caller is offered only its own locations (the form must not offer a depot the
+      // clerk cannot use); the other lists are the same for everyone.
+      const { locations } = access;
+      if (type !== 'locations' || locations === null) return answer(type, list, filters);
+      return answer(type, toActiveList(list.records.filter((record) => locations.includes(record.id))), filters);
     },
     /** Forgets one type's records (its table changed). */
     invalidate: (type: DropdownType) => {

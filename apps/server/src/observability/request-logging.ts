@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { type Level, stdSerializers } from 'pino';
 
-import type { Principal } from '../auth/principal.js';
+import { type AccessContext, scopeSize } from '../auth/access-context.js';
 import type { Logger } from './logger.js';
 
 declare global {
@@ -28,7 +28,7 @@ const HEALTH_PROBES = new Set(['/healthz', '/readyz']);
 // A path is the caller's text: cut so that one request cannot make a long line.
 const MAX_LOGGED_PATH = 256;
 
-type LoggedRequest = IncomingMessage & { originalUrl?: string; principal?: Principal };
+type LoggedRequest = IncomingMessage & { originalUrl?: string; access?: AccessContext };
 
 /** The path without its query string (which can be long and is not needed to follow a request). */
 const pathOf = (req: LoggedRequest): string => {
@@ -101,7 +101,7 @@ export const useRequestLogging = (app: Express, logger: Logger): void => {
           ...(res.headersSent ? { status: res.statusCode } : {}),
           ...(answered ? {} : { aborted: true }),
           durationMs: Math.round(performance.now() - startedAt),
-          ...(req.principal ? { subject: req.principal.subject } : {}),
+          ...(req.access ? { subject: req.access.subject, scope: scopeSize(req.access.locations) } : {}),
           ...(accessLog.isLevelEnabled('debug') ? { req, res } : {}),
         },
         answered ? (res.statusCode >= 500 ? 'request failed' : 'request') : 'request aborted',

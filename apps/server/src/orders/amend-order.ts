@@ -30,7 +30,12 @@ export const amendOrder = (deps: OrderDeps, id: number, request: TransitionReque
       ]);
     }
     const contents = await orderWriteStore.contentsOf(tx, id);
-    const series = await orderReadStore.findSeries(tx, source.location_id, source.financial_year_id);
+    const series = await orderReadStore.findSeries(
+      tx,
+      source.location_id,
+      source.financial_year_id,
+      request.access.locations,
+    );
     // The order refers to both, and master rows are deactivated, never deleted.
     const prefix = seriesPrefix({
       locationCode: series.location_code!,
@@ -56,7 +61,7 @@ export const amendOrder = (deps: OrderDeps, id: number, request: TransitionReque
       subtotal: source.subtotal,
       otherChargesTotal: source.other_charges_total,
       grandTotal: source.grand_total,
-      createdBy: request.actor,
+      createdBy: request.access.subject,
       fieldOfficerId: source.field_officer_id,
       portId: source.port_id,
       customerReference: source.customer_reference,
@@ -83,7 +88,7 @@ export const amendOrder = (deps: OrderDeps, id: number, request: TransitionReque
       { kind: 'server', locationId: draft.locationId, financialYearId: draft.financialYearId, prefix },
       {
         action: 'amend',
-        actor: request.actor,
+        actor: request.access.subject,
         changes: changesBetween(null, {
           header,
           lines: historyLines(lines),

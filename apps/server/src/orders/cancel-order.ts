@@ -16,7 +16,7 @@ export const cancelOrder = (
   runTransition(deps, id, 'cancel', request, async (tx, order) => {
     await orderWriteStore.writeTransition(tx, id, 'cancelled', {
       action: 'cancel',
-      actor: request.actor,
+      actor: request.access.subject,
       changes: changesOfTransition(order.status, 'cancelled', lockedTotals(order), body.reason),
       reason: body.reason,
     });

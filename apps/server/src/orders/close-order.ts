@@ -11,7 +11,7 @@ export const closeOrder = (deps: OrderDeps, id: number, request: TransitionReque
   runTransition(deps, id, 'close', request, async (tx, order) => {
     await orderWriteStore.writeTransition(tx, id, 'closed', {
       action: 'close',
-      actor: request.actor,
+      actor: request.access.subject,
       changes: changesOfTransition(order.status, 'closed', lockedTotals(order)),
     });
     return id;

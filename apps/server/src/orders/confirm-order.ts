@@ -21,7 +21,7 @@ export const confirmOrder = (
     );
     await orderWriteStore.writeTransition(tx, id, 'confirmed', {
       action: 'confirm',
-      actor: request.actor,
+      actor: request.access.subject,
       changes: changesOfTransition(order.status, 'confirmed', lockedTotals(order)),
       ...(acknowledged.length > 0 ? { acknowledgedWarnings: acknowledged } : {}),
     });

@@ -1,12 +1,13 @@
 import { type CreatedSalesOrder, type CreateSalesOrderBody, ValidationCode } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { unprocessable } from '../errors/domain-error.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
 import { counterAfterSuppliedNumber, readSuppliedNumber, type Series, seriesPrefix } from './numbering.js';
-import { type Actor, deliveryDateProblems } from './order.js';
+import { deliveryDateProblems, locationScopeProblems } from './order.js';
 import { checkConfirmable } from './order-confirmation.js';
 import { changesBetween, changesOfTransition, type CreatedHeader } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
@@ -39,10 +40,11 @@ const duplicateNumber = (salesOrderNo: string) =>
  */
 export const createOrder = async (
   { transactions, orderNumberMaxAhead }: OrderDeps,
+  access: AccessContext,
   input: CreateSalesOrderBody,
-  actor: Actor,
   idempotency?: IdempotencyGuard,
 ): Promise<CreatedSalesOrder> => {
+  const actor = access.subject;
   const priced = priceLines(input.details);
   const lines = linesToStore(input.details, priced.value.lines);
   const charges = input.other_charges ?? [];
@@ -62,10 +64,15 @@ export const createOrder = async (
   const supplied =
     series && input.sales_order_no != null ? readSuppliedNumber(input.sales_order_no, series) : undefined;
   const salesOrderDate = formatCalendarDate(parseCalendarDate(input.sales_order_date));
+  const outOfScope = locationScopeProblems(access, input.location_id);
   const problems = [
+    ...outOfScope,
     ...priced.problems,
     ...total.problems,
-    ...references.problems,
+    // Outside its scope, the caller learns nothing more of the location (not even whether it exists).
+    ...(outOfScope.length > 0
+      ? references.problems.filter((problem) => problem.path !== 'location_id')
+      : references.problems),
     ...(supplied?.problems ?? []),
     ...deliveryDateProblems(salesOrderDate, input.delivery_date),
   ];
@@ -151,21 +158,21 @@ export const createOrder = async (
       const moved = counterAfterSuppliedNumber(counter!, numbering.sequence, numbering.maxAhead);
       if (moved.value === null) throw unprocessable(moved.problems);
     }
-    if (confirm) await confirmCreated(tx, result.sales_order_id, actor, input.acknowledge_warnings === true);
+    if (confirm) await confirmCreated(tx, result.sales_order_id, access, input.acknowledge_warnings === true);
     return result;
   });
 };
 
 /** A create asking for `status: confirmed`: the confirm of the draft just written, in its transaction. */
-const confirmCreated = async (tx: Db, id: number, actor: Actor, acknowledgeWarnings: boolean) => {
-  const order = (await orderWriteStore.lockLive(tx, id))!;
+const confirmCreated = async (tx: Db, id: number, access: AccessContext, acknowledgeWarnings: boolean) => {
+  const order = (await orderWriteStore.lockLive(tx, id, access.locations))!;
   const contents = await orderWriteStore.contentsOf(tx, id);
   const acknowledged = await checkConfirmable(tx, id, order, contents, acknowledgeWarnings, (ids) =>
     orderWriteStore.lockQuota(tx, ids),
   );
   await orderWriteStore.writeTransition(tx, id, 'confirmed', {
     action: 'confirm',
-    actor,
+    actor: access.subject,
     changes: changesOfTransition('draft', 'confirmed', lockedTotals(order)),
     ...(acknowledged.length > 0 ? { acknowledgedWarnings: acknowledged } : {}),
   });

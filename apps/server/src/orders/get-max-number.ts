@@ -1,14 +1,21 @@
 import { type ErrorDetail, type MaxNumber, type MaxNumberQuery, ValidationCode } from '@sales-order/contract';
 
-import { unprocessable } from '../errors/domain-error.js';
+import { type AccessContext, allowsLocation } from '../auth/access-context.js';
+import { notFound, unprocessable } from '../errors/domain-error.js';
 import { parseCalendarDate } from '../shared/calendar.js';
 import { formatOrderNumber } from './numbering.js';
 import type { OrderDeps } from './order-use-case.js';
 import { orderReadStore } from './store/order-read-store.js';
 
 /** The highest number of a series and the next one the server would hand out: one statement. */
-export const getMaxNumber = async ({ transactions }: OrderDeps, query: MaxNumberQuery): Promise<MaxNumber> => {
-  const series = await orderReadStore.findSeries(transactions.db, query.location_id, query.year_id);
+export const getMaxNumber = async (
+  { transactions }: OrderDeps,
+  access: AccessContext,
+  query: MaxNumberQuery,
+): Promise<MaxNumber> => {
+  // Another location's series is answered as a missing one, whether that location exists or not.
+  if (!allowsLocation(access, query.location_id)) throw notFound(`location ${query.location_id} not found`);
+  const series = await orderReadStore.findSeries(transactions.db, query.location_id, query.year_id, access.locations);
   const problems: ErrorDetail[] = [];
   if (series.year_id === null) {
     problems.push({

@@ -9,6 +9,7 @@ import {
 } from '@sales-order/contract';
 import { z } from 'zod';
 
+import type { AccessContext } from '../auth/access-context.js';
 import { notFound } from '../errors/domain-error.js';
 import type { OrderDeps } from './order-use-case.js';
 import { orderHistoryStore } from './store/order-history-store.js';
@@ -27,10 +28,11 @@ export interface HistoryPageRequest {
  */
 export const getOrderHistory = async (
   { transactions }: OrderDeps,
+  access: AccessContext,
   orderId: number,
   { limit = HISTORY_LIMIT_DEFAULT, after = 0 }: HistoryPageRequest = {},
 ): Promise<SalesOrderHistory> => {
-  const found = await orderHistoryStore.page(transactions.db, orderId, {
+  const found = await orderHistoryStore.page(transactions.db, orderId, access.locations, {
     after,
     limit,
     maxBytes: HISTORY_PAGE_MAX_BYTES,

@@ -6,10 +6,12 @@ import {
   type SalesOrderPage,
 } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type OrderListFilter, orderListStore } from './store/order-list-store.js';
 
-const filterOf = (query: ListSalesOrdersFilters): OrderListFilter => ({
+const filterOf = (access: AccessContext, query: ListSalesOrdersFilters): OrderListFilter => ({
+  scope: access.locations,
   customerId: query.customer_id,
   locationId: query.location_id,
   financialYearId: query.year_id,
@@ -33,9 +35,12 @@ const filterOf = (query: ListSalesOrdersFilters): OrderListFilter => ({
  */
 export const listOrders = async (
   { transactions }: OrderDeps,
+  access: AccessContext,
   query: ListSalesOrdersFilters,
 ): Promise<SalesOrderPage> => {
-  const filter = filterOf(query);
+  // The scope bounds every statement: items, total, search and cursor (a cursor is only a
+  // position in the caller's own, scoped order).
+  const filter = filterOf(access, query);
   const [rows, total] = await Promise.all([
     orderListStore.page(transactions.db, filter, query.sort, query.cursor, query.limit + 1),
     query.include_total ? orderListStore.count(transactions.db, filter) : undefined,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { ORDER_ENTITY_TAG_PATTERN, type SalesOrder, WriteSafetyCode } from '@sales-order/contract';
 
+import type { LocationScope } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { toReadShape } from './order-shapes.js';
@@ -37,11 +38,17 @@ const versionOfTag = (tag: string): number | undefined => {
  * An entity tag is compared with the order's current representation, read under the lock, and
  * only when its version part is the order's (otherwise it cannot match).
  */
-export const checkExpected = async (db: Db, id: number, version: number, expected: Expected): Promise<void> => {
+export const checkExpected = async (
+  db: Db,
+  id: number,
+  scope: LocationScope,
+  version: number,
+  expected: Expected,
+): Promise<void> => {
   if (expected === undefined || expected.versions.includes(version)) return;
   const candidates = expected.entityTags.filter((tag) => versionOfTag(tag) === version);
   if (candidates.length > 0) {
-    const current = await orderReadStore.findLive(db, id);
+    const current = await orderReadStore.findLive(db, id, scope);
     if (current && candidates.includes(entityTagOf(toReadShape(current)))) return;
   }
   const named = [...expected.versions.map(String), ...expected.entityTags];
@@ -59,9 +66,15 @@ export const checkExpected = async (db: Db, id: number, version: number, expecte
  * Locks a live order for the rest of the transaction and checks what the caller expects of it:
  * 404 when there is no such live order, 412 when it is not as expected.
  */
-export const lockAsExpected = async (db: Db, id: number, expected: Expected): Promise<LockedOrder> => {
-  const locked = await orderWriteStore.lockLive(db, id);
+export const lockAsExpected = async (
+  db: Db,
+  id: number,
+  scope: LocationScope,
+  expected: Expected,
+): Promise<LockedOrder> => {
+  // Outside the caller's scope reads exactly as an order that does not exist.
+  const locked = await orderWriteStore.lockLive(db, id, scope);
   if (!locked) throw notFound(`sales order ${id} not found`);
-  await checkExpected(db, id, locked.version, expected);
+  await checkExpected(db, id, scope, locked.version, expected);
   return locked;
 };

@@ -1,9 +1,10 @@
 import type { SalesOrder } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { stateConflict } from '../errors/domain-error.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
-import { type Actor, type Transition, transitionRefusal } from './order.js';
+import { type Transition, transitionRefusal } from './order.js';
 import { type Expected, lockAsExpected } from './order-preconditions.js';
 import { toReadShape } from './order-shapes.js';
 import type { OrderDeps } from './order-use-case.js';
@@ -12,7 +13,7 @@ import type { LockedOrder } from './store/order-write-store.js';
 
 /** Who asks for a transition, and what they expect of the order. */
 export interface TransitionRequest {
-  actor: Actor;
+  access: AccessContext;
   expected?: Expected;
   idempotency?: IdempotencyGuard;
 }
@@ -27,16 +28,16 @@ export const runTransition = (
   { transactions }: OrderDeps,
   id: number,
   transition: Transition,
-  { expected, idempotency }: TransitionRequest,
+  { access, expected, idempotency }: TransitionRequest,
   perform: (tx: Db, order: LockedOrder) => Promise<number>,
 ): Promise<SalesOrder> =>
   transactions.withTransaction(async (tx) => {
     await idempotency?.claim(tx);
-    const current = await lockAsExpected(tx, id, expected);
+    const current = await lockAsExpected(tx, id, access.locations, expected);
     const refusal = transitionRefusal(current.status, transition);
     if (refusal) throw stateConflict(`The order is ${current.status}`, [refusal]);
     const answerId = await perform(tx, current);
-    const order = toReadShape((await orderReadStore.findLive(tx, answerId))!);
+    const order = toReadShape((await orderReadStore.findLive(tx, answerId, access.locations))!);
     await idempotency?.complete(tx, order);
     return order;
   });

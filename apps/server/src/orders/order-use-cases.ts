@@ -7,6 +7,7 @@ import type {
   UpdateSalesOrderBody,
 } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { amendOrder } from './amend-order.js';
 import { cancelOrder } from './cancel-order.js';
@@ -18,7 +19,6 @@ import { getMaxNumber } from './get-max-number.js';
 import { getOrder } from './get-order.js';
 import { getOrderHistory, type HistoryPageRequest } from './get-order-history.js';
 import { listOrders } from './list-orders.js';
-import type { Actor } from './order.js';
 import type { Expected } from './order-preconditions.js';
 import type { TransitionRequest } from './order-transition.js';
 import type { OrderDeps } from './order-use-case.js';
@@ -26,15 +26,15 @@ import { updateOrder } from './update-order.js';
 
 /** Every order use case (one module each), bound to its dependencies: what the routes call. */
 export const createOrderUseCases = (deps: OrderDeps) => ({
-  get: (id: number) => getOrder(deps, id),
-  list: (query: ListSalesOrdersFilters) => listOrders(deps, query),
-  history: (id: number, page?: HistoryPageRequest) => getOrderHistory(deps, id, page),
-  maxNumber: (query: MaxNumberQuery) => getMaxNumber(deps, query),
-  create: (input: CreateSalesOrderBody, actor: Actor, idempotency?: IdempotencyGuard) =>
-    createOrder(deps, input, actor, idempotency),
-  update: (id: number, input: UpdateSalesOrderBody, actor: Actor, expected?: Expected) =>
-    updateOrder(deps, id, input, actor, expected),
-  remove: (id: number, actor: Actor, expected?: Expected) => deleteOrder(deps, id, actor, expected),
+  get: (access: AccessContext, id: number) => getOrder(deps, access, id),
+  list: (access: AccessContext, query: ListSalesOrdersFilters) => listOrders(deps, access, query),
+  history: (access: AccessContext, id: number, page?: HistoryPageRequest) => getOrderHistory(deps, access, id, page),
+  maxNumber: (access: AccessContext, query: MaxNumberQuery) => getMaxNumber(deps, access, query),
+  create: (access: AccessContext, input: CreateSalesOrderBody, idempotency?: IdempotencyGuard) =>
+    createOrder(deps, access, input, idempotency),
+  update: (access: AccessContext, id: number, input: UpdateSalesOrderBody, expected?: Expected) =>
+    updateOrder(deps, access, id, input, expected),
+  remove: (access: AccessContext, id: number, expected?: Expected) => deleteOrder(deps, access, id, expected),
   confirm: (id: number, body: ConfirmSalesOrderBody, request: TransitionRequest) =>
     confirmOrder(deps, id, body, request),
   cancel: (id: number, body: CancelSalesOrderBody, request: TransitionRequest) => cancelOrder(deps, id, body, request),

@@ -1,5 +1,6 @@
 import { type ErrorDetail, LifecycleCode, type SalesOrderStatus, ValidationCode } from '@sales-order/contract';
 
+import { type AccessContext, allowsLocation } from '../auth/access-context.js';
 import { orderNumberKey } from './numbering.js';
 
 /**
@@ -11,8 +12,20 @@ import { orderNumberKey } from './numbering.js';
  *   draft, confirmed --cancel--> cancelled --amend--> a new draft (the cancelled order stays)
  */
 
-/** Who acts: the authenticated caller, recorded as created_by / updated_by / deleted_by and in history. */
-export type Actor = string | null;
+/**
+ * An order goes only into a location of the caller's scope: 422 at location_id, the same answer
+ * whether the location exists or not (a scoped caller learns nothing of the others).
+ */
+export const locationScopeProblems = (access: Pick<AccessContext, 'locations'>, locationId: number): ErrorDetail[] =>
+  allowsLocation(access, locationId)
+    ? []
+    : [
+        {
+          path: 'location_id',
+          message: `location ${locationId} is outside the locations this caller may use`,
+          code: ValidationCode.locationNotPermitted,
+        },
+      ];
 
 /** What an order is fixed to once created. */
 export interface FixedFields {

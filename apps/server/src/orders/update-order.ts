@@ -1,15 +1,16 @@
 import type { SalesOrder, UpdatedSalesOrder, UpdateSalesOrderBody } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import { stateConflict, unprocessable } from '../errors/domain-error.js';
 import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';
 import { toDecimal } from '../shared/money.js';
 import { orderNumberKey } from './numbering.js';
 import {
-  type Actor,
   deliveryDateProblems,
   EDITABLE_FIELDS,
   type EditableField,
   financialYearChangeProblems,
+  locationScopeProblems,
   lockedFieldRefusals,
   numberOrLocationChangeProblems,
 } from './order.js';
@@ -49,13 +50,14 @@ export interface UpdateOutcome {
  */
 export const updateOrder = (
   { transactions }: OrderDeps,
+  access: AccessContext,
   id: number,
   input: UpdateSalesOrderBody,
-  actor: Actor,
   expected?: Expected,
 ): Promise<UpdateOutcome> =>
   transactions.withTransaction(async (tx) => {
-    const current = await lockAsExpected(tx, id, expected);
+    const actor = access.subject;
+    const current = await lockAsExpected(tx, id, access.locations, expected);
     const contents = await orderWriteStore.contentsOf(tx, id);
     const before = snapshotBefore(current, contents);
 
@@ -139,6 +141,7 @@ export const updateOrder = (
       },
     );
     const problems = [
+      ...(input.location_id === undefined ? [] : locationScopeProblems(access, input.location_id)),
       ...numberOrLocationChangeProblems(current, input),
       ...(priced?.problems ?? []),
       ...total.problems,
@@ -157,7 +160,7 @@ export const updateOrder = (
       { action: 'update', actor, changes },
     );
     await recordOrderEvent(tx, id, 'sales_order.updated');
-    const order = await orderReadStore.findLive(tx, id);
+    const order = await orderReadStore.findLive(tx, id, access.locations);
     return {
       updated: { sales_order_id: id, updated: true as const, version },
       order: toReadShape(order!),

@@ -7,6 +7,7 @@ import { createApiKeyAuthentication, LAST_USED_RESOLUTION_MS } from '../auth/api
 import { createAuthenticator } from '../auth/authenticator.js';
 import { createJwtVerifier } from '../auth/jwt-verifier.js';
 import { createLastUsedRecorder } from '../auth/last-used-recorder.js';
+import { resolveLocations } from '../auth/location-scopes.js';
 import { createSessionService } from '../auth/sessions.js';
 import { CREDENTIALS_CHANNEL, MASTER_DATA_CHANNEL } from '../db/change-notifications.js';
 import type { Database } from '../db/database.js';
@@ -153,7 +154,11 @@ export const createApp = ({
     sessions.cache.clear();
     services.dropdowns.clear();
   });
-  const authenticator = createAuthenticator({ jwt: createJwtVerifier(config.auth.jwt), apiKeys, sessions });
+  const authenticator = createAuthenticator({
+    jwt: createJwtVerifier(config.auth.jwt, (entries) => resolveLocations(database.prisma, entries)),
+    apiKeys,
+    sessions,
+  });
   const api = express.Router();
   api.use(authenticate(authenticator, config.auth.sessionCookieName));
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));

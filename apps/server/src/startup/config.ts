@@ -270,6 +270,7 @@ const EnvironmentSchema = z
     JWT_PUBLIC_KEY: jwtPublicKey,
     JWT_ISSUER: optionalString,
     JWT_AUDIENCE: optionalString,
+    JWT_REQUIRE_LOCATIONS: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     AUTH_CACHE_TTL_MS: integer('AUTH_CACHE_TTL_MS', 10_000, 0, 300_000),
     MASTER_DATA_CACHE_TTL_MS: integer('MASTER_DATA_CACHE_TTL_MS', 60_000, 0, 3_600_000),
     SESSION_COOKIE_NAME: cookieName.transform((value) => value ?? 'erp_session'),
@@ -374,6 +375,8 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
       publicKey: value.JWT_PUBLIC_KEY,
       issuer: value.JWT_ISSUER,
       audience: value.JWT_AUDIENCE,
+      /** A token without a `locations` claim is refused (scope fails closed) instead of seeing every location. */
+      requireLocations: value.JWT_REQUIRE_LOCATIONS,
     },
     sessionCookieName: value.SESSION_COOKIE_NAME,
     allowedOrigins: value.ALLOWED_ORIGINS,

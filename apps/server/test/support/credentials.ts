@@ -9,8 +9,12 @@ const DAY_MS = 86_400_000;
 export const createApiKey = async (
   prisma: PrismaClient,
   permissions: string[],
-  { name = 'test key', expiresAt = null }: { name?: string; expiresAt?: Date | null } = {},
-) => createApiKeyService(prisma).create({ name, permissions, expiresAt });
+  {
+    name = 'test key',
+    expiresAt = null,
+    locations = null,
+  }: { name?: string; expiresAt?: Date | null; locations?: (string | number)[] | null } = {},
+) => createApiKeyService(prisma).create({ name, permissions, locations, expiresAt });
 
 /**
  * A host session written the way the host ERP writes it: a random cookie value, stored as the
@@ -24,11 +28,22 @@ export const createSession = async (
     expiresAt = new Date(Date.now() + DAY_MS),
     revokedAt = null,
     cookieName = 'erp_session',
-  }: { userId?: string; permissions?: string[]; expiresAt?: Date; revokedAt?: Date | null; cookieName?: string } = {},
+    locations = null,
+  }: {
+    userId?: string;
+    permissions?: string[];
+    expiresAt?: Date;
+    revokedAt?: Date | null;
+    cookieName?: string;
+    /** Codes or ids as the host writes them; null for every location. */
+    locations?: string[] | null;
+  } = {},
 ) => {
   const token = randomBytes(24).toString('base64url');
-  await prisma.session.create({
-    data: { tokenHash: createHash('sha256').update(token).digest('hex'), userId, permissions, expiresAt, revokedAt },
-  });
+  // As the host writes it: SQL into its own table.
+  await prisma.$executeRaw`
+    INSERT INTO sessions (token_hash, user_id, permissions, locations, expires_at, revoked_at)
+    VALUES (${createHash('sha256').update(token).digest('hex')}, ${userId}, ${permissions}, ${locations}::text[],
+      ${expiresAt}, ${revokedAt})`;
   return { token, cookie: `${cookieName}=${token}`, userId };
 };

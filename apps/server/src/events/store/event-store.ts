@@ -1,7 +1,9 @@
 import type { EventType, SalesOrder } from '@sales-order/contract';
 
+import type { LocationScope } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { inScope } from '../../orders/store/order-scope.js';
 
 /**
  * The statements that read, position and purge events (the outbox's write is ../outbox.ts).
@@ -23,6 +25,8 @@ export interface FeedFilter {
   limit: number;
   types?: EventType[];
   salesOrderId?: number;
+  /** The reader's locations: only their orders' events. */
+  scope: LocationScope;
 }
 
 export interface FeedRow {
@@ -61,16 +65,21 @@ export const eventStore = {
    * One page of the feed after a position, in position order, with the high-water mark read in
    * the same snapshot. Reads `limit` + 1 events to tell whether more follow.
    */
-  page: async (db: Db, { afterPosition, limit, types, salesOrderId }: FeedFilter): Promise<FeedPage> => {
+  page: async (db: Db, { afterPosition, limit, types, salesOrderId, scope }: FeedFilter): Promise<FeedPage> => {
     const byType = types ? Prisma.sql`AND e.type = ANY(${types}::varchar[])` : Prisma.empty;
     const byOrder = salesOrderId === undefined ? Prisma.empty : Prisma.sql`AND p.sales_order_id = ${salesOrderId}::int`;
+    // An order keeps its location for life, so its events belong to the location it has now.
+    const byScope =
+      scope === null
+        ? Prisma.empty
+        : Prisma.sql`AND EXISTS (SELECT 1 FROM sales_orders o WHERE o.id = e.sales_order_id AND ${inScope(scope, 'o.location_id')})`;
     const rows = await db.$queryRaw<(Omit<FeedRow, 'position'> & { position: bigint | null; high_water: bigint })[]>`
       SELECT s.last_position AS high_water, page.*
       FROM outbox_relay_state s
       LEFT JOIN LATERAL (
         SELECT ${EVENT_COLUMNS}, e.data, p.position
         FROM event_positions p JOIN events e ON e.seq = p.event_seq
-        WHERE p.position > ${afterPosition}::bigint ${byType} ${byOrder}
+        WHERE p.position > ${afterPosition}::bigint ${byType} ${byOrder} ${byScope}
         ORDER BY p.position
         LIMIT ${limit + 1}::int) page ON true
       WHERE s.id = 1
@@ -128,6 +137,9 @@ export const eventStore = {
         SELECT w.id, p.seq, p.position, p.sales_order_id, now()
         FROM positioned p JOIN events e ON e.seq = p.seq
         JOIN webhook_endpoints w ON w.enabled AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
+          -- /* location scope: the endpoint's own */ an endpoint receives only its creator's locations
+          AND (w.locations IS NULL OR EXISTS (
+            SELECT 1 FROM sales_orders o WHERE o.id = p.sales_order_id AND o.location_id = ANY(w.locations)))
         RETURNING endpoint_id, sales_order_id)
       SELECT (SELECT count(*) FROM batch)::int AS positioned, k.endpoint_id, k.sales_order_id
       FROM (SELECT 1) one

@@ -6,7 +6,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 /** The statements about webhook endpoints: rows as the API reads them, and their secrets. */
 
 /** An endpoint's columns in the read shape (timestamps as the API writes them). */
-const READ_COLUMNS = Prisma.sql`id, url, description, event_types, enabled, disabled_reason,
+const READ_COLUMNS = Prisma.sql`id, url, description, event_types, locations, enabled, disabled_reason,
   to_char(disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS disabled_at,
   to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS failing_since,
   to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS previous_secret_expires_at,
@@ -21,6 +21,8 @@ export interface NewEndpoint {
   eventTypes: EventType[] | null;
   secret: string;
   createdBy: string;
+  /** The creator's location scope, which the endpoint keeps. */
+  locations: readonly number[] | null;
 }
 
 export interface EndpointChange {
@@ -51,9 +53,9 @@ export const webhookEndpointStore = {
   /** Inserts an endpoint unless the service already holds `maximum`; null then. */
   insert: async (tx: Db, endpoint: NewEndpoint, maximum: number): Promise<EndpointRow | null> => {
     const [row] = await tx.$queryRaw<EndpointRow[]>`
-      INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by)
+      INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by, locations)
       SELECT ${endpoint.url}, ${endpoint.description}::varchar, ${endpoint.eventTypes}::text[], ${endpoint.secret},
-        ${endpoint.createdBy}
+        ${endpoint.createdBy}, ${endpoint.locations === null ? null : [...endpoint.locations]}::int[]
       WHERE (SELECT count(*) FROM webhook_endpoints) < ${maximum}::int
       RETURNING ${READ_COLUMNS}`;
     return row ?? null;

@@ -3,6 +3,7 @@ import type { EventType } from '@sales-order/contract';
 import type { Db } from '../../db/transactions.js';
 import { eventInsertCtes, recordEvents } from '../../events/outbox.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
  * The events of order changes: each change's event, written by the change's own statement or
@@ -76,6 +77,6 @@ export const recordOrderEvent = async (tx: Db, salesOrderId: number, type: Event
     type,
     Prisma.sql`(SELECT o.id AS sales_order_id, o.version, o.updated_at AS occurred_at,
         ${readShapeJson(TABLES.lines, TABLES.charges)} AS data
-      FROM sales_orders o WHERE o.id = ${salesOrderId}::int)`,
+      FROM sales_orders o WHERE o.id = ${salesOrderId}::int AND ${LOCKED_IN_SCOPE})`,
   );
 };

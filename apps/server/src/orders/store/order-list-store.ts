@@ -7,8 +7,10 @@ import {
   sortKeyOf,
 } from '@sales-order/contract';
 
+import type { LocationScope } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { ACROSS_LOCATIONS, inScope } from './order-scope.js';
 
 /**
  * The order list in SQL: one statement for a page, one more for the optional total. The query
@@ -17,6 +19,8 @@ import { Prisma } from '../../generated/prisma/client.js';
  */
 
 export interface OrderListFilter {
+  /** The caller's locations: every statement of the list is bounded by them. */
+  scope: LocationScope;
   customerId?: number;
   locationId?: number;
   financialYearId?: number;
@@ -94,8 +98,9 @@ const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
   if (filter.q !== undefined) {
     const pattern = `%${escapeLike(filter.q)}%`;
     // A union of three index-backed lookups: an OR across the join would defeat the indexes.
+    // The ids it finds only narrow the scoped `so` of the outer statement.
     where.push(Prisma.sql`so.id IN (
-      SELECT id FROM sales_orders WHERE ${ilike(Prisma.raw('sales_order_no'), pattern)}
+      SELECT id FROM sales_orders WHERE ${ACROSS_LOCATIONS} AND ${ilike(Prisma.raw('sales_order_no'), pattern)}
       UNION SELECT id FROM sales_orders WHERE ${ilike(Prisma.raw('remarks'), pattern)}
       UNION SELECT id FROM sales_orders WHERE ${ilike(Prisma.raw('customer_reference'), pattern)}
       UNION SELECT o.id FROM sales_orders o JOIN customers c ON c.id = o.customer_id WHERE ${ilike(Prisma.raw('c.name'), pattern)})`);
@@ -112,8 +117,9 @@ const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
   return where;
 };
 
-const whereClause = (conditions: Prisma.Sql[]) =>
-  conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
+/** The WHERE of a list statement: the caller's scope first, then the filters. */
+const inScopeWhere = (scope: LocationScope, conditions: Prisma.Sql[]) =>
+  Prisma.sql`WHERE ${Prisma.join([inScope(scope, 'so.location_id'), ...conditions], ' AND ')}`;
 
 /**
  * The page statement: filters, the keyset condition after `cursor`, the order, `limit` rows,
@@ -136,7 +142,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
       SELECT so.*, c.name AS customer_name
       FROM sales_orders so
       JOIN customers c ON c.id = so.customer_id
-      ${whereClause(conditions)}
+      ${inScopeWhere(filter.scope, conditions)}
       ORDER BY ${column} ${direction}, so.id ${direction}
       LIMIT ${limit})
     SELECT
@@ -161,7 +167,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
 /** Counts matching orders, stopping one past the cap so a huge result costs no more than the cap. */
 export const countQuery = (filter: OrderListFilter) => Prisma.sql`
   SELECT count(*)::int AS count FROM (
-    SELECT 1 FROM sales_orders so ${whereClause(conditionsOf(filter))} LIMIT ${LIST_TOTAL_CAP + 1}
+    SELECT 1 FROM sales_orders so ${inScopeWhere(filter.scope, conditionsOf(filter))} LIMIT ${LIST_TOTAL_CAP + 1}
   ) AS matching`;
 
 export const orderListStore = {

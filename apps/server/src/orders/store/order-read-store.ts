@@ -1,7 +1,9 @@
 import type { MaxNumber, SalesOrder } from '@sales-order/contract';
 
+import type { LocationScope } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { inScope } from './order-scope.js';
 
 /**
  * The order reads in raw SQL, one statement each whatever the line count: `$queryRaw` is sent
@@ -64,7 +66,7 @@ export const orderReadStore = {
    * The order of lines and charges comes from the aggregate's own ORDER BY, which PostgreSQL
    * guarantees (a sorted subquery's order it does not).
    */
-  findLive: async (db: Db, id: number): Promise<OrderReadRow | null> => {
+  findLive: async (db: Db, id: number, scope: LocationScope): Promise<OrderReadRow | null> => {
     const [row] = await db.$queryRaw<PackedOrderRow[]>`
       SELECT o.id AS sales_order_id, o.sales_order_no, o.customer_id, c.name AS customer_name,
              to_char(o.sales_order_date, 'YYYY-MM-DD') AS sales_order_date,
@@ -88,7 +90,7 @@ export const orderReadStore = {
       FROM sales_orders o JOIN customers c ON c.id = o.customer_id
       LEFT JOIN field_officers fo ON fo.id = o.field_officer_id
       LEFT JOIN ports pt ON pt.id = o.port_id
-      WHERE o.id = ${id} AND o.deleted_at IS NULL`;
+      WHERE o.id = ${id} AND o.deleted_at IS NULL AND ${inScope(scope, 'o.location_id')}`;
     if (!row) return null;
     return {
       ...row,
@@ -120,20 +122,29 @@ export const orderReadStore = {
    * Plain `DESC` (NULLS FIRST) is the index read backwards; `DESC NULLS LAST`, which Prisma's
    * `orderBy` sends, matches no index and sorts the whole series.
    */
-  findSeries: async (db: Db, locationId: number, financialYearId: number): Promise<SeriesReadRow> => {
-    const [row] = await db.$queryRaw<SeriesReadRow[]>`${seriesQuery(locationId, financialYearId)}`;
+  findSeries: async (
+    db: Db,
+    locationId: number,
+    financialYearId: number,
+    scope: LocationScope,
+  ): Promise<SeriesReadRow> => {
+    const [row] = await db.$queryRaw<SeriesReadRow[]>`${seriesQuery(locationId, financialYearId, scope)}`;
     // The statement selects from no table at the top, so it always returns its one row.
     return row!;
   },
 };
 
 /** The max-number statement (exported for its plan test). */
-export const seriesQuery = (locationId: number, financialYearId: number): Prisma.Sql => Prisma.sql`
+export const seriesQuery = (
+  locationId: number,
+  financialYearId: number,
+  scope: LocationScope,
+): Prisma.Sql => Prisma.sql`
   SELECT l.id AS location_id, l.code AS location_code,
          fy.id AS year_id, to_char(fy.start_date, 'YYYY-MM-DD') AS year_start,
          (SELECT so.sales_order_no FROM sales_orders so
           WHERE so.location_id = ${locationId} AND so.financial_year_id = ${financialYearId}
-            AND so.sequence IS NOT NULL
+            AND so.sequence IS NOT NULL AND ${inScope(scope, 'so.location_id')}
           ORDER BY so.sequence DESC
           LIMIT 1) AS max_sales_order_number,
          COALESCE((SELECT c.last_sequence FROM sales_order_counters c

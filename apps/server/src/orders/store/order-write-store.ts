@@ -1,11 +1,13 @@
 import type { EventType, HistoryChanges, SalesOrderStatus } from '@sales-order/contract';
 
+import type { LocationScope } from '../../auth/access-context.js';
 import { sqlStateOf } from '../../db/database-errors.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { SEQUENCE_MIN_DIGITS } from '../numbering.js';
 import type { HistoryEntryToWrite, OrderHeader } from '../order-history.js';
 import { orderEventCtes } from './order-event-store.js';
+import { inScope, LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history. All raw SQL: Prisma
@@ -295,13 +297,13 @@ export const orderWriteStore = {
    * the order's lines: a statement that waited for the lock would read them as they were
    * before the wait.
    */
-  lockLive: async (db: Db, id: number): Promise<LockedOrder | null> => {
+  lockLive: async (db: Db, id: number, scope: LocationScope): Promise<LockedOrder | null> => {
     const [row] = await db.$queryRaw<LockedOrder[]>`
       SELECT sales_order_no, customer_id, to_char(sales_order_date, 'YYYY-MM-DD') AS sales_order_date, location_id,
         financial_year_id, remarks, subtotal::text AS subtotal, other_charges_total::text AS other_charges_total,
         grand_total::text AS grand_total, version, status, field_officer_id, port_id, customer_reference,
         to_char(delivery_date, 'YYYY-MM-DD') AS delivery_date
-      FROM sales_orders WHERE id = ${id}::int AND deleted_at IS NULL
+      FROM sales_orders WHERE id = ${id}::int AND deleted_at IS NULL AND ${inScope(scope, 'location_id')}
       FOR UPDATE`;
     return row ?? null;
   },
@@ -343,7 +345,7 @@ export const orderWriteStore = {
           customer_reference = ${header.customerReference}::text, delivery_date = ${header.deliveryDate}::date,
           version = version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
         FROM ${STAMP}
-        WHERE id = ${id}::int
+        WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE}
         RETURNING id, version, updated_at),
       old_lines AS (
         DELETE FROM sales_order_details WHERE sales_order_id = ${id}::int AND ${replaced.lines !== undefined}::boolean),
@@ -371,7 +373,7 @@ export const orderWriteStore = {
           cancellation_reason = coalesce(${history.reason ?? null}::text, cancellation_reason),
           version = version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
         FROM ${STAMP}
-        WHERE id = ${id}::int
+        WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE}
         RETURNING sales_orders.*),
       ${orderEventCtes(TRANSITION_EVENTS[to], Prisma.sql`moved`)}
       ${historyInsert(Prisma.sql`moved`, history, Prisma.sql`${historyJson(history.changes)}::jsonb`)}`;
@@ -388,7 +390,7 @@ export const orderWriteStore = {
         UPDATE sales_orders SET deleted_at = stamp.at, deleted_by = ${actor}::text, updated_at = stamp.at,
           updated_by = ${actor}::text, version = version + 1
         FROM ${STAMP}
-        WHERE id = ${id}::int
+        WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE}
         RETURNING sales_orders.*,
           jsonb_build_object('subtotal', subtotal, 'other_charges_total', other_charges_total,
             'grand_total', grand_total) AS totals),
@@ -420,7 +422,7 @@ export const orderWriteStore = {
   /** The id of the draft an order was amended into, if it was. */
   amendmentOf: async (db: Db, id: number): Promise<number | null> => {
     const [row] = await db.$queryRaw<{ id: number }[]>`
-      SELECT id FROM sales_orders WHERE amended_from_id = ${id}::int`;
+      SELECT id FROM sales_orders WHERE amended_from_id = ${id}::int AND ${LOCKED_IN_SCOPE}`;
     return row?.id ?? null;
   },
 };

@@ -1,0 +1,70 @@
+import { Permission } from '@sales-order/contract';
+
+/** How a caller proved who it is. */
+export type AuthMethod = 'jwt' | 'api_key' | 'session';
+
+/**
+ * The locations a caller may see and act in: their ids, or `null` for every location (a caller
+ * given no list, as before location scope). An empty list is a caller that sees nothing, never
+ * all. Every order statement applies it (orders/store/order-scope.ts).
+ */
+export type LocationScope = readonly number[] | null;
+
+/** The scope of a caller given no list of locations. */
+export const EVERY_LOCATION: LocationScope = null;
+
+/**
+ * What authentication produces and every use case receives: who the caller is (recorded as
+ * created_by and the like), how it proved it, what it may do and where. One value, made once per
+ * request by the authenticator (and kept in the credential caches), so that no use case reads a
+ * bare actor name and no rule has to be threaded through by hand.
+ */
+export type AccessContext = {
+  subject: string;
+  method: AuthMethod;
+  permissions: ReadonlySet<string>;
+  locations: LocationScope;
+};
+
+/** The permissions a caller can be given: each route's, and `*` for all of them. */
+export const KNOWN_PERMISSIONS: readonly string[] = Object.values(Permission);
+
+/** The prefix of an API key's subject (`api_key:<prefix>`): no other method's subject may start with it. */
+export const API_KEY_SUBJECT_PREFIX = 'api_key:';
+
+/**
+ * Who the caller is across authentication methods: the method and the subject together
+ * (`api_key:<prefix>`, `jwt:<sub>`, `session:<user>`), so that no credential of one kind takes
+ * the identity of another (JWT `alice` and host session `alice` are two callers). What
+ * Idempotency-Keys are scoped by.
+ */
+export const identityOf = ({ method, subject }: Pick<AccessContext, 'method' | 'subject'>): string =>
+  method === 'api_key' ? subject : `${method}:${subject}`;
+
+/** Subjects are stored in VARCHAR(200) audit columns. */
+export const MAX_SUBJECT_LENGTH = 200;
+
+export const hasPermission = (access: Pick<AccessContext, 'permissions'>, permission: Permission): boolean =>
+  access.permissions.has(Permission.all) || access.permissions.has(permission);
+
+/** Whether the caller may see and act in this location. */
+export const allowsLocation = ({ locations }: Pick<AccessContext, 'locations'>, locationId: number): boolean =>
+  locations === null || locations.includes(locationId);
+
+/** Whether `inner` lies inside `outer` (every location of it is in `outer`). */
+export const scopeWithin = (inner: LocationScope, outer: LocationScope): boolean =>
+  outer === null || (inner !== null && inner.every((id) => outer.includes(id)));
+
+/** The size of a scope for logs (never its list): `all` or the number of locations. */
+export const scopeSize = (locations: LocationScope): number | 'all' => (locations === null ? 'all' : locations.length);
+
+/**
+ * The access of the service's own work on a caller's behalf where no request is in flight (the
+ * CLI on the server's machine, the demo data): every location and permission.
+ */
+export const systemAccess = (subject: string): AccessContext => ({
+  subject,
+  method: 'api_key',
+  permissions: new Set([Permission.all]),
+  locations: EVERY_LOCATION,
+});

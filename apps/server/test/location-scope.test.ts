@@ -1,0 +1,339 @@
+import { apiContract } from '@sales-order/contract';
+import type { AppRoute } from '@ts-rest/core';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createApiKey, createSession } from './support/credentials.js';
+import { eventually } from './support/eventually.js';
+import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import { signJwt } from './support/tokens.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+
+/**
+ * Location scope (docs/authentication.md, "Location scope"): a caller scoped to Dhaka, against
+ * orders of Dhaka and Chattogram, learns nothing of Chattogram's through any route. The walk
+ * goes over every route of the contract, so a route added later is walked without editing
+ * this file: its path parameters are filled with Chattogram's ids, and whatever it answers must
+ * not carry Chattogram's order (its number, its id as an order, its remarks marker).
+ */
+
+const MARKER = 'CTG-ONLY-MARKER-7731';
+
+type Send = { method: string; path: string; query?: Record<string, string>; body?: unknown };
+
+describe('location scope', () => {
+  let server: TestServer;
+  let fixtures: Fixtures;
+  let receiver: WebhookReceiver;
+  /** Orders of each location, made by an unscoped caller. */
+  let dhakaOrder: { id: number; number: string };
+  let ctgOrder: { id: number; number: string };
+  let dhakaToken: string;
+
+  const scopedHeaders = () => ({ authorization: `Bearer ${dhakaToken}` });
+
+  const send = ({ method, path, query, body }: Send, headers: Record<string, string>) => {
+    const call = (request(server.api) as unknown as Record<string, (path: string) => request.Test>)[
+      method.toLowerCase()
+    ]!(path)
+      .set(headers)
+      .query(query ?? {});
+    return body === undefined ? call : call.send(body as object);
+  };
+
+  /** Another caller's (unscoped) leftovers must never show: the other location's marks. */
+  const expectNothingOfChattogram = (text: string, label: string) => {
+    expect(text, label).not.toContain(MARKER);
+    expect(text, label).not.toContain(ctgOrder.number);
+    expect(text, label).not.toMatch(new RegExp(`"sales_order_id":\\s*${ctgOrder.id}\\b`));
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms',
+      // Longer than any wait below: a scope change that shows sooner came by the notification.
+      AUTH_CACHE_TTL_MS: '300000',
+    });
+    fixtures = await createFixtures(server.database.prisma);
+    const { dhaka, chattogram } = fixtures.locations;
+    dhakaToken = await signJwt({ payload: { permissions: ['*'], locations: [dhaka.code] }, subject: 'dhaka-clerk' });
+
+    // The scoped caller's receiver, registered before any order exists, so every event is offered to it.
+    receiver = await startWebhookReceiver();
+    await request(server.api)
+      .post('/webhook-endpoints')
+      .set(scopedHeaders())
+      .send({ url: receiver.url })
+      .expect(201)
+      .expect(({ body }) => expect(body.data.locations).toEqual([dhaka.id]));
+
+    const create = async (locationId: number, remarks: string) => {
+      const created = await server.http
+        .post('/sales-orders')
+        .send(
+          orderBody(fixtures, { location_id: locationId, remarks, status: 'confirmed', acknowledge_warnings: true }),
+        )
+        .expect(201);
+      return { id: created.body.data.sales_order_id as number, number: created.body.data.order_number as string };
+    };
+    dhakaOrder = await create(dhaka.id, 'Dhaka order');
+    ctgOrder = await create(chattogram.id, `Chattogram ${MARKER}`);
+    // History and events of both: an update of each.
+    for (const order of [dhakaOrder, ctgOrder]) {
+      await server.http
+        .put(`/sales-orders/${order.id}`)
+        .send({ remarks: `${order.id === ctgOrder.id ? MARKER : 'x'} 2` });
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await receiver?.close();
+    await server?.close();
+  });
+
+  it('walks every route of the contract with Chattogram ids: nothing of Chattogram comes back', async () => {
+    const routes = Object.entries(apiContract) as [string, AppRoute][];
+    expect(routes.length).toBeGreaterThan(15);
+    for (const [name, route] of routes) {
+      const path = route.path.replace(/:(\w+)/g, (_match, param: string) =>
+        param === 'id' || param === 'sales_order_id' ? String(ctgOrder.id) : String(fixtures.locations.chattogram.id),
+      );
+      const isOrderPath = route.path.startsWith('/sales-orders/:id');
+      const body =
+        route.method === 'GET' || route.method === 'DELETE'
+          ? undefined
+          : name === 'createSalesOrder'
+            ? orderBody(fixtures, { location_id: fixtures.locations.chattogram.id })
+            : name === 'updateSalesOrder'
+              ? { remarks: 'from Dhaka' }
+              : name === 'cancelSalesOrder'
+                ? { reason: 'from Dhaka' }
+                : name === 'validateLicence'
+                  ? {
+                      sales_order_id: ctgOrder.id,
+                      sales_order_details: [{ product_id: fixtures.products.product.id, quantity: 1 }],
+                    }
+                  : {};
+      const query: Record<string, string> =
+        name === 'getMaxNumber'
+          ? { location_id: String(fixtures.locations.chattogram.id), year_id: String(fixtures.years.currentYear.id) }
+          : name === 'listSalesOrders'
+            ? { q: MARKER, include_total: 'true', include_deleted: 'true' }
+            : {};
+      const response = await send(
+        {
+          method: route.method,
+          path: path.replace(/^\/sales-orders\/dropdown-options\/\d+$/, '/sales-orders/dropdown-options/locations'),
+          query,
+          body,
+        },
+        scopedHeaders(),
+      );
+      const label = `${route.method} ${route.path} (${name})`;
+      expect(response.status, label).toBeLessThan(500);
+      expectNothingOfChattogram(JSON.stringify(response.body) + JSON.stringify(response.headers), label);
+      // Any order route given Chattogram's id reads as a missing order: 404, never 403.
+      if (isOrderPath) expect(response.status, label).toBe(404);
+    }
+  });
+
+  it('answers an order of another location exactly as one that does not exist', async () => {
+    const other = await request(server.api).get(`/sales-orders/${ctgOrder.id}`).set(scopedHeaders()).expect(404);
+    const missing = await request(server.api).get('/sales-orders/99999999').set(scopedHeaders()).expect(404);
+    const without = (body: { error: { message: string } }) => body.error.message.replace(/\d+/g, 'N');
+    expect(without(other.body)).toBe(without(missing.body));
+    await request(server.api).get(`/sales-orders/${dhakaOrder.id}`).set(scopedHeaders()).expect(200);
+  });
+
+  it('lists, counts, searches and syncs only in-scope orders; a cursor cannot widen it', async () => {
+    const all = await server.http.get('/sales-orders').query({ include_total: 'true' });
+    expect(all.status).toBe(200);
+    expect(all.body.data.total).toBe(2);
+    const scoped = await request(server.api)
+      .get('/sales-orders')
+      .query({ include_total: 'true', limit: '1', sort: 'sales_order_no' })
+      .set(scopedHeaders())
+      .expect(200);
+    expect(scoped.body.data.total).toBe(1);
+    expect(scoped.body.data.items.map((item: { sales_order_id: number }) => item.sales_order_id)).toEqual([
+      dhakaOrder.id,
+    ]);
+    expect(scoped.body.data.next_cursor).toBeNull();
+    // The unscoped caller's cursor, handed to the scoped one, pages only the scoped one's orders.
+    const first = await server.http.get('/sales-orders').query({ limit: '1', sort: 'sales_order_no' }).expect(200);
+    const next = await request(server.api)
+      .get('/sales-orders')
+      .query({ limit: '5', sort: 'sales_order_no', cursor: first.body.data.next_cursor })
+      .set(scopedHeaders())
+      .expect(200);
+    expectNothingOfChattogram(JSON.stringify(next.body), 'cursor from another caller');
+    const sync = await request(server.api)
+      .get('/sales-orders')
+      .query({ updated_since: '2000-01-01T00:00:00Z', include_deleted: 'true' })
+      .set(scopedHeaders())
+      .expect(200);
+    expect(sync.body.data.items.map((item: { sales_order_id: number }) => item.sales_order_id)).toEqual([
+      dhakaOrder.id,
+    ]);
+  });
+
+  it('creates, updates and amends only into its own locations: 422 location_not_permitted', async () => {
+    const refused = await request(server.api)
+      .post('/sales-orders')
+      .set(scopedHeaders())
+      .send(orderBody(fixtures, { location_id: fixtures.locations.chattogram.id }))
+      .expect(422);
+    expect(refused.body.error.details).toEqual([
+      expect.objectContaining({ path: 'location_id', code: 'location_not_permitted' }),
+    ]);
+    // A location that does not exist answers the same: the scoped caller learns nothing of it.
+    const missing = await request(server.api)
+      .post('/sales-orders')
+      .set(scopedHeaders())
+      .send(orderBody(fixtures, { location_id: 999_999 }))
+      .expect(422);
+    expect(missing.body.error.details.map((detail: { code: string }) => detail.code)).toEqual([
+      'location_not_permitted',
+    ]);
+    const draft = await request(server.api)
+      .post('/sales-orders')
+      .set(scopedHeaders())
+      .send(orderBody(fixtures))
+      .expect(201);
+    const moved = await request(server.api)
+      .put(`/sales-orders/${draft.body.data.sales_order_id}`)
+      .set(scopedHeaders())
+      .send({ location_id: fixtures.locations.chattogram.id })
+      .expect(422);
+    expect(moved.body.error.details.map((detail: { code: string }) => detail.code)).toContain('location_not_permitted');
+  });
+
+  it('offers only its own locations in the location dropdown; the other lists are unchanged', async () => {
+    const scoped = await request(server.api)
+      .get('/sales-orders/dropdown-options/locations')
+      .set(scopedHeaders())
+      .expect(200);
+    expect(scoped.body.data.html).toContain('Dhaka');
+    expect(scoped.body.data.html).not.toContain('Chattogram');
+    const customers = await request(server.api).get('/sales-orders/dropdown-options/customers').set(scopedHeaders());
+    const unscoped = await server.http.get('/sales-orders/dropdown-options/customers');
+    expect(customers.body.data.html).toBe(unscoped.body.data.html);
+  });
+
+  it('does not leave out of a licence check an order it cannot see', async () => {
+    const details = [{ product_id: fixtures.products.product.id, quantity: 1 }];
+    const asked = await request(server.api)
+      .post('/sales-orders/validate-licence')
+      .set(scopedHeaders())
+      .send({ sales_order_id: ctgOrder.id, sales_order_details: details })
+      .expect(200);
+    const plain = await request(server.api)
+      .post('/sales-orders/validate-licence')
+      .set(scopedHeaders())
+      .send({ sales_order_details: details })
+      .expect(200);
+    expect(asked.body.data).toEqual(plain.body.data);
+  });
+
+  it('reads only in-scope events in the feed, and its webhook receives only those', async () => {
+    const feed = await request(server.api).get('/events').query({ limit: '500' }).set(scopedHeaders()).expect(200);
+    const orderIds = new Set(feed.body.data.items.map((event: { sales_order_id: number }) => event.sales_order_id));
+    expect(orderIds.has(dhakaOrder.id)).toBe(true);
+    expect(orderIds.has(ctgOrder.id)).toBe(false);
+    const everything = await server.http.get('/events').query({ limit: '500' }).expect(200);
+    expect(
+      everything.body.data.items.some((event: { sales_order_id: number }) => event.sales_order_id === ctgOrder.id),
+    ).toBe(true);
+
+    // Dhaka's two events (create, update) arrive; Chattogram's never do.
+    await eventually(async () => receiver.received.length >= 2, 60_000);
+    const lastCtgEvent = everything.body.data.items.filter(
+      (event: { sales_order_id: number }) => event.sales_order_id === ctgOrder.id,
+    ).length;
+    expect(lastCtgEvent).toBeGreaterThan(0);
+    const deliveries = await request(server.api).get('/webhook-endpoints').set(scopedHeaders()).expect(200);
+    expect(deliveries.body.data.items.length).toBeGreaterThan(0);
+    for (const received of receiver.received) expectNothingOfChattogram(received.body, 'webhook delivery');
+  });
+
+  it('takes its scope from an API key, a host session and a token, and refuses what cannot be a scope', async () => {
+    const { dhaka, chattogram } = fixtures.locations;
+    const key = await createApiKey(server.database.prisma, ['*'], { locations: [dhaka.id] });
+    const byKey = await request(server.api)
+      .get(`/sales-orders/${ctgOrder.id}`)
+      .set({ authorization: `ApiKey ${key.key}` });
+    expect(byKey.status).toBe(404);
+    expect(key.summary.locations).toEqual([dhaka.id]);
+    await expect(createApiKey(server.database.prisma, ['*'], { locations: ['NOPE'] })).rejects.toThrow();
+
+    const session = await createSession(server.database.prisma, { locations: [chattogram.code] });
+    await request(server.api).get(`/sales-orders/${dhakaOrder.id}`).set({ cookie: session.cookie }).expect(404);
+    await request(server.api).get(`/sales-orders/${ctgOrder.id}`).set({ cookie: session.cookie }).expect(200);
+
+    // An empty list sees nothing, never everything.
+    const nothing = await signJwt({ payload: { permissions: ['*'], locations: [] } });
+    const list = await request(server.api)
+      .get('/sales-orders')
+      .query({ include_total: 'true' })
+      .set({ authorization: `Bearer ${nothing}` });
+    expect(list.status).toBe(200);
+    expect(list.body.data.total).toBe(0);
+
+    const unknown = await signJwt({ payload: { permissions: ['*'], locations: ['NOPE'] } });
+    const refused = await request(server.api)
+      .get('/sales-orders')
+      .set({ authorization: `Bearer ${unknown}` })
+      .expect(401);
+    expect(refused.body.error.details[0].code).toBe('invalid_locations');
+    const malformed = await signJwt({ payload: { permissions: ['*'], locations: 'DHK' } });
+    await request(server.api)
+      .get('/sales-orders')
+      .set({ authorization: `Bearer ${malformed}` })
+      .expect(401);
+    // By id works as by code.
+    const byId = await signJwt({ payload: { permissions: ['*'], locations: [dhaka.id] } });
+    await request(server.api)
+      .get(`/sales-orders/${dhakaOrder.id}`)
+      .set({ authorization: `Bearer ${byId}` })
+      .expect(200);
+  });
+
+  it("a host rewriting a session's locations takes effect at once (NOTIFY), not after the cache time", async () => {
+    const { dhaka, chattogram } = fixtures.locations;
+    const session = await createSession(server.database.prisma, { locations: [dhaka.code] });
+    await request(server.api).get(`/sales-orders/${dhakaOrder.id}`).set({ cookie: session.cookie }).expect(200);
+    const started = Date.now();
+    await server.database.prisma.$executeRaw`
+      UPDATE sessions SET locations = ARRAY[${chattogram.code}]::text[] WHERE user_id = ${session.userId}`;
+    const took = await eventually(
+      async () =>
+        (await request(server.api).get(`/sales-orders/${dhakaOrder.id}`).set({ cookie: session.cookie })).status ===
+        404,
+      30_000,
+    );
+    // The cache keeps a session for AUTH_CACHE_TTL_MS (300 s here): only the notification explains this.
+    expect(took).toBeLessThan(30_000);
+    expect(Date.now() - started).toBeLessThan(300_000);
+    await request(server.api).get(`/sales-orders/${ctgOrder.id}`).set({ cookie: session.cookie }).expect(200);
+  });
+});
+
+describe('location scope that fails closed (JWT_REQUIRE_LOCATIONS=true)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ JWT_REQUIRE_LOCATIONS: 'true' });
+  }, 300_000);
+  afterAll(async () => server?.close());
+
+  it('refuses a token without a locations claim with 401 locations_required', async () => {
+    const token = await signJwt({ payload: { permissions: ['*'] } });
+    const refused = await request(server.api)
+      .get('/sales-orders')
+      .set({ authorization: `Bearer ${token}` })
+      .expect(401);
+    expect(refused.body.error.details[0].code).toBe('locations_required');
+  });
+});

@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Location scope is kept by the store API (docs/decisions.md, "Location scope: a store API, not
+ * row-level security"): every SQL statement that reads, locks or changes `sales_orders` says
+ * which scope it applies. This reads the service's sources and fails on a statement about
+ * orders that names none of: the caller's scope (`inScope(...)`, `inScopeWhere(...)`), an order already locked in
+ * scope (`LOCKED_IN_SCOPE`), a deliberate `ACROSS_LOCATIONS`, or a written `location scope`
+ * comment (the endpoint's own scope in the webhook fan-out).
+ */
+
+const SOURCE_ROOT = path.resolve(import.meta.dirname, '../../src');
+
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    if (name === 'generated') return [];
+    return statSync(file).isDirectory() ? sourceFiles(file) : file.endsWith('.ts') ? [file] : [];
+  });
+
+/** The template literals of a source, roughly: what lies between backticks that open SQL. */
+const sqlTemplates = (source: string): string[] => {
+  const templates: string[] = [];
+  const opener = /(?:\$queryRaw|\$executeRaw|Prisma\.sql)(?:<[^`]*?>)?`/g;
+  for (let match = opener.exec(source); match; match = opener.exec(source)) {
+    // A template ends at the first backtick outside ${...} interpolations.
+    let depth = 0;
+    let index = match.index + match[0].length;
+    for (; index < source.length; index += 1) {
+      const char = source[index];
+      if (char === '$' && source[index + 1] === '{') {
+        depth += 1;
+        index += 1;
+      } else if (char === '}' && depth > 0) depth -= 1;
+      else if (char === '`' && depth === 0) break;
+    }
+    templates.push(source.slice(match.index, index + 1));
+  }
+  return templates;
+};
+
+const ABOUT_ORDERS = /\b(?:FROM|JOIN|UPDATE)\s+sales_orders\b/i;
+const SCOPED = /inScope\w*\(|LOCKED_IN_SCOPE|ACROSS_LOCATIONS|location scope/;
+
+describe('every order statement applies a location scope', () => {
+  const statements = sourceFiles(SOURCE_ROOT).flatMap((file) =>
+    sqlTemplates(readFileSync(file, 'utf8'))
+      .filter((sql) => ABOUT_ORDERS.test(sql))
+      .map((sql) => ({ file: path.relative(SOURCE_ROOT, file), sql })),
+  );
+
+  it('finds the statements (the reader is not blind)', () => {
+    expect(statements.length).toBeGreaterThan(10);
+    expect(sqlTemplates('db.$queryRaw`SELECT 1 FROM sales_orders WHERE id = ${id}`')).toHaveLength(1);
+  });
+
+  it('names a scope in each', () => {
+    const unscoped = statements.filter(({ sql }) => !SCOPED.test(sql));
+    expect(unscoped.map(({ file, sql }) => `${file}: ${sql.slice(0, 160)}`)).toEqual([]);
+  });
+
+  it('would catch a statement that forgets it', () => {
+    const forgotten = sqlTemplates('tx.$queryRaw`SELECT id FROM sales_orders WHERE customer_id = ${customerId}`');
+    expect(forgotten.filter((sql) => ABOUT_ORDERS.test(sql) && !SCOPED.test(sql))).toHaveLength(1);
+  });
+});
