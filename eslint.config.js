@@ -56,6 +56,128 @@ export default tseslint.config(
     },
   },
   {
+    // Layer rules (docs/architecture.md): contract -> routes (http/) -> use cases -> stores.
+    // Only stores and repositories (and the wiring: db/, start-up, CLI, demo data) touch the
+    // Prisma client or run SQL.
+    files: ['apps/server/src/**/*.ts'],
+    ignores: [
+      'apps/server/src/**/store/**',
+      'apps/server/src/**/*-repository.ts',
+      'apps/server/src/**/*-store.ts',
+      'apps/server/src/db/**',
+      'apps/server/src/startup/**',
+      'apps/server/src/cli/**',
+      'apps/server/src/demo/**',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/generated/prisma/*'],
+              allowTypeImports: true,
+              message: 'Only stores and repositories use the Prisma client: add the statement to one.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)$/]',
+          message: 'Only stores and repositories run SQL: add the statement to one.',
+        },
+      ],
+    },
+  },
+  {
+    // Use cases and domain rules know nothing of HTTP or of how the service starts.
+    files: [
+      'apps/server/src/orders/**/*.ts',
+      'apps/server/src/licences/**/*.ts',
+      'apps/server/src/master-data/**/*.ts',
+      'apps/server/src/idempotency/**/*.ts',
+      'apps/server/src/events/**/*.ts',
+      'apps/server/src/auth/**/*.ts',
+      'apps/server/src/shared/**/*.ts',
+      'apps/server/src/errors/**/*.ts',
+    ],
+    // Stores and repositories are checked by the block below (they use the Prisma client).
+    ignores: ['apps/server/src/**/store/**', 'apps/server/src/**/*-repository.ts', 'apps/server/src/**/*-store.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'express', message: 'HTTP belongs to the routes (src/http).' }],
+          patterns: [
+            { group: ['**/http/*', '!**/http/redis-client.js'], message: 'HTTP belongs to the routes (src/http).' },
+            {
+              // The configuration's type may be named (a slice of it is handed down); its code may not be imported.
+              group: ['**/startup/*'],
+              allowTypeImports: true,
+              message: 'Start-up wires the layers; nothing below it imports it.',
+            },
+            { group: ['@ts-rest/express'], message: 'HTTP belongs to the routes (src/http).' },
+            {
+              group: ['**/generated/prisma/*'],
+              allowTypeImports: true,
+              message: 'Only stores and repositories use the Prisma client: add the statement to one.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Stores know nothing of HTTP or of how the service starts either.
+    files: ['apps/server/src/**/store/**/*.ts', 'apps/server/src/**/*-repository.ts', 'apps/server/src/**/*-store.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'express', message: 'HTTP belongs to the routes (src/http).' }],
+          patterns: [
+            { group: ['**/http/*'], message: 'HTTP belongs to the routes (src/http).' },
+            { group: ['**/startup/*'], message: 'Start-up wires the layers; nothing below it imports it.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The pure rules of an order (state machine, money, numbering, history diff) and of licences
+    // read nothing: no database, no store.
+    files: [
+      'apps/server/src/orders/order.ts',
+      'apps/server/src/orders/order-pricing.ts',
+      'apps/server/src/orders/numbering.ts',
+      'apps/server/src/licences/licence-rules.ts',
+      'apps/server/src/shared/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // Types may flow from the schema through a store's row types; code may not.
+              group: ['**/db/*', '**/store/*', '**/*-repository.js', '**/*-store.js'],
+              allowTypeImports: true,
+              message: 'Domain rules are pure: the use case reads and passes what they need.',
+            },
+            { group: ['**/http/*', '**/startup/*'], message: 'Domain rules know nothing of HTTP or start-up.' },
+            {
+              group: ['**/generated/prisma/*'],
+              allowTypeImports: true,
+              message: 'Domain rules are pure: no Prisma client.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read HTTP response bodies, which are untyped JSON (supertest types them `any`);
     // the assertions are what check their shape.
     files: ['**/test/**/*.ts'],

@@ -1,13 +1,13 @@
 import type { EventType } from '@sales-order/contract';
 
 import type { Db } from '../../db/transactions.js';
-import { eventInsertCtes, recordEvents } from '../../events/outbox.js';
+import { eventInsertCtes, recordEvents } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
  * The events of order changes: each change's event, written by the change's own statement or
- * transaction (events/outbox.ts), carries the order's read shape right after the change. That
+ * transaction (events/store/outbox-store.ts), carries the order's read shape right after the change. That
  * shape is built here in SQL, from the rows the change made or left, so a create stays one
  * statement. It must say what GET /sales-orders/{id} says (order-read-store.ts): the events test
  * compares the two after every kind of change.

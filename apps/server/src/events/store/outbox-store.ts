@@ -1,7 +1,7 @@
 import type { EventType } from '@sales-order/contract';
 
-import type { Db } from '../db/transactions.js';
-import { Prisma } from '../generated/prisma/client.js';
+import type { Db } from '../../db/transactions.js';
+import { Prisma } from '../../generated/prisma/client.js';
 
 /**
  * The outbox's write: the SQL that records events, for the statements and transactions that
