@@ -6,7 +6,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { inScope } from '../../orders/store/order-scope.js';
 
 /**
- * The statements that read, position and purge events (the outbox's write is ../outbox.ts).
+ * The statements that read, position and purge events (the outbox's write is outbox-store.ts).
  *
  * Commit order: an order's write inserts its event and a row on `event_queue`. The relay, one
  * run at a time across every instance (the lock on outbox_relay_state's row), takes the queued
