@@ -15,7 +15,7 @@ import { transactionPort } from './db/transactions.js';
 import type { EventProcessing } from './events/event-processing.js';
 import { apiDocsRouter } from './http/api-docs.js';
 import { authenticate } from './http/authenticate.js';
-import { requirePermission } from './http/authorize.js';
+import { requireFieldPermissions, requirePermission } from './http/authorize.js';
 import { answerPreflight, corsForAllowedOrigins } from './http/cors.js';
 import { requireTrustedOriginForSessions } from './http/csrf.js';
 import {
@@ -61,8 +61,8 @@ const READINESS_TIMEOUT_MS = 800;
  *
  * Order of the checks on an API request, each before the next can run:
  * rate limit (429) -> authentication (401) -> cookie CSRF origin (403) -> route match (404) ->
- * route permission (403) -> unknown query parameters (400) -> JSON body (400) -> contract
- * validation (400) -> use case (404/422).
+ * route permission (403) -> unknown query parameters (400) -> JSON body (400) -> permissions the
+ * body's field values ask for (403) -> contract validation (400) -> use case (404/422).
  */
 export const createApp = ({
   config,
@@ -173,6 +173,8 @@ export const createApp = ({
       refuseUnknownQueryParameters,
       requireJsonBody,
       express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
+      // What the body's field values ask for (status confirmed, acknowledge_warnings), before validation.
+      requireFieldPermissions,
     ],
     // Validation failures go to errorHandler like every other error.
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
