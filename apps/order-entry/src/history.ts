@@ -33,6 +33,9 @@ const DATES = new Set(['sales_order_date', 'delivery_date']);
 
 const NONE = '—';
 
+/** Kept by the service, not chosen by the clerk: the financial year follows the order date. */
+const UNSHOWN = new Set(['financial_year_id']);
+
 /**
  * The history of an order as a clerk reads it: each change with who and when, and a table of
  * what changed (label, before, after), ids shown by name (from the kept dropdown lists and the
@@ -67,7 +70,7 @@ export const createHistoryView = (options: Options) => {
   const rows = async (order: SalesOrder, entry: HistoryEntry): Promise<[string, string, string][]> => {
     const { changes } = entry;
     const out: [string, string, string][] = [];
-    for (const change of changes.fields)
+    for (const change of changes.fields.filter(({ field }) => !UNSHOWN.has(field)))
       out.push([
         label(change.field),
         await value(order, change.field, change.from),

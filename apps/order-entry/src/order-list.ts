@@ -1,7 +1,7 @@
 import type { SalesOrderClient, SalesOrderListItem } from '@sales-order/client';
 
 import { el, labelled } from './dom.js';
-import { formatAmount, formatDate } from './format.js';
+import { formatAmount } from './format.js';
 import { reportOn, say, statusLine } from './notice.js';
 
 const PAGE_SIZE = 10;
@@ -33,7 +33,6 @@ export const createOrderList = (
         'tr',
         {},
         el('th', { scope: 'col' }, 'Number'),
-        el('th', { scope: 'col', class: 'orders-date' }, 'Date'),
         el('th', { scope: 'col' }, 'Customer'),
         el('th', { scope: 'col' }, 'Status'),
         el('th', { scope: 'col', class: 'number' }, 'Total'),
@@ -69,7 +68,6 @@ export const createOrderList = (
       'tr',
       {},
       el('td', {}, button),
-      el('td', { class: 'date orders-date' }, formatDate(order.sales_order_date)),
       el('td', {}, order.customer_name),
       el('td', {}, order.status),
       el('td', { class: 'number' }, formatAmount(order.grand_total)),

@@ -25,6 +25,10 @@ const field = (name: string, missing: string, tooSmall?: string): Field => ({
 
 /** By the last part of an error path ("details.3.quantity" -> "quantity"). */
 export const FIELDS: Readonly<Record<string, Field>> = {
+  sales_order_no: field('Order number', 'Enter the order number'),
+  status: field('Status', 'Choose a status'),
+  amended_from_id: field('Amends order', 'Choose the order it amends'),
+  cancellation_reason: field('Cancellation reason', 'Enter the reason for cancelling'),
   customer_id: field('Customer', 'Choose a customer'),
   location_id: field('Location', 'Choose a location'),
   sales_order_date: field('Order date', 'Enter the order date'),

@@ -446,7 +446,7 @@ describe.skipIf(!executablePath)(
       expect(await changed.locator('.history-title').textContent()).toMatch(/^Version 2: Changed, by /);
       const created = await history.locator('li').last().textContent();
       expect(created).toContain('Cypermethrin 10 EC: 10 × 455.5 = 4,555.00');
-      expect(await history.textContent()).not.toMatch(/customer_id|sales_order_no|_id\b/);
+      expect(await history.textContent()).not.toMatch(/_id\b|_no\b|sales order no|financial year/);
       expect(await accessibilityViolations(page), 'an opened draft with its history').toEqual([]);
 
       const warnings = line(page, 1).getByRole('list', { name: 'Licence warnings' }).locator('li');
@@ -494,18 +494,16 @@ describe.skipIf(!executablePath)(
       expect(await overflowing(page), 'the empty form').toEqual([]);
       await openOrder(page, number);
       await eventually(() => page.getByRole('list', { name: 'History' }).locator('li').count()).toBe(1);
+      const directory = process.env.ORDER_ENTRY_SCREENSHOTS;
+      if (directory) {
+        mkdirSync(directory, { recursive: true });
+        await page.screenshot({ path: path.join(directory, `order-entry-${width}.png`), fullPage: true });
+      }
       await page.getByRole('button', { name: 'Add line' }).click();
       await page.getByRole('button', { name: 'Save' }).click();
       await eventually(() => notice(page).textContent()).toBe('Not saved: correct the marked fields.');
       expect(await overflowing(page), 'an opened order with errors, the list and the history').toEqual([]);
       expect(await accessibilityViolations(page)).toEqual([]);
-      const directory = process.env.ORDER_ENTRY_SCREENSHOTS;
-      if (directory) {
-        mkdirSync(directory, { recursive: true });
-        await line(page, 3).getByRole('button', { name: 'Remove line' }).click();
-        await eventually(() => page.locator('[aria-invalid="true"]').count()).toBe(0);
-        await page.screenshot({ path: path.join(directory, `order-entry-${width}.png`), fullPage: true });
-      }
       await narrow.close();
     });
 
