@@ -2,10 +2,10 @@ import type { SalesOrderEvent, WebhookDelivery } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { DELIVERY_QUEUE } from '../src/events/delivery-queue.js';
 import { deliveryJobTimeoutSeconds } from '../src/events/delivery-worker.js';
+import { loadConfig } from '../src/startup/config.js';
 import { eventually } from './support/eventually.js';
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
