@@ -28,9 +28,9 @@ const POLL_INTERVAL_SECONDS = 1;
  * How often pg-boss looks for expired jobs (of dead processes). Its monitor runs only on a pass
  * of its supervisor, every 60 s by default, which made a dead process's delivery wait about a
  * minute past its expiry: the supervisor now looks every second (one small statement) and runs
- * the monitor when its 5 s are up, so an expired job is failed over within 6 s.
+ * the monitor when its 2 s are up, so an expired job is failed over within 3 s.
  */
-const MONITOR_INTERVAL_SECONDS = 5;
+const MONITOR_INTERVAL_SECONDS = 2;
 const SUPERVISE_INTERVAL_SECONDS = 1;
 /** pg-boss's first retry of a failed or expired job comes 1 to 2 s later (exponential backoff with jitter). */
 const RETRY_DELAY_SECONDS = 1;
