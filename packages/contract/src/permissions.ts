@@ -14,6 +14,8 @@ export const Permission = {
   eventsRead: 'events.read',
   /** Webhook endpoints: register, change, rotate secrets, read deliveries, replay, ping. */
   webhooksManage: 'webhooks.manage',
+  /** POST /imports and reading one's imports (each order also needs what its create needs). */
+  import: 'sales_orders.import',
   /** Grants every permission. */
   all: '*',
 } as const;

@@ -47,6 +47,8 @@ export interface DeliveryQueue {
   work(concurrency: number, handler: (job: DeliveryJob) => Promise<void>): Promise<void>;
   /** Wakes this process's workers now (jobs were just queued) instead of at their next poll. */
   wake(): void;
+  /** The pg-boss instance itself, whose other queues (imports) share its polling and tables. */
+  readonly boss: PgBoss;
   stop(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ export const startDeliveryQueue = async (
   const workers: string[] = [];
 
   return {
+    boss,
     schedule: async (keys, { db, startAfter } = {}) => {
       if (keys.length === 0) return;
       await boss.insert(
