@@ -264,6 +264,20 @@ describe('imports', () => {
       return state === 'completed';
     }, 60_000);
     expect(await ordersWithReference('confirm-me')).toEqual([]);
+    const results = await request(suite.server.api)
+      .get(`/imports/${id}/results`)
+      .set('Authorization', `Bearer ${token}`)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      });
+    expect(JSON.parse(results.body as string)).toMatchObject({
+      order_ref: 'confirm-me',
+      status: 'failed',
+      errors: [{ code: 'missing_permission', message: expect.stringContaining('sales_orders.confirm') }],
+    });
   });
 
   it('cancel stops a queued or running import after its chunk; the orders made stay', async () => {

@@ -34,8 +34,6 @@ export const ImportCode = {
   invalidLine: 'invalid_line',
   /** Rows of one `order_ref` disagree on an order column, or a JSON Lines `order_ref` is repeated. */
   inconsistentOrder: 'inconsistent_order',
-  /** A `status: confirmed` order in an import started by a caller without sales_orders.confirm. */
-  confirmNotPermitted: 'confirm_not_permitted',
 } as const;
 export type ImportCode = (typeof ImportCode)[keyof typeof ImportCode];
 

@@ -1,5 +1,8 @@
 import {
+  AccessCode,
   CreatedSalesOrderSchema,
+  permissionsForBody,
+  salesOrdersContract,
   type Import,
   ImportCode,
   type ImportMediaType,
@@ -106,14 +109,18 @@ export const createImports = ({ transactions, orders, idempotency, queue, maxOrd
     const failed = (errors: ResultToStore['errors']) => ({ ...result, status: 'failed' as const, errors });
     if (!order.body || order.problems.length > 0) return failed(order.problems);
     const body = order.body;
-    const may = (permission: Permission) =>
-      row.permissions.includes(Permission.all) || row.permissions.includes(permission);
-    if (body.status === 'confirmed' && !may(Permission.confirm))
+    // What the single create's route would ask of this caller: its own permission and what the
+    // body's values ask for (status confirmed, acknowledge_warnings), as the contract declares.
+    const access = salesOrdersContract.createSalesOrder.metadata;
+    const missing = [access.permission, ...permissionsForBody(access, body)].filter(
+      (permission) => !row.permissions.includes(Permission.all) && !row.permissions.includes(permission),
+    );
+    if (missing.length > 0)
       return failed([
         {
-          path: 'status',
-          message: `${order.locate('status')}: status confirmed needs the permission ${Permission.confirm}, which the import's starter lacks`,
-          code: ImportCode.confirmNotPermitted,
+          path: '',
+          message: `${order.locate('')}: this order needs the permission${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}, which the import's starter lacks`,
+          code: AccessCode.missingPermission,
         },
       ]);
     try {
