@@ -38,6 +38,8 @@ interface Exchange {
   method: string;
   status: number;
   body: unknown;
+  /** Set when the answer is not JSON (import results). */
+  mediaType?: string;
 }
 
 /** The shape of ./conformance/openapi-fetch-calls.ts, which is type-checked on its own. */

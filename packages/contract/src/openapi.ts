@@ -349,7 +349,10 @@ const describeFieldPermissions = (fieldPermissions: readonly FieldPermission[]):
   fieldPermissions.length === 0
     ? undefined
     : `A body with ${fieldPermissions
-        .map(({ field, value, permission }) => `\`${field}\`: \`${JSON.stringify(value)}\` also requires \`${permission}\``)
+        .map(
+          ({ field, value, permission }) =>
+            `\`${field}\`: \`${JSON.stringify(value)}\` also requires \`${permission}\``,
+        )
         .join('; with ')} (403 \`missing_permission\` naming it otherwise).`;
 
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
@@ -369,7 +372,7 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
           // A success answered as text (import results): one media type per form it takes.
           const { textAnswers } = metadata as { textAnswers?: readonly string[] };
           const content = textAnswers
-            ? Object.fromEntries(textAnswers.map((type) => [type, { schema: { type: 'string' } }]))
+            ? Object.fromEntries(textAnswers.map((type) => [type, { schema: { type: 'string' as const } }]))
             : response.content;
           return [
             status,

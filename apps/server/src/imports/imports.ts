@@ -1,13 +1,13 @@
 import {
   AccessCode,
   CreatedSalesOrderSchema,
-  permissionsForBody,
-  salesOrdersContract,
   type Import,
   ImportCode,
   type ImportMediaType,
   type ImportResult,
   Permission,
+  permissionsForBody,
+  salesOrdersContract,
 } from '@sales-order/contract';
 import { LRUCache } from 'lru-cache';
 
