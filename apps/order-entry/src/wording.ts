@@ -149,15 +149,6 @@ export const WORDING = {
   invalid_line: 'That line is not an order',
   inconsistent_order: 'The rows of that order disagree, or its reference is used twice',
 
-  // Importing orders from a file (not on this page; worded for completeness).
-  import_not_readable: 'The file is not a CSV or JSON Lines file of orders, or it is empty',
-  import_too_many_orders: 'The file holds too many orders: split it into smaller files',
-  wrong_column_count: 'This row has more or fewer cells than the header',
-  invalid_cell: 'This cell should hold a number',
-  invalid_encoding: 'This row contains characters that cannot be read',
-  invalid_line: 'This line is not an order',
-  inconsistent_order: "This order's rows disagree with each other, or its order reference is repeated",
-
   // Signing in and permissions.
   missing_credentials: 'Sign in again to continue.',
   invalid_authorization: 'Sign in again to continue.',
