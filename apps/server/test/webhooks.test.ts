@@ -601,7 +601,8 @@ describe('server-side request forgery: without WEBHOOK_ALLOW_PRIVATE_NETWORKS', 
     const target = await receiver();
     // Registered while its name resolved elsewhere: written as the row it would be.
     const [endpoint] = await suite.server.database.prisma.$queryRaw<{ id: number }[]>`
-      INSERT INTO webhook_endpoints (url, secret) VALUES (${`http://localhost:${target.port}/in`}, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')
+      INSERT INTO webhook_endpoints (url, secret, owner)
+      VALUES (${`http://localhost:${target.port}/in`}, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'jwt:test-harness')
       RETURNING id`;
     await createOrder();
     await eventually(async () => (await deliveries(endpoint!.id))[0]?.attempts.length === 1, 10_000);
