@@ -141,6 +141,8 @@ export const WORDING = {
   too_many_webhook_endpoints: 'There are too many receivers already',
   webhook_endpoint_disabled: 'That receiver is switched off',
   invalid_webhook_url: 'That is not a web address',
+  // The change feed (not on this page either).
+  cursor_past_retention: 'Changes this far back are no longer kept: start again from the oldest kept change',
 
   // Signing in and permissions.
   missing_credentials: 'Sign in again to continue.',
