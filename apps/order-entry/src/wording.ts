@@ -143,6 +143,13 @@ export const WORDING = {
   invalid_webhook_url: 'That is not a web address',
   // The change feed (not on this page either).
   cursor_past_retention: 'Changes this far back are no longer kept: start again from the oldest kept change',
+  import_not_readable: 'That file is not a CSV or JSON Lines file of orders, or it is empty',
+  import_too_many_orders: 'That file holds too many orders: split it into smaller files',
+  wrong_column_count: 'That row has more or fewer cells than the header',
+  invalid_cell: 'That cell should hold a number',
+  invalid_encoding: 'That row has characters that could not be read: save the file as UTF-8',
+  invalid_line: 'That line is not an order',
+  inconsistent_order: 'The rows of that order disagree, or its reference is used twice',
 
   // Signing in and permissions.
   missing_credentials: 'Sign in again to continue.',

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { SchemaIssueCode } from './common.js';
 import { ValidationCode } from './errors.js';
 import { FeedCode } from './events.js';
+import { ImportCode } from './imports.js';
 import { LicenceWarningCode } from './licence.js';
 import { LifecycleCode } from './order-lifecycle.js';
 import { WebhookCode } from './webhook-endpoints.js';
@@ -84,6 +85,7 @@ const DETAIL_CODE_GROUPS = [
   WriteSafetyCode,
   WebhookCode,
   FeedCode,
+  ImportCode,
   AuthenticationCode,
   AccessCode,
   RequestCode,
