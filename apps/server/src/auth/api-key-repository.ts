@@ -1,5 +1,5 @@
 import type { Db } from '../db/transactions.js';
-import type { ApiKey } from '../generated/prisma/client.js';
+import { type ApiKey, Prisma } from '../generated/prisma/client.js';
 
 /** Every statement about API keys. */
 
@@ -18,19 +18,18 @@ export type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions
   msLeft: number | null;
 };
 
-const summaryFields = {
-  prefix: true,
-  locations: true,
-  name: true,
-  permissions: true,
-  createdAt: true,
-  expiresAt: true,
-  revokedAt: true,
-  lastUsedAt: true,
-} as const;
+/**
+ * Summaries in SQL: Prisma reads a NULL list as [], which would show a key of every location
+ * as a key of none.
+ */
+const summariesWhere = (db: Db, condition: Prisma.Sql): Promise<ApiKeySummary[]> =>
+  db.$queryRaw<ApiKeySummary[]>`
+    SELECT prefix, name, permissions, locations, created_at AS "createdAt", expires_at AS "expiresAt",
+      revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"
+    FROM api_keys WHERE ${condition} ORDER BY id`;
 
 export const apiKeyRepository = {
-  insert: (
+  insert: async (
     db: Db,
     {
       locations,
@@ -43,9 +42,14 @@ export const apiKeyRepository = {
       locations: number[] | null;
       expiresAt: Date | null;
     },
-  ): Promise<ApiKeySummary> =>
+  ): Promise<ApiKeySummary> => {
     // An omitted list stays NULL (every location); Prisma's types have no null for a list.
-    db.apiKey.create({ data: locations === null ? key : { ...key, locations }, select: summaryFields }),
+    const { id } = await db.apiKey.create({
+      data: locations === null ? key : { ...key, locations },
+      select: { id: true },
+    });
+    return (await summariesWhere(db, Prisma.sql`id = ${id}::int`))[0]!;
+  },
 
   /** Revokes the unrevoked key with this prefix; false when there is none. */
   revoke: async (db: Db, prefix: string, at: Date): Promise<boolean> => {
@@ -55,7 +59,7 @@ export const apiKeyRepository = {
 
   exists: async (db: Db, prefix: string): Promise<boolean> => (await db.apiKey.count({ where: { prefix } })) > 0,
 
-  list: (db: Db): Promise<ApiKeySummary[]> => db.apiKey.findMany({ select: summaryFields, orderBy: { id: 'asc' } }),
+  list: (db: Db): Promise<ApiKeySummary[]> => summariesWhere(db, Prisma.sql`true`),
 
   /**
    * The unrevoked, unexpired key with this prefix; the caller compares its digest. Expiry is

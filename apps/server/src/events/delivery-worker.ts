@@ -32,8 +32,20 @@ const LEASE_MARGIN_MS = 5_000;
 /** When a delivery is held by another sender (a rare race), look again this much later. */
 const HELD_RECHECK_MS = 1_000;
 
-/** How long a job may run before pg-boss gives it to another worker: two attempts and margins. */
+/**
+ * How long a job may run before pg-boss gives it to another worker: two attempts and margins.
+ * A delivery cut off by a dying process is sent again within twice WEBHOOK_TIMEOUT_MS plus 15 s
+ * of its job's start (docs/configuration.md): this expiry (2 x timeout + 5 s), then up to 3 s
+ * until pg-boss's monitor fails the job over (delivery-queue.ts), 2 s of retry delay, 1 s until
+ * an idle slot polls, and 4 s to spare for a busy machine.
+ */
 export const deliveryJobTimeoutSeconds = (timeoutMs: number) => Math.ceil((2 * timeoutMs + LEASE_MARGIN_MS) / 1000);
+
+/** Why a delivery was not sent to an endpoint whose owner may not receive events (its attempt's error). */
+export const notReceivingReason = (owner: string | null): string =>
+  owner === null
+    ? 'not sent: the endpoint belongs to no caller, so none holds events.read for it'
+    : `not sent: the endpoint's owner ${owner} does not hold events.read (or its key or session is no longer valid)`;
 
 /** The JSON body of a delivery: Standard Webhooks' `{ type, timestamp, data }`. */
 export const webhookBody = (type: string, occurredAt: Date, data: unknown): string =>
@@ -60,6 +72,11 @@ export const createDeliveryWorker = ({
     if (!next.due) {
       await queue.schedule([key], { startAfter: next.wait_until });
       return false;
+    }
+    // Events carry the order: an owner that may not read them gets none (authentication.md).
+    if (!endpoint.receives) {
+      await webhookDeliveryStore.skip(db, next.id, notReceivingReason(endpoint.owner));
+      return webhookDeliveryStore.morePending(db, key, next.id);
     }
     const attemptsBefore = await webhookDeliveryStore.claim(db, next.id, leaseMs);
     if (attemptsBefore === null) {

@@ -1,11 +1,42 @@
-import { encodeEventCursor, type EventPage, type ListEventsFilters } from '@sales-order/contract';
+import {
+  encodeEventCursor,
+  type EventPage,
+  EVENTS_PAGE_MAX_BYTES,
+  FeedCode,
+  type ListEventsFilters,
+} from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
+import { DomainError } from '../errors/domain-error.js';
 import { eventStore } from './store/event-store.js';
 
 /**
- * GET /events: the page after the reader's cursor, in commit order. The next cursor is the
+ * 410 when events right after the reader's position were purged (positions are given one after
+ * another, so the oldest kept position says whether any after `afterPosition` is gone). Read
+ * after the page: the oldest position only grows, so a purge racing the page is seen here and
+ * answered 410 rather than a page that silently skipped events.
+ */
+const refusePurgedStretch = async (db: Db, afterPosition: number, highWater: number): Promise<void> => {
+  const oldest = await eventStore.oldestPosition(db);
+  // None kept: the stretch up to the high-water mark is gone, if the reader had not read it.
+  const firstKept = oldest ?? highWater + 1;
+  if (afterPosition + 1 >= firstKept) return;
+  const message =
+    'Events after this cursor were purged (older than EVENT_RETENTION_DAYS): resynchronise, then read on from oldest_cursor';
+  throw new DomainError('gone', message, [
+    {
+      path: 'after',
+      message,
+      code: FeedCode.cursorPastRetention,
+      oldest_cursor: encodeEventCursor({ position: firstKept - 1 }),
+    },
+  ]);
+};
+
+/**
+ * GET /events: the page after the reader's cursor, in commit order, ending early before the event
+ * that would take it past EVENTS_PAGE_MAX_BYTES of data (one event always comes). The next cursor is the
  * position of the page's last event, or on a short page the high-water mark the same snapshot
  * saw: every event up to it is readable, so a filtered reader does not scan the same stretch
  * again on its next call.
@@ -16,17 +47,22 @@ export const listEvents = async (
   { after, limit, types, sales_order_id }: ListEventsFilters,
 ): Promise<EventPage> => {
   const afterPosition = after?.position ?? 0;
-  const page = await eventStore.page(db, {
+  const {
+    rows,
+    more: hasMore,
+    highWater,
+  } = await eventStore.page(db, {
     afterPosition,
     limit,
+    maxBytes: EVENTS_PAGE_MAX_BYTES,
     types,
     salesOrderId: sales_order_id,
     scope: access.locations,
   });
-  const hasMore = page.rows.length > limit;
-  const rows = page.rows.slice(0, limit);
+  // Without a cursor the reader starts at the oldest event kept: nothing was skipped.
+  if (after !== undefined) await refusePurgedStretch(db, afterPosition, highWater);
   const last = rows.at(-1)?.position;
-  const nextPosition = hasMore ? last! : Math.max(afterPosition, last ?? 0, page.highWater);
+  const nextPosition = hasMore ? last! : Math.max(afterPosition, last ?? 0, highWater);
   return {
     items: rows.map(({ position: _position, ...event }) => event),
     next_cursor: encodeEventCursor({ position: nextPosition }),

@@ -40,7 +40,8 @@ const duplicateNumber = (salesOrderNo: string) =>
  */
 export const createOrder = async (
   { transactions, orderNumberMaxAhead }: OrderDeps,
-  access: AccessContext,
+  // Who creates and where it may: permissions are the route's (or the import's) to check.
+  access: Pick<AccessContext, 'subject' | 'locations'>,
   input: CreateSalesOrderBody,
   idempotency?: IdempotencyGuard,
 ): Promise<CreatedSalesOrder> => {
@@ -164,7 +165,12 @@ export const createOrder = async (
 };
 
 /** A create asking for `status: confirmed`: the confirm of the draft just written, in its transaction. */
-const confirmCreated = async (tx: Db, id: number, access: AccessContext, acknowledgeWarnings: boolean) => {
+const confirmCreated = async (
+  tx: Db,
+  id: number,
+  access: Pick<AccessContext, 'subject' | 'locations'>,
+  acknowledgeWarnings: boolean,
+) => {
   const order = (await orderWriteStore.lockLive(tx, id, access.locations))!;
   const contents = await orderWriteStore.contentsOf(tx, id);
   const acknowledged = await checkConfirmable(tx, id, order, contents, acknowledgeWarnings, (ids) =>

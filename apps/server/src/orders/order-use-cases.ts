@@ -30,8 +30,11 @@ export const createOrderUseCases = (deps: OrderDeps) => ({
   list: (access: AccessContext, query: ListSalesOrdersFilters) => listOrders(deps, access, query),
   history: (access: AccessContext, id: number, page?: HistoryPageRequest) => getOrderHistory(deps, access, id, page),
   maxNumber: (access: AccessContext, query: MaxNumberQuery) => getMaxNumber(deps, access, query),
-  create: (access: AccessContext, input: CreateSalesOrderBody, idempotency?: IdempotencyGuard) =>
-    createOrder(deps, access, input, idempotency),
+  create: (
+    access: Pick<AccessContext, 'subject' | 'locations'>,
+    input: CreateSalesOrderBody,
+    idempotency?: IdempotencyGuard,
+  ) => createOrder(deps, access, input, idempotency),
   update: (access: AccessContext, id: number, input: UpdateSalesOrderBody, expected?: Expected) =>
     updateOrder(deps, access, id, input, expected),
   remove: (access: AccessContext, id: number, expected?: Expected) => deleteOrder(deps, access, id, expected),

@@ -15,7 +15,7 @@ import { transactionPort } from '../db/transactions.js';
 import type { EventProcessing } from '../events/event-processing.js';
 import { apiDocsRouter } from '../http/api-docs.js';
 import { authenticate } from '../http/authenticate.js';
-import { requirePermission } from '../http/authorize.js';
+import { requireFieldPermissions, requirePermission } from '../http/authorize.js';
 import { answerPreflight, corsForAllowedOrigins } from '../http/cors.js';
 import { requireTrustedOriginForSessions } from '../http/csrf.js';
 import {
@@ -24,8 +24,15 @@ import {
   lockContentionHandler,
 } from '../http/database-unavailable.js';
 import { success } from '../http/envelope.js';
-import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from '../http/error-handler.js';
+import {
+  errorHandler,
+  notFoundHandler,
+  readFileBody,
+  refuseMalformedUtf8,
+  requireJsonBody,
+} from '../http/error-handler.js';
 import { createEventsRouter } from '../http/events-router.js';
+import { createImportsRouter } from '../http/imports-router.js';
 import { orderEntryRouter } from '../http/order-entry-page.js';
 import { rateLimitPerClient } from '../http/rate-limit.js';
 import type { RedisClient } from '../http/redis-client.js';
@@ -62,8 +69,8 @@ const READINESS_TIMEOUT_MS = 800;
  *
  * Order of the checks on an API request, each before the next can run:
  * rate limit (429) -> authentication (401) -> cookie CSRF origin (403) -> route match (404) ->
- * route permission (403) -> unknown query parameters (400) -> JSON body (400) -> contract
- * validation (400) -> use case (404/422).
+ * route permission (403) -> unknown query parameters (400) -> JSON body (400) -> permissions the
+ * body's field values ask for (403) -> contract validation (400) -> use case (404/422).
  */
 export const createApp = ({
   config,
@@ -143,7 +150,12 @@ export const createApp = ({
     const [kind, digest = ''] = payload.split(':', 2);
     (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
-  const services = createServices(transactionPort(database.prisma), config, events);
+  const services = createServices(
+    transactionPort(database.prisma),
+    config,
+    events,
+    (message) => (error) => logger.warn({ err: error }, message),
+  );
   // Payloads are the master table's name.
   database.changes.on(MASTER_DATA_CHANNEL, (table) => {
     const type = DROPDOWN_TYPE_OF_TABLE[table];
@@ -167,6 +179,7 @@ export const createApp = ({
     ...createSalesOrdersRouter(services, config, metrics),
     ...createEventsRouter(services),
     ...createWebhookEndpointsRouter(services),
+    ...createImportsRouter(services),
   });
   createExpressEndpoints(apiContract, routes, api, {
     logInitialization: false,
@@ -177,7 +190,10 @@ export const createApp = ({
       requirePermission,
       refuseUnknownQueryParameters,
       requireJsonBody,
+      readFileBody(config.imports.maxBytes),
       express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
+      // What the body's field values ask for (status confirmed, acknowledge_warnings), before validation.
+      requireFieldPermissions,
     ],
     // Validation failures go to errorHandler like every other error.
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),

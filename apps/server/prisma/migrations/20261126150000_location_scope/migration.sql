@@ -20,3 +20,6 @@ CREATE TRIGGER sessions_notify_change
 -- A webhook endpoint keeps the scope of the caller that created it and receives only the events
 -- of orders in those locations (NULL: every location).
 ALTER TABLE "webhook_endpoints" ADD COLUMN "locations" INTEGER[];
+
+-- An import runs with the scope of the caller that started it, as with its permissions.
+ALTER TABLE "imports" ADD COLUMN "locations" INTEGER[];
