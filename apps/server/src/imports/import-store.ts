@@ -61,7 +61,8 @@ export const importStore = {
     const [row] = await db.$queryRaw<
       { locations: number[] | null }[]
     >`SELECT locations FROM imports WHERE id = ${id}::int`;
-    return row?.locations ?? [];
+    // No such import: no location (it has nothing to create anyway).
+    return row === undefined ? [] : row.locations;
   },
 
   findOwned: (db: Db, id: number, owner: string): Promise<ImportRow | null> =>
