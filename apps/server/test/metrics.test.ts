@@ -41,6 +41,7 @@ describe('metrics on METRICS_PORT', () => {
       JWT_SECRET: TEST_JWT_SECRET,
       SEED_DEMO_DATA: 'always',
       RATE_LIMIT_PER_MINUTE: '30',
+      ORDER_ENTRY_PAGE: 'true',
     });
     port = metricsPortOf(server)!;
     expect(port).toBeGreaterThan(0);
@@ -56,6 +57,16 @@ describe('metrics on METRICS_PORT', () => {
     expect((await fetch(`${server.api}/sales-orders/1`, { headers: { authorization } })).status).toBe(200);
     expect((await fetch(`${server.api}/no-such-thing/55555`, { headers: { authorization } })).status).toBe(404);
     expect((await fetch(new URL('/healthz', server.api))).status).toBe(200);
+    // The order entry page by both its addresses, two of its assets and one it does not have.
+    const page = await fetch(new URL('/order-entry/', server.api));
+    expect(page.status).toBe(200);
+    const assets = [...(await page.text()).matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map(
+      (match) => `/order-entry/${match[1]!}`,
+    );
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    expect((await fetch(new URL('/order-entry/index.html', server.api))).status).toBe(200);
+    for (const asset of assets.slice(0, 2)) expect((await fetch(new URL(asset, server.api))).status).toBe(200);
+    expect((await fetch(new URL('/order-entry/assets/no-such-55555.js', server.api))).status).toBe(404);
 
     const text = await scrape(port);
     const count = (route: string, status: number) =>
@@ -67,6 +78,9 @@ describe('metrics on METRICS_PORT', () => {
     expect(count('/api/sales-orders/:id', 200)).toBe(1);
     expect(count('(unmatched)', 404)).toBe(1);
     expect(count('/healthz', 200)).toBe(1);
+    expect(count('/order-entry/', 200)).toBe(2);
+    expect(count('/order-entry/assets/*', 200)).toBe(2);
+    expect(count('/order-entry/assets/*', 404)).toBe(1);
     // No label value anywhere holds an id or a path that was asked for.
     const labelValues = [...text.matchAll(/="([^"]*)"/g)].map((match) => match[1]!);
     for (const asked of ['123456', '987654', '55555', 'no-such-thing']) {
