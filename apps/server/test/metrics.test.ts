@@ -31,15 +31,27 @@ const sample = (text: string, series: string): number | undefined => {
 
 const bearer = async () => `Bearer ${await signJwt({ payload: { permissions: ['*'] }, expiresIn: '1h' })}`;
 
+/**
+ * The database env of a process that reads the demo data (order 1): a clone of the demo template
+ * on the PostgreSQL server (milliseconds), or the embedded database, loaded at its start.
+ */
+const dropAfterwards: (() => Promise<void>)[] = [];
+afterAll(() => Promise.all(dropAfterwards.map((drop) => drop())));
+const demoDatabase = async () => {
+  const database = await createTestDatabase({ demo: true });
+  dropAfterwards.push(() => database.drop());
+  return { ...database.env, SEED_DEMO_DATA: 'always' };
+};
+
 describe('metrics on METRICS_PORT', () => {
   let server: ServerProcess;
   let port: number;
 
   beforeAll(async () => {
     server = await startServerProcess({
+      ...(await demoDatabase()),
       METRICS_PORT: '0',
       JWT_SECRET: TEST_JWT_SECRET,
-      SEED_DEMO_DATA: 'always',
       RATE_LIMIT_PER_MINUTE: '30',
       ORDER_ENTRY_PAGE: 'true',
     });
@@ -184,18 +196,6 @@ describe('metrics on METRICS_PORT', () => {
 // which wraps every module the service imports): minutes on a loaded 2-core machine.
 const PROCESS_TESTS = { timeout: 240_000 };
 
-describe('metrics off by default', PROCESS_TESTS, () => {
-  it('starts no metrics server without METRICS_PORT', async () => {
-    const server = await startServerProcess({ JWT_SECRET: TEST_JWT_SECRET });
-    try {
-      expect(metricsPortOf(server)).toBeUndefined();
-      expect((await fetch(`${new URL(server.api).origin}/metrics`)).status).toBe(404);
-    } finally {
-      await stopServerProcess(server);
-    }
-  });
-});
-
 // Two workers need a PostgreSQL server (the embedded database is one process).
 describe.skipIf(!process.env.TEST_DATABASE_URL)('metrics of a cluster (needs TEST_DATABASE_URL)', () => {
   it("the primary adds up every worker's counts", async () => {
@@ -254,8 +254,8 @@ describe('tracing', PROCESS_TESTS, () => {
   it('with OTEL_EXPORTER_OTLP_ENDPOINT: spans for the request and its statements, and the trace id in its log line', async () => {
     const collector = await startCollector();
     const server = await startServerProcess({
+      ...(await demoDatabase()),
       JWT_SECRET: TEST_JWT_SECRET,
-      SEED_DEMO_DATA: 'always',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '100',
     });
@@ -280,8 +280,8 @@ describe('tracing', PROCESS_TESTS, () => {
     const collector = await startCollector();
     // A batch delay far beyond the test: the span can only leave through the shutdown's flush.
     const server = await startServerProcess({
+      ...(await demoDatabase()),
       JWT_SECRET: TEST_JWT_SECRET,
-      SEED_DEMO_DATA: 'always',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '600000',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
@@ -298,13 +298,13 @@ describe('tracing', PROCESS_TESTS, () => {
     collector.close();
   });
 
-  it('off by default: no span leaves the process, no trace id in the logs', async () => {
+  it('off by default: no span leaves the process, no trace id in the logs; and no metrics server without METRICS_PORT', async () => {
     const collector = await startCollector();
     // OpenTelemetry's own variables, which its SDK would obey were it loaded: the service loads it
     // only for OTEL_EXPORTER_OTLP_ENDPOINT, left unset here.
     const server = await startServerProcess({
+      ...(await demoDatabase()),
       JWT_SECRET: TEST_JWT_SECRET,
-      SEED_DEMO_DATA: 'always',
       OTEL_TRACES_EXPORTER: 'otlp',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
       OTEL_BSP_SCHEDULE_DELAY: '100',
@@ -315,6 +315,8 @@ describe('tracing', PROCESS_TESTS, () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(collector.spans).toEqual([]);
       expect(server.output.some((line) => line.includes('trace_id'))).toBe(false);
+      expect(metricsPortOf(server)).toBeUndefined();
+      expect((await fetch(`${new URL(server.api).origin}/metrics`)).status).toBe(404);
     } finally {
       await stopServerProcess(server);
       collector.close();
