@@ -4,6 +4,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
+import { afterAll } from 'vitest';
+
 export type ServerProcess = {
   child: ChildProcess;
   api: string;
@@ -14,6 +16,26 @@ export type ServerProcess = {
 };
 
 const serverRoot = path.resolve(import.meta.dirname, '..', '..');
+
+/**
+ * Every service process a test started and that has not exited. A test that fails or times out
+ * before it stops its process (one still starting, say) must not leave it running, serving and
+ * polling beside the next tests: what is left is stopped when the test file ends, and killed if
+ * the test process exits first.
+ */
+const running = new Set<ChildProcess>();
+afterAll(async () => {
+  await Promise.all(
+    [...running].map(async (child) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }),
+  );
+});
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 /** The newest modification time of the files under `dir` (0 when it does not exist). */
 const newestChange = (dir: string): number => {
@@ -57,8 +79,10 @@ const spawnServer = (
   const [command, args] =
     from === 'build' || (from === 'auto' && runFromBuild())
       ? [process.execPath, ['dist/main.js']]
-      : [path.join(serverRoot, 'node_modules/.bin/tsx'), ['src/main.ts']];
-  return spawn(command, args, {
+      : // tsx as a loader of this one process (not its CLI, which would run the service in a child
+        // of its own that a SIGKILL of the CLI leaves running).
+        [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+  const child = spawn(command, args, {
     cwd: serverRoot,
     env: {
       ...inherited,
@@ -71,6 +95,9 @@ const spawnServer = (
     },
     stdio: ['ignore', 'pipe', stderr],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
 };
 
 /**
