@@ -40,6 +40,10 @@ describe('API documentation', () => {
         '/webhook-endpoints/{id}/deliveries',
         '/webhook-endpoints/{id}/replay',
         '/webhook-endpoints/{id}/ping',
+        '/imports',
+        '/imports/{id}',
+        '/imports/{id}/results',
+        '/imports/{id}/cancel',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) =>
@@ -71,6 +75,11 @@ describe('API documentation', () => {
         'listWebhookDeliveries',
         'replayWebhookEvents',
         'pingWebhookEndpoint',
+        'startImport',
+        'listImports',
+        'getImport',
+        'getImportResults',
+        'cancelImport',
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { SchemaIssueCode } from './common.js';
 import { ValidationCode } from './errors.js';
+import { ImportCode } from './imports.js';
 import { LicenceWarningCode } from './licence.js';
 import { LifecycleCode } from './order-lifecycle.js';
 import { WebhookCode } from './webhook-endpoints.js';
@@ -82,6 +83,7 @@ const DETAIL_CODE_GROUPS = [
   LicenceWarningCode,
   WriteSafetyCode,
   WebhookCode,
+  ImportCode,
   AuthenticationCode,
   AccessCode,
   RequestCode,

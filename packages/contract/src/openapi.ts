@@ -31,7 +31,7 @@ import {
 } from './order-history.js';
 import { CancelSalesOrderBodySchema, ConfirmSalesOrderBodySchema, SalesOrderStatusSchema } from './order-lifecycle.js';
 import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
-import { type Permission, requiredPermissions, type RouteAccess } from './permissions.js';
+import { type FieldPermission, type Permission, requiredPermissions, type RouteAccess } from './permissions.js';
 import {
   CreatedSalesOrderSchema,
   CreateSalesOrderBodySchema,
@@ -292,7 +292,7 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   201: 'Created',
-  202: 'Accepted: queued for delivery.',
+  202: 'Accepted: queued (for delivery, or an import to run).',
   304: 'Not modified: the order still reads as the entity tag If-None-Match names.',
 };
 
@@ -344,10 +344,21 @@ const describePermissions = (permissions: Permission[]): string | undefined => {
     : `Requires the ${names} permissions: it answers with the order (or its version, status or existence), which only a reader may see.`;
 };
 
+/** What a body's field values ask for beyond the route's permission (x-field-permissions), in words. */
+const describeFieldPermissions = (fieldPermissions: readonly FieldPermission[]): string | undefined =>
+  fieldPermissions.length === 0
+    ? undefined
+    : `A body with ${fieldPermissions
+        .map(
+          ({ field, value, permission }) =>
+            `\`${field}\`: \`${JSON.stringify(value)}\` also requires \`${permission}\``,
+        )
+        .join('; with ')} (403 \`missing_permission\` naming it otherwise).`;
+
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
 const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimit: string): OperationObject => {
   const metadata = (route.metadata ?? {}) as Partial<RouteAccess> & { tag?: string };
-  const { permission, tag = SALES_ORDERS_TAG } = metadata;
+  const { permission, tag = SALES_ORDERS_TAG, fieldPermissions = [] } = metadata;
   const permissions = permission ? requiredPermissions({ ...metadata, permission }) : [];
   const responses: Record<string, ResponseObject> = Object.fromEntries(
     // ts-rest types each response loosely; they are ResponseObjects.
@@ -358,7 +369,20 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
           ...(status === TOO_MANY_REQUESTS ? ['Retry-After'] : []),
         ]);
         if (Number(status) < 400) {
-          return [status, { ...response, description: SUCCESS_DESCRIPTIONS[status] ?? response.description, headers }];
+          // A success answered as text (import results): one media type per form it takes.
+          const { textAnswers } = metadata as { textAnswers?: readonly string[] };
+          const content = textAnswers
+            ? Object.fromEntries(textAnswers.map((type) => [type, { schema: { type: 'string' as const } }]))
+            : response.content;
+          return [
+            status,
+            {
+              ...response,
+              ...(content ? { content } : {}),
+              description: SUCCESS_DESCRIPTIONS[status] ?? response.description,
+              headers,
+            },
+          ];
         }
         return [
           status,
@@ -387,8 +411,13 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     const bodyMedia = body?.content?.['application/json'];
     if (bodyMedia && 'request' in examples) bodyMedia.example = examples.request;
   }
-  const requestBody = operation.requestBody as { description?: string } | undefined;
-  if (requestBody)
+  const requestBody = operation.requestBody as { description?: string; content?: Record<string, unknown> } | undefined;
+  const { fileBody } = metadata as { fileBody?: readonly string[] };
+  if (requestBody && fileBody) {
+    // The body is a file (an import), not JSON: one text media type per format it may have.
+    requestBody.description = 'The file, UTF-8, at most IMPORT_MAX_BYTES (20 MiB by default).';
+    requestBody.content = Object.fromEntries(fileBody.map((type) => [type, { schema: { type: 'string' } }]));
+  } else if (requestBody)
     requestBody.description = `JSON (\`application/json\`, UTF-8), at most ${bodyLimit} (\`BODY_LIMIT\`).`;
   // A path or query string has no JSON null: a coerced schema that would accept null in an
   // object (and so comes out `nullable`) takes none here.
@@ -400,10 +429,13 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     ...operation,
     ...(parameters ? { parameters } : {}),
     tags: [tag],
-    description: [operation.description, describePermissions(permissions)].filter(Boolean).join('\n\n'),
+    description: [operation.description, describePermissions(permissions), describeFieldPermissions(fieldPermissions)]
+      .filter(Boolean)
+      .join('\n\n'),
     security: SECURITY_REQUIREMENTS,
     responses,
     ...(permission ? { 'x-permission': permission, 'x-permissions': permissions } : {}),
+    ...(fieldPermissions.length > 0 ? { 'x-field-permissions': fieldPermissions } : {}),
   };
 };
 
@@ -447,6 +479,11 @@ export const createOpenApiDocument = ({
       name: 'Events',
       description:
         'The change feed: one event per change of an order, written in the same transaction, in commit order.',
+    })
+    .addTag({
+      name: 'Imports',
+      description:
+        'Files of many orders (CSV or JSON Lines) created in the background, with progress and per-order results.',
     })
     .addTag({
       name: 'Webhooks',

@@ -17,6 +17,7 @@ describe('error detail codes, declared once', () => {
     expect(codeGroups.map(([name]) => name).sort()).toEqual([
       'AccessCode',
       'AuthenticationCode',
+      'ImportCode',
       'LicenceWarningCode',
       'LifecycleCode',
       'RequestCode',

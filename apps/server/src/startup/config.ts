@@ -2,10 +2,10 @@ import { isIP } from 'node:net';
 
 import { z } from 'zod';
 
-import { parsePublicKey } from './auth/jwt-verifier.js';
-import { DEFAULT_RETRY_SCHEDULE_MS } from './events/retry-schedule.js';
-import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from './orders/numbering.js';
-import { canonicalTimeZone } from './shared/calendar.js';
+import { parsePublicKey } from '../auth/jwt-verifier.js';
+import { DEFAULT_RETRY_SCHEDULE_MS } from '../events/retry-schedule.js';
+import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from '../orders/numbering.js';
+import { canonicalTimeZone } from '../shared/calendar.js';
 
 /**
  * Configuration comes only from environment variables, validated once at start-up.
@@ -301,11 +301,16 @@ const EnvironmentSchema = z
     WEBHOOK_RETRY_SCHEDULE: retrySchedule,
     WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     WEBHOOK_CONCURRENCY: integer('WEBHOOK_CONCURRENCY', 8, 0, 256),
+    WEBHOOK_ENDPOINT_CONCURRENCY: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 256),
     WEBHOOK_ALLOW_HTTP: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     // Unset: on with the embedded database (a demo), off with DATABASE_URL (production).
     ORDER_ENTRY_PAGE: oneOf(['true', 'false', 'auto'], 'auto'),
     ORDER_ENTRY_SIGN_IN: oneOf(['true', 'false', 'auto'], 'auto'),
+    IMPORT_MAX_BYTES: integer('IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    IMPORT_MAX_ORDERS: integer('IMPORT_MAX_ORDERS', 50_000, 1, 10_000_000),
+    IMPORT_CHUNK_SIZE: integer('IMPORT_CHUNK_SIZE', 100, 1, 10_000),
+    IMPORT_CHUNK_TIMEOUT_SECONDS: integer('IMPORT_CHUNK_TIMEOUT_SECONDS', 600, 1, 86_400),
   })
   .superRefine((value, ctx) => {
     // Node refuses a server whose headers may take longer than the whole request.
@@ -444,10 +449,25 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     timeoutMs: value.WEBHOOK_TIMEOUT_MS,
     /** Deliveries this process sends at once; 0: it sends none (other instances do). */
     concurrency: value.WEBHOOK_CONCURRENCY,
+    /**
+     * Deliveries to one endpoint under way at once, across every process: a hanging or replaying
+     * receiver holds at most this many sending slots, the rest serve the other endpoints.
+     */
+    endpointConcurrency: value.WEBHOOK_ENDPOINT_CONCURRENCY,
     /** http:// endpoints accepted (otherwise https:// only). */
     allowHttp: value.WEBHOOK_ALLOW_HTTP,
     /** Endpoints on loopback, private, link-local and other non-public addresses accepted. */
     allowPrivateNetworks: value.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  },
+  imports: {
+    /** Largest file POST /imports takes. */
+    maxBytes: value.IMPORT_MAX_BYTES,
+    /** Most orders in one file. */
+    maxOrders: value.IMPORT_MAX_ORDERS,
+    /** Orders a job creates before it records its progress and hands over to the next job. */
+    chunkSize: value.IMPORT_CHUNK_SIZE,
+    /** A chunk's job not finished within this is taken to be of a dead process and run again. */
+    chunkTimeoutSeconds: value.IMPORT_CHUNK_TIMEOUT_SECONDS,
   },
 }));
 

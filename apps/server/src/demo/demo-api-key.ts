@@ -1,8 +1,8 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { createApiKeyService } from '../../auth/api-keys.js';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import { createApiKeyService } from '../auth/api-keys.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
 
 /**
  * The way in for a new user of the embedded demo database: an all-permission API key, random
