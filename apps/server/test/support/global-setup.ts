@@ -1,10 +1,10 @@
 import type { TestProject } from 'vitest/node';
 
-import { loadConfig } from '../../src/startup/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { applyMigrations } from '../../src/db/migrate.js';
 import { seedDemoData } from '../../src/demo/seed.js';
 import { todayIn } from '../../src/shared/calendar.js';
+import { loadConfig } from '../../src/startup/config.js';
 import { adminQuery, databaseUrl } from './postgres-server.js';
 
 declare module 'vitest' {
