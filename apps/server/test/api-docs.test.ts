@@ -40,6 +40,11 @@ describe('API documentation', () => {
         '/webhook-endpoints/{id}/deliveries',
         '/webhook-endpoints/{id}/replay',
         '/webhook-endpoints/{id}/ping',
+        '/api-keys',
+        '/api-keys/{id}',
+        '/api-keys/{id}/rotate',
+        '/api-keys/{id}/revoke',
+        '/api-keys/{id}/history',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) =>
@@ -71,6 +76,13 @@ describe('API documentation', () => {
         'listWebhookDeliveries',
         'replayWebhookEvents',
         'pingWebhookEndpoint',
+        'createApiKey',
+        'listApiKeys',
+        'getApiKey',
+        'updateApiKey',
+        'rotateApiKey',
+        'revokeApiKey',
+        'listApiKeyHistory',
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([

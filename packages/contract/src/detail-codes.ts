@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { ApiKeyCode } from './api-keys.js';
 import { SchemaIssueCode } from './common.js';
 import { ValidationCode } from './errors.js';
 import { LicenceWarningCode } from './licence.js';
@@ -82,6 +83,7 @@ const DETAIL_CODE_GROUPS = [
   LicenceWarningCode,
   WriteSafetyCode,
   WebhookCode,
+  ApiKeyCode,
   AuthenticationCode,
   AccessCode,
   RequestCode,

@@ -14,6 +14,8 @@ export const Permission = {
   eventsRead: 'events.read',
   /** Webhook endpoints: register, change, rotate secrets, read deliveries, replay, ping. */
   webhooksManage: 'webhooks.manage',
+  /** API keys: create, list, rename, rotate, revoke and read their history (never beyond what the caller holds). */
+  apiKeysManage: 'api_keys.manage',
   /** Grants every permission. */
   all: '*',
 } as const;
