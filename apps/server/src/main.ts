@@ -4,10 +4,10 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { nodeVersionWarning } from './node-version.js';
-import { PREPARE_EXIT_REPORTED } from './prepare-exit.js';
+import { createLogger } from './observability/logger.js';
+import { ConfigError, loadConfig } from './startup/config.js';
+import { nodeVersionWarning } from './startup/node-version.js';
+import { PREPARE_EXIT_REPORTED } from './startup/prepare-exit.js';
 
 /**
  * prepare-database.ts (migrations, demo data) in a short-lived process of its own, with the same
@@ -16,7 +16,9 @@ import { PREPARE_EXIT_REPORTED } from './prepare-exit.js';
  */
 const prepareDatabaseInChildProcess = async (): Promise<void> => {
   const self = fileURLToPath(import.meta.url);
-  const child = fork(path.join(path.dirname(self), `prepare-database${path.extname(self)}`), [], { stdio: 'inherit' });
+  const child = fork(path.join(path.dirname(self), 'startup', `prepare-database${path.extname(self)}`), [], {
+    stdio: 'inherit',
+  });
   const [code] = (await once(child, 'exit')) as [number | null];
   // It said why itself, in one line (a missing database): nothing to add.
   if (code === PREPARE_EXIT_REPORTED) process.exit(1);
@@ -31,13 +33,15 @@ const prepareDatabaseInChildProcess = async (): Promise<void> => {
 const main = async () => {
   const config = loadConfig();
   // Before anything it would trace is imported: the serving code is imported below.
-  const tracing = config.tracing ? await (await import('./tracing.js')).startTracing(config.tracing) : undefined;
+  const tracing = config.tracing
+    ? await (await import('./observability/tracing.js')).startTracing(config.tracing)
+    : undefined;
   const flushTelemetry = tracing ? () => tracing.shutdown() : undefined;
   const logger = createLogger(config.logLevel, undefined, { traceIds: config.tracing !== undefined });
   if (cluster.isWorker) {
     const [{ serve }, { WORKER_SLOT_VARIABLE }] = await Promise.all([
-      import('./serve.js'),
-      import('./cluster-primary.js'),
+      import('./startup/serve.js'),
+      import('./startup/cluster-primary.js'),
     ]);
     // The pid tells the workers' lines apart.
     await serve(config, logger.child({ pid: process.pid }), {
@@ -55,16 +59,16 @@ const main = async () => {
   const prepared = config.database.url !== undefined;
   if (prepared) await prepareDatabaseInChildProcess();
   if (config.webConcurrency === 1) {
-    const { serve } = await import('./serve.js');
+    const { serve } = await import('./startup/serve.js');
     await serve(config, logger, { prepared, flushTelemetry });
     return;
   }
-  const { runClusterPrimary } = await import('./cluster-primary.js');
+  const { runClusterPrimary } = await import('./startup/cluster-primary.js');
   const primaryLogger = logger.child({ pid: process.pid });
   primaryLogger.info({ workers: config.webConcurrency }, 'starting the workers');
   // The primary answers the scrapes, gathering every worker's counts.
   if (config.metrics) {
-    const { startMetricsServer } = await import('./http/metrics-server.js');
+    const { startMetricsServer } = await import('./observability/metrics-server.js');
     await startMetricsServer({ kind: 'cluster' }, config.metrics, primaryLogger);
   }
   runClusterPrimary(config, primaryLogger);

@@ -1,7 +1,6 @@
 import type { ListEventsFilters } from '@sales-order/contract';
 
 import { createApiKeyManagement } from './api-keys/api-key-management.js';
-import type { AppConfig } from './config.js';
 import type { TransactionPort } from './db/transactions.js';
 import type { EventProcessing } from './events/event-processing.js';
 import { listEvents } from './events/feed.js';
@@ -13,6 +12,7 @@ import { createDropdownService } from './master-data/dropdown-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
 import { createOrderUseCases } from './orders/order-use-cases.js';
 import { todayIn } from './shared/calendar.js';
+import type { AppConfig } from './startup/config.js';
 
 /** Every use case, wired to one database; "today" is where the business is. */
 export const createServices = (

@@ -42,8 +42,9 @@ describe('authentication and permissions on every route', () => {
   let routes: Record<keyof typeof salesOrdersContract, RouteCase>;
   let methods: Method[];
 
-  const newOrderId = async () =>
-    (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id as number;
+  const newOrderId = async (overrides: Record<string, unknown> = {}) =>
+    (await server.http.post('/sales-orders').send(orderBody(fixtures, overrides)).expect(201)).body.data
+      .sales_order_id as number;
 
   beforeAll(async () => {
     server = await startTestServer({ ALLOWED_ORIGINS: ALLOWED_ORIGIN });
@@ -123,8 +124,10 @@ describe('authentication and permissions on every route', () => {
         status: 200,
         call: async () => ({
           method: 'post',
-          path: `/sales-orders/${await newOrderId()}/confirm`,
-          body: { acknowledge_warnings: true },
+          // An order without licence warnings: acknowledging them needs licences.override too
+          // (field-permissions.test.ts).
+          path: `/sales-orders/${await newOrderId({ details: [{ product_id: fixtures.products.otherProduct.id, quantity: 1, rate: 5 }], other_charges: [] })}/confirm`,
+          body: {},
         }),
       },
       cancelSalesOrder: {

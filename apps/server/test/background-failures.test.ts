@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { backgroundFailureReporter } from '../src/events/background-failures.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
 import { eventually } from './support/eventually.js';
 import { captureLog } from './support/log-capture.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';

@@ -9,8 +9,8 @@ import pg from 'pg';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
+import { loadConfig } from '../src/startup/config.js';
 import { createApiKey } from './support/credentials.js';
 import { orderBody } from './support/fixtures.js';
 import { adminQuery, databaseUrl } from './support/postgres-server.js';

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/startup/config.js';
 import { configProblems } from './support/config-problems.js';
 import { adminQuery, databaseUrl } from './support/postgres-server.js';
 import {

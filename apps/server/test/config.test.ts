@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/startup/config.js';
 import { configProblems } from './support/config-problems.js';
 import { runFailingServerProcess } from './support/server-process.js';
 

@@ -4,10 +4,10 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { EmbeddedDatabaseBusyError } from '../src/db/embedded.js';
 import { readMigrationList } from '../src/db/schema-engine.js';
+import { loadConfig } from '../src/startup/config.js';
 
 describe('the embedded database', () => {
   let dataDir: string;

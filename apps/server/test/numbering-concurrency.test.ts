@@ -2,8 +2,8 @@ import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/db/database.js';
+import { loadConfig } from '../src/startup/config.js';
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { createTestDatabase } from './support/test-server.js';

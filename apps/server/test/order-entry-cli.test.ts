@@ -6,7 +6,7 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runOrderEntryCommand } from '../src/cli/order-entry-command.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/startup/config.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 /** `pnpm order-entry`: the sign-in link for a running service, on either kind of database. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
 import { orderNumberKey } from '../src/orders/numbering.js';
+import { loadConfig } from '../src/startup/config.js';
 import { ORDER_DATE, orderBody, PREVIOUS_YEAR_DATE } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 

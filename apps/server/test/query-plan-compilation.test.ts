@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/db/database.js';
+import { loadConfig } from '../src/startup/config.js';
 import { createFixtures, type Fixtures, ORDER_DATE, orderBody } from './support/fixtures.js';
 import { createLicensedProduct } from './support/licences.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';

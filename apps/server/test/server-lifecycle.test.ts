@@ -7,9 +7,9 @@ import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
-import { createHttpServer } from '../src/http-server.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
+import { loadConfig } from '../src/startup/config.js';
+import { createHttpServer } from '../src/startup/http-server.js';
 import { configProblems } from './support/config-problems.js';
 import {
   connectionRefused,

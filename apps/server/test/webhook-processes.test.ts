@@ -2,8 +2,8 @@ import type { SalesOrderEvent, WebhookDelivery } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/db/database.js';
+import { loadConfig } from '../src/startup/config.js';
 import { eventually } from './support/eventually.js';
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';

@@ -42,7 +42,7 @@ import {
 } from './order-history.js';
 import { CancelSalesOrderBodySchema, ConfirmSalesOrderBodySchema, SalesOrderStatusSchema } from './order-lifecycle.js';
 import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
-import { type Permission, requiredPermissions, type RouteAccess } from './permissions.js';
+import { type FieldPermission, type Permission, requiredPermissions, type RouteAccess } from './permissions.js';
 import {
   CreatedSalesOrderSchema,
   CreateSalesOrderBodySchema,
@@ -364,10 +364,21 @@ const describePermissions = (permissions: Permission[]): string | undefined => {
     : `Requires the ${names} permissions: it answers with the order (or its version, status or existence), which only a reader may see.`;
 };
 
+/** What a body's field values ask for beyond the route's permission (x-field-permissions), in words. */
+const describeFieldPermissions = (fieldPermissions: readonly FieldPermission[]): string | undefined =>
+  fieldPermissions.length === 0
+    ? undefined
+    : `A body with ${fieldPermissions
+        .map(
+          ({ field, value, permission }) =>
+            `\`${field}\`: \`${JSON.stringify(value)}\` also requires \`${permission}\``,
+        )
+        .join('; with ')} (403 \`missing_permission\` naming it otherwise).`;
+
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
 const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimit: string): OperationObject => {
   const metadata = (route.metadata ?? {}) as Partial<RouteAccess> & { tag?: string };
-  const { permission, tag = SALES_ORDERS_TAG } = metadata;
+  const { permission, tag = SALES_ORDERS_TAG, fieldPermissions = [] } = metadata;
   const permissions = permission ? requiredPermissions({ ...metadata, permission }) : [];
   const responses: Record<string, ResponseObject> = Object.fromEntries(
     // ts-rest types each response loosely; they are ResponseObjects.
@@ -420,10 +431,13 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     ...operation,
     ...(parameters ? { parameters } : {}),
     tags: [tag],
-    description: [operation.description, describePermissions(permissions)].filter(Boolean).join('\n\n'),
+    description: [operation.description, describePermissions(permissions), describeFieldPermissions(fieldPermissions)]
+      .filter(Boolean)
+      .join('\n\n'),
     security: SECURITY_REQUIREMENTS,
     responses,
     ...(permission ? { 'x-permission': permission, 'x-permissions': permissions } : {}),
+    ...(fieldPermissions.length > 0 ? { 'x-field-permissions': fieldPermissions } : {}),
   };
 };
 

@@ -93,7 +93,10 @@ const HistoryEntrySchemaObject = z.object({
     .array(LicenceWarningSchema)
     .max(MAX_DETAIL_LINES)
     .optional()
-    .describe('confirm with acknowledge_warnings: the licence warnings the caller confirmed despite.'),
+    .describe(
+      'confirm (or create confirmed) with acknowledge_warnings: the licence warnings the caller confirmed despite; `by` ' +
+        'is who overrode them (a holder of `licences.override`).',
+    ),
 });
 
 type HistoryEntrySchemaObject = typeof HistoryEntrySchemaObject;

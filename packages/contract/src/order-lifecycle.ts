@@ -42,8 +42,8 @@ export const ConfirmSalesOrderBodySchema = z.object({
     .boolean()
     .optional()
     .describe(
-      'true: confirm despite licence warnings (they are recorded in the history entry); otherwise warnings refuse the ' +
-        'confirm with 422 and the warnings in `details`.',
+      'true: confirm despite licence warnings (they are recorded in the history entry, whose `by` is who overrode ' +
+        'them); needs `licences.override`. Otherwise warnings refuse the confirm with 422 and the warnings in `details`.',
     ),
 });
 

@@ -4,16 +4,20 @@ export const Permission = {
   create: 'sales_orders.create',
   update: 'sales_orders.update',
   delete: 'sales_orders.delete',
-  /** POST /sales-orders/{id}/confirm. */
+  /** POST /sales-orders/{id}/confirm, and POST /sales-orders with `status: confirmed`. */
   confirm: 'sales_orders.confirm',
   /** POST /sales-orders/{id}/cancel. */
   cancel: 'sales_orders.cancel',
   /** POST /sales-orders/{id}/close (the host, when the order is fulfilled). */
   close: 'sales_orders.close',
-  /** GET /events: the change feed. */
+  /** Confirming despite licence warnings (`acknowledge_warnings: true`): a supervisor's decision. */
+  licencesOverride: 'licences.override',
+  /** GET /events: the change feed; also needed to receive events through a webhook endpoint. */
   eventsRead: 'events.read',
-  /** Webhook endpoints: register, change, rotate secrets, read deliveries, replay, ping. */
+  /** Webhook endpoints: register, change, rotate secrets, read deliveries, replay, ping (one's own). */
   webhooksManage: 'webhooks.manage',
+  /** Every caller's webhook endpoints, not only its own (with webhooks.manage). */
+  webhooksAdmin: 'webhooks.admin',
   /** API keys: create, list, rename, rotate, revoke and read their history (never beyond what the caller holds). */
   apiKeysManage: 'api_keys.manage',
   /** Grants every permission. */
@@ -21,6 +25,18 @@ export const Permission = {
 } as const;
 
 export type Permission = (typeof Permission)[keyof typeof Permission];
+
+/**
+ * A permission a request needs because of what its body asks for: when the JSON body's top-level
+ * `field` holds `value`, the caller needs `permission` as well as the route's own. Declared in
+ * the contract (and shown in the OpenAPI document as `x-field-permissions`) so that every route
+ * that takes such a field is covered by the same check.
+ */
+export type FieldPermission = {
+  readonly field: string;
+  readonly value: string | boolean;
+  readonly permission: Permission;
+};
 
 /** Who may call a route, as its contract metadata says. */
 export type RouteAccess = {
@@ -31,8 +47,30 @@ export type RouteAccess = {
    * `sales_orders.read` as well as its own permission, so that a write permission never reads.
    */
   readonly readsOrder?: true;
+  /** Field values of the body that ask for more than the route's own permission allows. */
+  readonly fieldPermissions?: readonly FieldPermission[];
 };
 
 /** Every permission a caller needs for a route: its own, and read when the route shows the order. */
 export const requiredPermissions = ({ permission, readsOrder }: RouteAccess): Permission[] =>
   readsOrder && permission !== Permission.read ? [permission, Permission.read] : [permission];
+
+/** The permissions a body asks for beyond the route's (its fields' values, as `fieldPermissions` declares). */
+export const permissionsForBody = ({ fieldPermissions = [] }: RouteAccess, body: unknown): Permission[] => {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  const fields = body as Record<string, unknown>;
+  return [
+    ...new Set(
+      fieldPermissions
+        .filter(({ field, value }) => Object.hasOwn(fields, field) && fields[field] === value)
+        .map(({ permission }) => permission),
+    ),
+  ];
+};
+
+/** The field permissions of the confirm checks: `acknowledge_warnings: true` overrides licence warnings. */
+export const ACKNOWLEDGE_WARNINGS_PERMISSION: FieldPermission = {
+  field: 'acknowledge_warnings',
+  value: true,
+  permission: Permission.licencesOverride,
+};

@@ -91,12 +91,16 @@ export const CreateSalesOrderBodySchema = z
       .optional()
       .describe(
         'draft (the default) or confirmed: created and confirmed in one transaction, with the checks of POST ' +
-          '/sales-orders/{id}/confirm (a refused confirm creates nothing and consumes no number).',
+          '/sales-orders/{id}/confirm (a refused confirm creates nothing and consumes no number); confirmed needs ' +
+          '`sales_orders.confirm` as well.',
       ),
     acknowledge_warnings: z
       .boolean()
       .optional()
-      .describe('With status confirmed: confirm despite licence warnings, as for POST /sales-orders/{id}/confirm.'),
+      .describe(
+        'With status confirmed: confirm despite licence warnings, as for POST /sales-orders/{id}/confirm; true needs ' +
+          '`licences.override`.',
+      ),
   })
   .merge(fulfilmentFields().partial());
 

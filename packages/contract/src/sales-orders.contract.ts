@@ -19,7 +19,7 @@ import {
   SALES_ORDER_STATES_DESCRIPTION,
 } from './order-lifecycle.js';
 import { ListSalesOrdersQuerySchema, SalesOrderPageSchema } from './order-list.js';
-import { Permission } from './permissions.js';
+import { ACKNOWLEDGE_WARNINGS_PERMISSION, Permission } from './permissions.js';
 import {
   CreatedSalesOrderSchema,
   CreateSalesOrderBodySchema,
@@ -130,7 +130,14 @@ export const salesOrdersContract = c.router(
         422: UnprocessableResponse,
       },
       summary: 'Create a sales order with its detail lines and other charges',
-      metadata: { permission: Permission.create } as const,
+      metadata: {
+        permission: Permission.create,
+        // Creating it confirmed is a confirm; acknowledging warnings overrides licences.
+        fieldPermissions: [
+          { field: 'status', value: 'confirmed', permission: Permission.confirm },
+          ACKNOWLEDGE_WARNINGS_PERMISSION,
+        ],
+      } as const,
     },
     getSalesOrder: {
       method: 'GET',
@@ -207,10 +214,14 @@ export const salesOrdersContract = c.router(
       description:
         'Only when the customer, the location and every product are still active and the order date lies in an active ' +
         'financial year (422 otherwise). Licence warnings (as validate-licence gives them for the lines) refuse the ' +
-        'confirm with 422 and the warnings in `details`, unless `acknowledge_warnings` is true, which the history entry ' +
-        'records. Confirmed orders consume licence quota; two confirms racing for the last units cannot together exceed ' +
+        'confirm with 422 and the warnings in `details`, unless `acknowledge_warnings` is true (which needs ' +
+        '`licences.override`), and the history entry records them and who confirmed despite them. Confirmed orders consume licence quota; two confirms racing for the last units cannot together exceed ' +
         `it. ${TRANSITION_NOTES}`,
-      metadata: { permission: Permission.confirm, readsOrder: true } as const,
+      metadata: {
+        permission: Permission.confirm,
+        readsOrder: true,
+        fieldPermissions: [ACKNOWLEDGE_WARNINGS_PERMISSION],
+      } as const,
     },
     cancelSalesOrder: {
       method: 'POST',

@@ -1,5 +1,5 @@
 import type { Db } from '../db/transactions.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { apiKeyRepository } from './api-key-repository.js';
 
 /** How often pending uses are written: a use shows in `last_used_at` within about this long. */

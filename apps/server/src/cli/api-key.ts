@@ -2,8 +2,8 @@
  * `pnpm api-key create|revoke|list`: manages API keys in DATABASE_URL, or in the embedded
  * database (stop the service first: the embedded database takes one process at a time).
  */
-import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { loadConfig } from '../startup/config.js';
 import { runApiKeyCommand } from './api-key-command.js';
 import { runCli } from './run-cli.js';
 

@@ -3,8 +3,8 @@
  * DATABASE_URL or the embedded database (stop the service first: the embedded database takes
  * one process at a time).
  */
-import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { loadConfig } from '../startup/config.js';
 import { runHostSessionCommand } from './host-session-command.js';
 import { runCli } from './run-cli.js';
 

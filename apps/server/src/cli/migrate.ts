@@ -1,6 +1,6 @@
 /** `pnpm db:migrate`: applies pending migrations to DATABASE_URL, or to the embedded database. */
-import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { loadConfig } from '../startup/config.js';
 import { runCli } from './run-cli.js';
 
 runCli(async () => {

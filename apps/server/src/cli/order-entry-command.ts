@@ -4,9 +4,9 @@ import { parseArgs } from 'node:util';
 
 import { sessionRepository } from '../auth/session-repository.js';
 import { sha256Hex } from '../auth/token-hash.js';
-import type { AppConfig } from '../config.js';
-import { demoSessionFile, signInUrl } from '../db/seed/demo-session.js';
+import { demoSessionFile, signInUrl } from '../demo/demo-session.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { AppConfig } from '../startup/config.js';
 import type { CommandOutput } from './api-key-command.js';
 
 /** A session made by the command on a PostgreSQL server lasts a working day. */

@@ -4,8 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 
-import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { loadConfig } from '../startup/config.js';
 import { runOrderEntryCommand } from './order-entry-command.js';
 import { runCli } from './run-cli.js';
 

@@ -1,8 +1,8 @@
 /** `pnpm db:seed`: loads the demo data into an empty database (DATABASE_URL or embedded). */
-import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
-import { seedDemoData } from '../db/seed/seed.js';
+import { seedDemoData } from '../demo/seed.js';
 import { todayIn } from '../shared/calendar.js';
+import { loadConfig } from '../startup/config.js';
 import { runCli } from './run-cli.js';
 
 runCli(async () => {

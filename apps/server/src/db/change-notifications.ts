@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 
 /** The channels the database's triggers notify (migration 20261122073400_change_notifications). */
 export const CREDENTIALS_CHANNEL = 'credentials_changed';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 
 /** While the database is unavailable, how often it is asked whether it answers again. */
 const PROBE_INTERVAL_MS = 500;

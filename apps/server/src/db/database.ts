@@ -1,9 +1,9 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 
-import type { AppConfig } from '../config.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import type { AppConfig } from '../startup/config.js';
 import { type ChangeNotifications, listenForChanges, noChangeNotifications } from './change-notifications.js';
 import { createDatabaseAvailability, type DatabaseAvailability } from './database-availability.js';
 import { UTC_SESSION_OPTIONS } from './time-zone.js';

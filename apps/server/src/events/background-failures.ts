@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 
 /** pg-boss passes a worker's failed fetch on with ` (Queue: ..., Worker: ...)` added to its message. */
 const withoutQueueSuffix = (error: unknown): unknown => {

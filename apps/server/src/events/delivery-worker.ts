@@ -1,5 +1,5 @@
 import type { Db } from '../db/transactions.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import type { DeliveryJob, DeliveryQueue } from './delivery-queue.js';
 import { retryDelayAfter } from './retry-schedule.js';
 import type { DeliveryKey } from './store/event-store.js';

@@ -1,7 +1,7 @@
-import type { AppConfig } from '../config.js';
 import type { Database } from '../db/database.js';
-import { type Metrics, noMetrics } from '../http/metrics.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
+import { type Metrics, noMetrics } from '../observability/metrics.js';
+import type { AppConfig } from '../startup/config.js';
 import { type Resolver, systemResolver } from './address-guard.js';
 import { backgroundFailureReporter } from './background-failures.js';
 import { type DeliveryQueue, startDeliveryQueue } from './delivery-queue.js';

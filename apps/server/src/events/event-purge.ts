@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { eventStore } from './store/event-store.js';
 
 /**

@@ -2,7 +2,7 @@ import { createOpenApiDocument } from '@sales-order/contract/openapi';
 import express, { type Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 
-import type { AppConfig } from '../config.js';
+import type { AppConfig } from '../startup/config.js';
 
 /**
  * Swagger UI sends the Authorize dialog's API-key field as the whole Authorization header, so a

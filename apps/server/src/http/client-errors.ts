@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 
 import { RequestCode } from '@sales-order/contract';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { failure } from './envelope.js';
 
 /**

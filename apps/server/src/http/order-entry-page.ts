@@ -6,8 +6,8 @@ import { serialize } from 'cookie';
 import express, { type Router } from 'express';
 
 import type { SessionService } from '../auth/sessions.js';
-import type { AppConfig } from '../config.js';
 import { notFound } from '../errors/domain-error.js';
+import type { AppConfig } from '../startup/config.js';
 
 /** Where the page is served: at the root, beside BASE_PATH, as a host's own pages would be. */
 export const ORDER_ENTRY_PATH = '/order-entry';

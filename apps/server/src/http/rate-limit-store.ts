@@ -5,8 +5,8 @@ import { type ClientRateLimitInfo, MemoryStore, type Options, type Store } from 
 import pTimeout, { TimeoutError } from 'p-timeout';
 import { RedisStore } from 'rate-limit-redis';
 
-import type { Logger } from '../logger.js';
-import type { RedisClient } from '../redis.js';
+import type { Logger } from '../observability/logger.js';
+import type { RedisClient } from './redis-client.js';
 
 /** At most one warning per this interval while Redis keeps failing with errors. */
 const WARNING_INTERVAL_MS = 60_000;

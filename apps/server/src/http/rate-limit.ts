@@ -3,10 +3,10 @@ import cluster from 'node:cluster';
 import { ErrorCode, ServiceCode } from '@sales-order/contract';
 import { rateLimit, type Store } from 'express-rate-limit';
 
-import type { Logger } from '../logger.js';
-import type { RedisClient } from '../redis.js';
+import type { Logger } from '../observability/logger.js';
 import { failure } from './envelope.js';
 import { localRateLimitStore, RedisStoreWithFallback } from './rate-limit-store.js';
+import type { RedisClient } from './redis-client.js';
 
 export type RateLimitSettings = {
   limitPerMinute: number;

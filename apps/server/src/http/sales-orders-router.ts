@@ -9,13 +9,13 @@ import { initServer } from '@ts-rest/express';
 import type { Request, Response } from 'express';
 
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
+import { type Metrics, noMetrics } from '../observability/metrics.js';
 import { entityTagOf } from '../orders/order-preconditions.js';
 import type { TransitionRequest } from '../orders/order-transition.js';
 import type { Services } from '../services.js';
 import { actorOf, identityOfCaller } from './actor.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success } from './envelope.js';
-import { type Metrics, noMetrics } from './metrics.js';
 
 const s = initServer();
 

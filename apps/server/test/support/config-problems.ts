@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/startup/config.js';
 
 /** The problems loadConfig reports for `env`, or [] when it accepts it. */
 export const configProblems = (env: Record<string, string>): string[] => {

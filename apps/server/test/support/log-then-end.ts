@@ -1,6 +1,6 @@
 // Run by test/logger-flush.test.ts as its own process: logs many lines through the service's
 // logger (asynchronous standard output), then ends the way argv[2] says, at once.
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/observability/logger.js';
 
 const logger = createLogger('info');
 const LINES = 5_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { nodeVersionWarning } from '../../src/node-version.js';
+import { nodeVersionWarning } from '../../src/startup/node-version.js';
 
 describe('the start-up warning about the Node.js version', () => {
   it('on Node 20: one line naming the version and what to install', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, retryDelayAfter } from '../../src/events/retry-schedule.js';
+import { loadConfig } from '../../src/startup/config.js';
 
 describe('the webhook retry schedule', () => {
   it('is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h by default', () => {

@@ -2,8 +2,8 @@ import cluster, { type Worker } from 'node:cluster';
 
 import { ClusterMemoryStorePrimary } from '@express-rate-limit/cluster-memory-store';
 
+import type { Logger } from '../observability/logger.js';
 import type { AppConfig } from './config.js';
-import type { Logger } from './logger.js';
 
 /** Environment variable that tells a worker which slot it fills (internal: set by the primary). */
 export const WORKER_SLOT_VARIABLE = 'SALES_ORDER_WORKER_SLOT';

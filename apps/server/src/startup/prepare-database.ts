@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { openDatabase } from '../db/database.js';
+import { MissingDatabaseError } from '../db/database-exists.js';
+import { ensureDemoApiKey } from '../demo/demo-api-key.js';
+import { seedDemoData } from '../demo/seed.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { todayIn } from '../shared/calendar.js';
 import { type AppConfig, loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
-import { MissingDatabaseError } from './db/database-exists.js';
-import { ensureDemoApiKey } from './db/seed/demo-api-key.js';
-import { seedDemoData } from './db/seed/seed.js';
-import { createLogger, type Logger } from './logger.js';
 import { PREPARE_EXIT_REPORTED } from './prepare-exit.js';
-import { todayIn } from './shared/calendar.js';
 
 /** Demo data is loaded on request (always), or by default on the embedded database only. */
 export const seedWantedFor = (config: AppConfig, embedded: boolean) =>

@@ -1,4 +1,4 @@
-import { addDays } from '../../shared/calendar.js';
+import { addDays } from '../shared/calendar.js';
 
 /**
  * Demo master data for a distributor of agro products in Bangladesh: deterministic (the same

@@ -2,9 +2,9 @@ import http from 'node:http';
 
 import type { Express } from 'express';
 
+import { answerClientErrorsInEnvelope } from '../http/client-errors.js';
+import type { Logger } from '../observability/logger.js';
 import type { AppConfig } from './config.js';
-import { answerClientErrorsInEnvelope } from './http/client-errors.js';
-import type { Logger } from './logger.js';
 
 /**
  * How often Node looks for requests past HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS.

@@ -2,10 +2,10 @@ import { isIP } from 'node:net';
 
 import { z } from 'zod';
 
-import { parsePublicKey } from './auth/jwt-verifier.js';
-import { DEFAULT_RETRY_SCHEDULE_MS } from './events/retry-schedule.js';
-import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from './orders/numbering.js';
-import { canonicalTimeZone } from './shared/calendar.js';
+import { parsePublicKey } from '../auth/jwt-verifier.js';
+import { DEFAULT_RETRY_SCHEDULE_MS } from '../events/retry-schedule.js';
+import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from '../orders/numbering.js';
+import { canonicalTimeZone } from '../shared/calendar.js';
 
 /**
  * Configuration comes only from environment variables, validated once at start-up.

@@ -5,7 +5,7 @@ import type { Express } from 'express';
 import { type Level, stdSerializers } from 'pino';
 
 import type { Principal } from '../auth/principal.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 
 declare global {
   // Express's own extension point for request properties (declaration merging).

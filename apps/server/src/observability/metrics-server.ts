@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 
 /**
  * The Prometheus scrape endpoint, on METRICS_PORT and METRICS_HOST, apart from the API: a

@@ -1,6 +1,6 @@
 import { register } from 'node:module';
 
-import type { AppConfig } from './config.js';
+import type { AppConfig } from '../startup/config.js';
 
 /**
  * OpenTelemetry tracing, started before the service's own modules load (main.ts imports them

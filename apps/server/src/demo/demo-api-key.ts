@@ -1,11 +1,11 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { createApiKeyManagement } from '../../api-keys/api-key-management.js';
-import { operator } from '../../api-keys/key-manager.js';
-import { isLiveApiKey } from '../../auth/api-keys.js';
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { transactionPort } from '../transactions.js';
+import { createApiKeyManagement } from '../api-keys/api-key-management.js';
+import { operator } from '../api-keys/key-manager.js';
+import { isLiveApiKey } from '../auth/api-keys.js';
+import { transactionPort } from '../db/transactions.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
 
 /**
  * The way in for a new user of the embedded demo database: an all-permission API key, random

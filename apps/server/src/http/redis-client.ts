@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 
-import type { Logger } from './logger.js';
+import type { Logger } from '../observability/logger.js';
 
 // Commands sent while not connected fail at once instead of queueing.
 const createRedisClient = (url: string) =>

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { sessionRepository } from '../../auth/session-repository.js';
-import { sha256Hex } from '../../auth/token-hash.js';
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import { sessionRepository } from '../auth/session-repository.js';
+import { sha256Hex } from '../auth/token-hash.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
 
 /** The demo user's session lasts the longest a host session CLI may give: 30 days. */
 const DEMO_SESSION_HOURS = 720;

@@ -3,22 +3,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import gracefulShutdown from 'http-graceful-shutdown';
 
+import { openDatabase } from '../db/database.js';
+import { ensureDemoApiKey, savedDemoApiKey } from '../demo/demo-api-key.js';
+import { ensureDemoSession, signInUrl } from '../demo/demo-session.js';
+import { seedDemoData } from '../demo/seed.js';
+import { startEventProcessing } from '../events/event-processing.js';
+import { closeRedis, connectRedis } from '../http/redis-client.js';
+import { startIdempotencyPurge } from '../idempotency/idempotency-purge.js';
+import type { Logger } from '../observability/logger.js';
+import { createMetrics, noMetrics } from '../observability/metrics.js';
+import { offerToClusterScrapes, startMetricsServer } from '../observability/metrics-server.js';
+import { todayIn } from '../shared/calendar.js';
 import { createApp } from './app.js';
 import { BACKGROUND_JOBS_SLOT, isShutdownMessage, type ShutdownMessage } from './cluster-primary.js';
 import type { AppConfig } from './config.js';
-import { openDatabase } from './db/database.js';
-import { ensureDemoApiKey, savedDemoApiKey } from './db/seed/demo-api-key.js';
-import { ensureDemoSession, signInUrl } from './db/seed/demo-session.js';
-import { seedDemoData } from './db/seed/seed.js';
-import { startEventProcessing } from './events/event-processing.js';
-import { createMetrics, noMetrics } from './http/metrics.js';
-import { offerToClusterScrapes, startMetricsServer } from './http/metrics-server.js';
 import { createHttpServer } from './http-server.js';
-import { startIdempotencyPurge } from './idempotency/idempotency-purge.js';
-import type { Logger } from './logger.js';
 import { seedWantedFor } from './prepare-database.js';
-import { closeRedis, connectRedis } from './redis.js';
-import { todayIn } from './shared/calendar.js';
 
 /**
  * Serves HTTP: as the single process (stops on signals; runs the background jobs), or as

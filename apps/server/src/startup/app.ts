@@ -3,42 +3,42 @@ import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import express, { type Express, type Response } from 'express';
 import pTimeout from 'p-timeout';
 
-import { createApiKeyAuthentication, LAST_USED_RESOLUTION_MS } from './auth/api-keys.js';
-import { createAuthenticator } from './auth/authenticator.js';
-import { createJwtVerifier } from './auth/jwt-verifier.js';
-import { createLastUsedRecorder } from './auth/last-used-recorder.js';
-import { createSessionService } from './auth/sessions.js';
-import type { AppConfig } from './config.js';
-import { CREDENTIALS_CHANNEL, MASTER_DATA_CHANNEL } from './db/change-notifications.js';
-import type { Database } from './db/database.js';
-import { transactionPort } from './db/transactions.js';
-import type { EventProcessing } from './events/event-processing.js';
-import { apiDocsRouter } from './http/api-docs.js';
-import { createApiKeysRouter } from './http/api-keys-router.js';
-import { authenticate } from './http/authenticate.js';
-import { requirePermission } from './http/authorize.js';
-import { answerPreflight, corsForAllowedOrigins } from './http/cors.js';
-import { requireTrustedOriginForSessions } from './http/csrf.js';
+import { createApiKeyAuthentication, LAST_USED_RESOLUTION_MS } from '../auth/api-keys.js';
+import { createAuthenticator } from '../auth/authenticator.js';
+import { createJwtVerifier } from '../auth/jwt-verifier.js';
+import { createLastUsedRecorder } from '../auth/last-used-recorder.js';
+import { createSessionService } from '../auth/sessions.js';
+import { CREDENTIALS_CHANNEL, MASTER_DATA_CHANNEL } from '../db/change-notifications.js';
+import type { Database } from '../db/database.js';
+import { transactionPort } from '../db/transactions.js';
+import type { EventProcessing } from '../events/event-processing.js';
+import { apiDocsRouter } from '../http/api-docs.js';
+import { createApiKeysRouter } from '../http/api-keys-router.js';
+import { authenticate } from '../http/authenticate.js';
+import { requireFieldPermissions, requirePermission } from '../http/authorize.js';
+import { answerPreflight, corsForAllowedOrigins } from '../http/cors.js';
+import { requireTrustedOriginForSessions } from '../http/csrf.js';
 import {
   answerServiceUnavailable,
   databaseUnavailableHandler,
   lockContentionHandler,
-} from './http/database-unavailable.js';
-import { success } from './http/envelope.js';
-import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from './http/error-handler.js';
-import { createEventsRouter } from './http/events-router.js';
-import { type Metrics, noMetrics } from './http/metrics.js';
-import { orderEntryRouter } from './http/order-entry-page.js';
-import { rateLimitPerClient } from './http/rate-limit.js';
-import { useRequestLogging } from './http/request-logging.js';
-import { createSalesOrdersRouter } from './http/sales-orders-router.js';
-import { securityHeaders } from './http/security-headers.js';
-import { refuseUnknownQueryParameters } from './http/unknown-query.js';
-import { createWebhookEndpointsRouter } from './http/webhook-endpoints-router.js';
-import type { Logger } from './logger.js';
-import { DROPDOWN_TYPE_OF_TABLE } from './master-data/master-data-repository.js';
-import type { RedisClient } from './redis.js';
-import { createServices } from './services.js';
+} from '../http/database-unavailable.js';
+import { success } from '../http/envelope.js';
+import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from '../http/error-handler.js';
+import { createEventsRouter } from '../http/events-router.js';
+import { orderEntryRouter } from '../http/order-entry-page.js';
+import { rateLimitPerClient } from '../http/rate-limit.js';
+import type { RedisClient } from '../http/redis-client.js';
+import { createSalesOrdersRouter } from '../http/sales-orders-router.js';
+import { securityHeaders } from '../http/security-headers.js';
+import { refuseUnknownQueryParameters } from '../http/unknown-query.js';
+import { createWebhookEndpointsRouter } from '../http/webhook-endpoints-router.js';
+import { DROPDOWN_TYPE_OF_TABLE } from '../master-data/master-data-repository.js';
+import type { Logger } from '../observability/logger.js';
+import { type Metrics, noMetrics } from '../observability/metrics.js';
+import { useRequestLogging } from '../observability/request-logging.js';
+import { createServices } from '../services.js';
+import type { AppConfig } from './config.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -50,7 +50,7 @@ export interface AppDependencies {
   redis?: RedisClient;
   /** True from SIGTERM on, while the load balancer is given time to stop sending (main.ts). */
   isDraining?: () => boolean;
-  /** Prometheus metrics (http/metrics.ts); off unless METRICS_PORT is set. */
+  /** Prometheus metrics (observability/metrics.ts); off unless METRICS_PORT is set. */
   metrics?: Metrics;
 }
 
@@ -62,8 +62,8 @@ const READINESS_TIMEOUT_MS = 800;
  *
  * Order of the checks on an API request, each before the next can run:
  * rate limit (429) -> authentication (401) -> cookie CSRF origin (403) -> route match (404) ->
- * route permission (403) -> unknown query parameters (400) -> JSON body (400) -> contract
- * validation (400) -> use case (404/422).
+ * route permission (403) -> unknown query parameters (400) -> JSON body (400) -> permissions the
+ * body's field values ask for (403) -> contract validation (400) -> use case (404/422).
  */
 export const createApp = ({
   config,
@@ -175,6 +175,8 @@ export const createApp = ({
       refuseUnknownQueryParameters,
       requireJsonBody,
       express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
+      // What the body's field values ask for (status confirmed, acknowledge_warnings), before validation.
+      requireFieldPermissions,
     ],
     // Validation failures go to errorHandler like every other error.
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),

@@ -1,8 +1,8 @@
-import type { PrismaClient } from '../../generated/prisma/client.js';
-import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from '../../orders/numbering.js';
-import { createOrderUseCases } from '../../orders/order-use-cases.js';
-import { formatCalendarDate } from '../../shared/calendar.js';
-import { transactionPort } from '../transactions.js';
+import { transactionPort } from '../db/transactions.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from '../orders/numbering.js';
+import { createOrderUseCases } from '../orders/order-use-cases.js';
+import { formatCalendarDate } from '../shared/calendar.js';
 import { customers, fieldOfficers, financialYears, licences, LOCATIONS, PORTS, products } from './demo-data.js';
 
 export interface SeedResult {
