@@ -20,7 +20,7 @@ let nextId = 0;
 /** A unique element id, for label `for` and `aria-describedby`. */
 export const uniqueId = (prefix: string) => `${prefix}-${++nextId}`;
 
-/** A control with its visible label and the slot where the envelope's errors for it appear. */
+/** A control with its visible label and the slot where its errors appear. */
 export interface LabelledControl<C extends HTMLElement> {
   wrapper: HTMLElement;
   control: C;
@@ -29,15 +29,35 @@ export interface LabelledControl<C extends HTMLElement> {
 
 export const labelled = <C extends HTMLElement>(text: string, control: C, extra: Node[] = []): LabelledControl<C> => {
   control.id ||= uniqueId('control');
-  const error = el('span', { class: 'field-error', id: uniqueId('error'), hidden: true });
-  control.setAttribute('aria-describedby', error.id);
+  const error = errorSlot();
   const wrapper = el('div', { class: 'field' }, el('label', { for: control.id }, text), control, ...extra, error);
   return { wrapper, control, error };
 };
 
+/** Where an error of a control appears; `showError` links it to the control. */
+export const errorSlot = () => el('span', { class: 'field-error', id: uniqueId('error'), hidden: true });
+
+/** The control an error slot belongs to: the input, select or textarea of its field. */
+export const controlOf = (slot: HTMLElement) =>
+  slot.parentElement?.querySelector<HTMLElement>(
+    ':scope > input, :scope > select, :scope > textarea, :scope > label > input',
+  ) ?? undefined;
+
+/**
+ * Shows or clears an error: the control gets `aria-invalid="true"` and `aria-describedby` naming
+ * the message while there is one, and neither once it is cleared (an empty aria-invalid reads as
+ * false to assistive technology).
+ */
 export const showError = (slot: HTMLElement, message: string | undefined) => {
   slot.textContent = message ?? '';
   slot.hidden = message === undefined;
-  const control = slot.parentElement?.querySelector('input, select, textarea');
-  if (control) control.toggleAttribute('aria-invalid', message !== undefined);
+  const control = controlOf(slot);
+  if (!control) return;
+  if (message === undefined) {
+    control.removeAttribute('aria-invalid');
+    control.removeAttribute('aria-describedby');
+  } else {
+    control.setAttribute('aria-invalid', 'true');
+    control.setAttribute('aria-describedby', slot.id);
+  }
 };

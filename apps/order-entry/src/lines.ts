@@ -1,8 +1,10 @@
-import type { LicenceWarning, SalesOrderClient, SalesOrderDetail } from '@sales-order/client';
+import type { LicenceWarning, SalesOrderDetail } from '@sales-order/client';
 
+import { addCheck, decimalRule, numberOf, requiredRule } from './checks.js';
 import { el, labelled } from './dom.js';
 import type { FieldErrors } from './errors.js';
-import { fillSelect, searchableSelect, selectedId } from './options.js';
+import { type Chosen, fillSelect, type Options, searchableSelect, selectedId } from './options.js';
+import { wordingOf } from './wording.js';
 
 /** One order line as the clerk sees it: product, quantity, rate and the licence warnings. */
 export interface LineRow {
@@ -27,11 +29,10 @@ export interface ChargeRow {
   remove: HTMLButtonElement;
 }
 
-/** A decimal as typed ("1,250.50" is not accepted: the service's numbers have no separators). */
-export const numberOf = (text: string): number | undefined => {
-  const trimmed = text.trim();
-  return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
-};
+/** The service's decimals: quantities 3, rates 4, amounts 2 (docs/api.md). */
+const QUANTITY_PLACES = 3;
+const RATE_PLACES = 4;
+const AMOUNT_PLACES = 2;
 
 const decimalInput = (value = '') =>
   el('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', value, class: 'decimal' });
@@ -40,7 +41,13 @@ const decimalInput = (value = '') =>
  * The lines and other charges of the form. Paths of the envelope's details ("details.2.rate",
  * "other_charges.0.amount") are registered for each row in the order the rows are sent.
  */
-export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, onChange: () => void) => {
+export const createLineEditor = (
+  client: Parameters<typeof searchableSelect>[0],
+  options: Options,
+  errors: FieldErrors,
+  onChange: () => void,
+  fail: (error: unknown) => void,
+) => {
   const lines: LineRow[] = [];
   const charges: ChargeRow[] = [];
   const linesBox = el('div', { class: 'lines' });
@@ -51,7 +58,6 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
     errors.unregisterUnder('other_charges');
     lines.forEach((line, index) => {
       line.root.querySelector('legend')!.textContent = `Line ${index + 1}`;
-      line.root.setAttribute('aria-label', `Line ${index + 1}`);
       for (const [field, control] of [
         ['product_id', line.product],
         ['quantity', line.quantity],
@@ -63,7 +69,6 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
     });
     charges.forEach((charge, index) => {
       charge.root.querySelector('legend')!.textContent = `Charge ${index + 1}`;
-      charge.root.setAttribute('aria-label', `Charge ${index + 1}`);
       errors.register(
         `other_charges.${index}.description`,
         charge.description.parentElement!.querySelector('.field-error')!,
@@ -73,8 +78,7 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
     for (const line of lines) line.remove.disabled = lines.length === 1 || line.product.disabled;
   };
 
-  let productOptions: Promise<string> | undefined;
-
+  /** A new line; with `stored`, a line of an opened order (its product offered even when the kept list lacks it). */
   const addLine = async (stored?: SalesOrderDetail) => {
     const product = labelled('Product', el('select', {}));
     const search = el('input', { type: 'search', placeholder: 'Type to narrow', autocomplete: 'off' });
@@ -94,7 +98,7 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
         searchField.wrapper,
         quantity.wrapper,
         rate.wrapper,
-        el('div', { class: 'field' }, remove),
+        el('div', { class: 'field remove' }, remove),
       ),
       warnings,
       el('span', { class: 'field-error', hidden: true }),
@@ -110,6 +114,20 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
       remarks: stored?.remarks ?? null,
       storedProductId: stored?.product_id,
     };
+    const at = () => `details.${lines.indexOf(row)}`;
+    addCheck(product.control, product.error, () => `${at()}.product_id`, requiredRule(product.control));
+    addCheck(
+      quantity.control,
+      quantity.error,
+      () => `${at()}.quantity`,
+      decimalRule(quantity.control, { above: 0, places: QUANTITY_PLACES }),
+    );
+    addCheck(
+      rate.control,
+      rate.error,
+      () => `${at()}.rate`,
+      decimalRule(rate.control, { min: 0, places: RATE_PLACES }),
+    );
     lines.push(row);
     linesBox.append(root);
     remove.addEventListener('click', () => {
@@ -118,20 +136,10 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
       renumber();
       onChange();
     });
-    searchableSelect(client, row.product, search, 'products', 'Choose a product');
+    searchableSelect(client, options, row.product, search, 'products', 'Choose a product', fail);
     renumber();
-    // Every new line starts from the same unfiltered list: asked once, then copied.
-    if (stored) {
-      await fillSelect(client, row.product, 'products', {
-        selectedId: stored.product_id,
-        placeholder: 'Choose a product',
-      });
-    } else {
-      productOptions ??= client.getDropdownOptions('products').then((answer) => answer.html);
-      row.product.innerHTML = await productOptions;
-      row.product.prepend(new Option('Choose a product', '', true, true));
-      row.product.value = '';
-    }
+    const chosen: Chosen | undefined = stored ? { id: stored.product_id, name: stored.product_name } : undefined;
+    fillSelect(row.product, await options.load('products'), 'Choose a product', chosen);
     return row;
   };
 
@@ -143,9 +151,23 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
       'fieldset',
       { class: 'charge' },
       el('legend', {}),
-      el('div', { class: 'charge-fields' }, description.wrapper, amount.wrapper, el('div', { class: 'field' }, remove)),
+      el(
+        'div',
+        { class: 'charge-fields' },
+        description.wrapper,
+        amount.wrapper,
+        el('div', { class: 'field remove' }, remove),
+      ),
     );
     const row: ChargeRow = { root, description: description.control, amount: amount.control, remove };
+    const at = () => `other_charges.${charges.indexOf(row)}`;
+    addCheck(description.control, description.error, () => `${at()}.description`, requiredRule(description.control));
+    addCheck(
+      amount.control,
+      amount.error,
+      () => `${at()}.amount`,
+      decimalRule(amount.control, { places: AMOUNT_PLACES }),
+    );
     charges.push(row);
     chargesBox.append(root);
     remove.addEventListener('click', () => {
@@ -183,7 +205,7 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
           control.disabled = locked;
       if (!locked) renumber();
     },
-    /** The lines as the create and update bodies take them; what is not a number is sent as null for the service to name. */
+    /** The lines as the create and update bodies take them (the page's checks passed before this is sent). */
     detailsBody: () =>
       lines.map((line) => {
         const productId = selectedId(line.product);
@@ -200,14 +222,13 @@ export const createLineEditor = (client: SalesOrderClient, errors: FieldErrors, 
         description: charge.description.value,
         amount: numberOf(charge.amount.value) ?? null,
       })),
-    /** Licence warnings beside the lines of the products they concern. */
-    showWarnings(warnings: LicenceWarning[]) {
+    /** Licence warnings beside the lines of the products they concern: each once per line, in the clerk's words. */
+    showWarnings(warnings: readonly LicenceWarning[]) {
       for (const line of lines) {
         const productId = selectedId(line.product);
+        const codes = new Set(warnings.filter((warning) => warning.product_id === productId).map((w) => w.code));
         line.warnings.replaceChildren(
-          ...warnings
-            .filter((warning) => warning.product_id === productId)
-            .map((warning) => el('li', { 'data-code': warning.code }, warning.message)),
+          ...[...codes].map((code) => el('li', { 'data-code': code }, wordingOf({ code, path: '', message: '' }))),
         );
       }
     },

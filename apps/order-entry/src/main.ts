@@ -2,7 +2,7 @@ import './style.css';
 
 import { createSalesOrderClient } from '@sales-order/client';
 
-import { report } from './notice.js';
+import { createOptions } from './options.js';
 import { createOrderForm } from './order-form.js';
 import { createOrderList } from './order-list.js';
 
@@ -16,12 +16,18 @@ const apiBase = new URL(
   document.baseURI,
 ).href;
 const client = createSalesOrderClient({ baseUrl: apiBase, auth: { type: 'session' } });
+// One options call per dropdown type, kept while the page lives.
+const options = createOptions(client);
 
-const list = createOrderList(document.getElementById('orders')!, client, (id) => {
-  form.open(id).catch(report);
-});
-const form = createOrderForm(document.getElementById('order')!, client, () => {
-  list.refresh().catch(report);
+const main = document.querySelector('main')!;
+const list = createOrderList(document.getElementById('orders')!, client, (id) => form.open(id));
+const form = createOrderForm(document.getElementById('order')!, client, options, () => {
+  list.refresh().catch(list.report);
 });
 
-Promise.all([form.startNew(), list.refresh()]).catch(report);
+// While the dropdowns and the list load: a busy page, a message, and Save off (order-form.ts).
+main.setAttribute('aria-busy', 'true');
+form.say('Loading the order form…');
+Promise.all([form.startNew().then(() => form.say('')), list.refresh().catch(list.report)])
+  .catch((error: unknown) => form.report(error))
+  .finally(() => main.removeAttribute('aria-busy'));

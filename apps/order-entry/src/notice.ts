@@ -1,22 +1,26 @@
+import { el } from './dom.js';
 import { describe, isSessionEnded } from './errors.js';
 
-const notice = () => document.getElementById('notice')!;
+/**
+ * A status line beside the buttons whose outcome it tells: a polite live region (role
+ * "status"), so a screen reader says each message once without interrupting the clerk.
+ */
+export const statusLine = (id: string) => el('p', { id, class: 'status', role: 'status', 'aria-live': 'polite' });
 
-/** The status line at the top: what just happened, or what went wrong. */
-export const say = (message: string, problem = false) => {
-  notice().textContent = message;
-  notice().classList.toggle('problem', problem);
+export const say = (line: HTMLElement, message: string, problem = false) => {
+  line.textContent = message;
+  line.classList.toggle('problem', problem);
 };
 
 /**
- * Every failed call ends here unless its caller handled it: 401 (the host session expired or
- * was revoked) shows the sign-in message and keeps the form as typed; anything else is said.
+ * A failed call that its caller did not handle, told on `line`: 401 (the host session expired or
+ * was revoked) also shows the sign-in message and keeps the form as typed.
  */
-export const report = (error: unknown) => {
+export const reportOn = (line: HTMLElement) => (error: unknown) => {
   if (isSessionEnded(error)) {
     document.getElementById('signed-out')!.hidden = false;
-    say('Sign in again to continue.', true);
+    say(line, 'Sign in again to continue.', true);
     return;
   }
-  say(describe(error), true);
+  say(line, describe(error), true);
 };

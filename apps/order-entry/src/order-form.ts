@@ -1,21 +1,24 @@
 import {
   type CreateSalesOrderBody,
-  type HistoryEntry,
   type LicenceValidation,
+  LicenceWarningCode,
   SalesOrderApiError,
   type SalesOrderClient,
   SalesOrderPreconditionFailedError,
-  type Totals,
   type UpdateSalesOrderBody,
 } from '@sales-order/client';
-import type { SalesOrder } from '@sales-order/contract';
+import type { SalesOrder, Totals } from '@sales-order/contract';
 
-import { el, labelled } from './dom.js';
-import { FieldErrors, isSessionEnded } from './errors.js';
+import { addCheck, numberOf, requiredRule, runCheck, runChecks } from './checks.js';
+import { el, errorSlot, labelled, showError } from './dom.js';
+import { describe, FieldErrors, isSessionEnded } from './errors.js';
+import { formatAmount } from './format.js';
+import { createHistoryView } from './history.js';
 import { latestOnly } from './latest-only.js';
-import { createLineEditor, numberOf } from './lines.js';
-import { report, say } from './notice.js';
-import { fillSelect, searchableSelect, selectedId } from './options.js';
+import { createLineEditor } from './lines.js';
+import { reportOn, say, statusLine } from './notice.js';
+import { type Chosen, fillSelect, type Options, searchableSelect, selectedId } from './options.js';
+import { FIELDS } from './wording.js';
 
 /** Pause after the last keystroke before totals and licence warnings are asked for. */
 const LIVE_DELAY_MS = 300;
@@ -25,21 +28,26 @@ const today = () => {
   return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
 };
 
-const money = (value: number) => value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
 const optionalText = (control: HTMLInputElement | HTMLTextAreaElement) =>
   control.value.trim() === '' ? null : control.value;
+
+const LICENCE_CODES = new Set<string>(Object.values(LicenceWarningCode));
+
+const NOT_SAVED = 'Not saved: correct the marked fields.';
 
 /**
  * The order form: a new order, or an opened one edited with If-Match, confirmed or cancelled.
  * Totals and licence warnings follow the clerk's typing through calculate-totals and
  * validate-licence. `onSaved` tells the list that an order changed.
  */
-export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onSaved: () => void) => {
+export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, options: Options, onSaved: () => void) => {
   const heading = el('h2', { id: 'order-heading' }, 'New order');
   const generalErrors = el('ul', { class: 'form-errors', 'aria-label': 'Problems with the order', hidden: true });
   const errors = new FieldErrors(generalErrors);
   const form = el('form', { novalidate: true, 'aria-labelledby': 'order-heading' });
+  // Beside Save, Confirm and Cancel order: what the last of them did.
+  const notice = statusLine('notice');
+  const report = reportOn(notice);
 
   const customer = labelled('Customer', el('select', {}));
   const customerSearch = labelled('Search customers', el('input', { type: 'search', autocomplete: 'off' }));
@@ -62,9 +70,16 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
   ] as const) {
     errors.register(path, field.error);
   }
+  for (const [path, field] of [
+    ['customer_id', customer],
+    ['location_id', location],
+    ['sales_order_date', orderDate],
+  ] as const) {
+    addCheck(field.control, field.error, () => path, requiredRule(field.control));
+  }
 
   const liveChange = () => scheduleLive();
-  const editor = createLineEditor(client, errors, liveChange);
+  const editor = createLineEditor(client, options, errors, liveChange, report);
   const linesError = el('span', { class: 'field-error', hidden: true });
   errors.register('details', linesError);
   errors.register('other_charges', linesError);
@@ -76,7 +91,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
   const grandTotal = el('output', { id: 'grand-total' }, '—');
   const totals = el(
     'div',
-    { class: 'totals', 'aria-live': 'polite' },
+    { class: 'totals' },
     el('label', { for: subtotal.id }, 'Subtotal'),
     subtotal,
     el('label', { for: chargesTotal.id }, 'Other charges total'),
@@ -85,29 +100,39 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     grandTotal,
   );
 
-  const save = el('button', { type: 'submit', class: 'primary' }, 'Save');
+  const save = el('button', { type: 'submit', class: 'primary', disabled: true }, 'Save');
   const newOrder = el('button', { type: 'button' }, 'New order');
   const confirm = el('button', { type: 'button', hidden: true }, 'Confirm');
   const acknowledge = el('input', { type: 'checkbox', id: 'acknowledge-warnings' });
-  const acknowledgeLabel = el(
-    'label',
+  const acknowledgeError = errorSlot();
+  const acknowledgeBox = el(
+    'span',
     { class: 'acknowledge', hidden: true },
-    acknowledge,
-    ' Acknowledge licence warnings',
+    el('label', {}, acknowledge, ' Acknowledge licence warnings'),
+    acknowledgeError,
   );
+  errors.register('acknowledge_warnings', acknowledgeError);
   const cancel = el('button', { type: 'button', hidden: true }, 'Cancel order');
   const reason = labelled('Cancellation reason', el('textarea', { rows: '2', maxlength: '500' }));
   errors.register('reason', reason.error);
+  addCheck(reason.control, reason.error, () => 'reason', requiredRule(reason.control));
   const cancelSubmit = el('button', { type: 'button' }, 'Cancel this order');
   const cancelKeep = el('button', { type: 'button' }, 'Keep the order');
+  const cancelStatus = statusLine('cancel-status');
   const cancelBox = el(
     'div',
     { class: 'cancel-box', hidden: true },
     reason.wrapper,
-    el('div', { class: 'actions' }, cancelSubmit, cancelKeep),
+    el('div', { class: 'actions' }, cancelSubmit, cancelKeep, cancelStatus),
   );
   const history = el('ol', { class: 'history', 'aria-label': 'History' });
-  const historySection = el('section', { class: 'history-section', hidden: true }, el('h3', {}, 'History'), history);
+  const historySection = el(
+    'section',
+    { class: 'history-section', hidden: true, 'aria-labelledby': 'history-heading' },
+    el('h3', { id: 'history-heading' }, 'History'),
+    history,
+  );
+  const historyView = createHistoryView(options);
 
   form.append(
     el(
@@ -132,7 +157,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     remarks.wrapper,
     totals,
     generalErrors,
-    el('div', { class: 'actions' }, save, confirm, acknowledgeLabel, cancel, newOrder),
+    el('div', { class: 'actions' }, save, confirm, acknowledgeBox, cancel, newOrder, notice),
     cancelBox,
   );
   root.replaceChildren(heading, form, historySection);
@@ -142,22 +167,42 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
   /** One key per new-order draft: a second Save of the same draft (a double click, a retry) makes no second order. */
   let draftKey = crypto.randomUUID();
   let saving = false;
+  /** Save waits for the dropdowns: an order saved before its selects are filled would lose its choices. */
+  let ready = false;
+
+  const showTotals = (answer: Totals | undefined) => {
+    subtotal.value = answer ? formatAmount(answer.subtotal) : '—';
+    chargesTotal.value = answer ? formatAmount(answer.other_charges_total) : '—';
+    grandTotal.value = answer ? formatAmount(answer.grand_total) : '—';
+  };
 
   // Live totals and licence warnings: each its own sequence, so a late answer never wins.
-  const liveTotals = latestOnly<Totals>(
-    LIVE_DELAY_MS,
-    (answer) => {
-      subtotal.value = money(answer.subtotal);
-      chargesTotal.value = money(answer.other_charges_total);
-      grandTotal.value = money(answer.grand_total);
-    },
-    report,
-  );
+  const liveTotals = latestOnly<Totals>(LIVE_DELAY_MS, showTotals, report);
   const liveWarnings = latestOnly<LicenceValidation>(
     LIVE_DELAY_MS,
     (answer) => editor.showWarnings(answer.warnings),
     report,
   );
+
+  const askWarnings = () => {
+    const lines = editor.lines.flatMap((line) => {
+      const productId = selectedId(line.product);
+      const quantity = numberOf(line.quantity.value);
+      return productId !== undefined && quantity !== undefined && quantity > 0
+        ? [{ product_id: productId, quantity }]
+        : [];
+    });
+    if (lines.length === 0) {
+      editor.showWarnings([]);
+      return undefined;
+    }
+    const date = orderDate.control.value;
+    return client.validateLicence({
+      sales_order_details: lines,
+      ...(/^\d{4}-\d{2}-\d{2}$/.test(date) ? { sales_order_date: date } : {}),
+      ...(current ? { sales_order_id: current.sales_order_id } : {}),
+    });
+  };
 
   function scheduleLive() {
     liveTotals.schedule(() => {
@@ -171,36 +216,55 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
         return amount === undefined ? [] : [{ amount }];
       });
       if (details.length === 0 && otherCharges.length === 0) {
-        for (const output of [subtotal, chargesTotal, grandTotal]) output.value = '—';
+        showTotals(undefined);
         return undefined;
       }
       return client.calculateTotals({ details, other_charges: otherCharges });
     });
-    liveWarnings.schedule(() => {
-      const lines = editor.lines.flatMap((line) => {
-        const productId = selectedId(line.product);
-        const quantity = numberOf(line.quantity.value);
-        return productId !== undefined && quantity !== undefined && quantity > 0
-          ? [{ product_id: productId, quantity }]
-          : [];
-      });
-      if (lines.length === 0) {
-        editor.showWarnings([]);
-        return undefined;
-      }
-      const date = orderDate.control.value;
-      return client.validateLicence({
-        sales_order_details: lines,
-        ...(/^\d{4}-\d{2}-\d{2}$/.test(date) ? { sales_order_date: date } : {}),
-        ...(current ? { sales_order_id: current.sales_order_id } : {}),
-      });
-    });
+    liveWarnings.schedule(askWarnings);
   }
-  form.addEventListener('input', liveChange);
-  form.addEventListener('change', liveChange);
+
+  /**
+   * A field's error follows its correction: a field with a check of the page's own is checked
+   * again as it changes (and, for a typed value, when the clerk leaves it), one without loses
+   * the service's complaint as soon as it is changed.
+   */
+  const recheck = (event: Event) => {
+    const control = event.target;
+    if (!(
+      control instanceof HTMLInputElement ||
+      control instanceof HTMLSelectElement ||
+      control instanceof HTMLTextAreaElement
+    ))
+      return;
+    const invalid = control.getAttribute('aria-invalid') === 'true';
+    const typedAndLeft = event.type === 'change' && control.value.trim() !== '';
+    if (!invalid && !typedAndLeft) return;
+    if (runCheck(control) && invalid) {
+      const slot = document.getElementById(control.getAttribute('aria-describedby') ?? '');
+      if (slot) showError(slot, undefined);
+    }
+  };
+  // Totals and warnings depend on the lines, the charges and the order date only: typing remarks asks nothing.
+  const affectsLive = (target: EventTarget | null) =>
+    target instanceof Node &&
+    (editor.linesBox.contains(target) || editor.chargesBox.contains(target) || target === orderDate.control);
+  for (const type of ['input', 'change'])
+    form.addEventListener(type, (event) => {
+      recheck(event);
+      if (affectsLive(event.target)) liveChange();
+    });
+  cancelBox.addEventListener('input', recheck);
+  // Enter in a field does not send the form: a half-typed order is saved by Save only.
+  form.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && event.target instanceof HTMLInputElement) event.preventDefault();
+  });
 
   addLine.addEventListener('click', () => {
-    editor.addLine().then(liveChange, report);
+    editor.addLine().then((row) => {
+      row.product.focus();
+      liveChange();
+    }, report);
   });
   addCharge.addEventListener('click', () => {
     editor.addCharge().description.focus();
@@ -218,9 +282,9 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     editor.setLocked(!editable);
     addLine.disabled = !editable;
     addCharge.disabled = !editable;
-    save.disabled = !open;
+    save.disabled = !open || !ready;
     confirm.hidden = status !== 'draft' || current === undefined;
-    acknowledgeLabel.hidden = confirm.hidden;
+    acknowledgeBox.hidden = confirm.hidden;
     cancel.hidden = !open || current === undefined;
     cancelBox.hidden = true;
   };
@@ -233,11 +297,6 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     remarks: optionalText(remarks.control),
   });
 
-  /**
-   * The body as typed. Values the contract would refuse (an unchosen customer, a quantity
-   * that is not a number) are sent as they are, so that the service names them in the
-   * envelope and the form shows each beside its field.
-   */
   const fullBody = () => ({
     customer_id: selectedId(customer.control) ?? null,
     location_id: selectedId(location.control) ?? null,
@@ -247,42 +306,43 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     other_charges: editor.chargesBody(),
   });
 
+  const chosen = (id: number | null | undefined, name: string | null | undefined, kind: string): Chosen | undefined =>
+    id === null || id === undefined ? undefined : { id, name: name ?? `${kind} ${id}` };
+
+  /** The header selects from the kept lists (asked once for the page's life), with the order's own choices. */
   const loadSelects = async (order?: SalesOrder) => {
-    await Promise.all([
-      fillSelect(client, customer.control, 'customers', {
-        selectedId: order?.customer_id,
-        placeholder: 'Choose a customer',
-      }),
-      fillSelect(client, location.control, 'locations', {
-        selectedId: order?.location_id,
-        placeholder: 'Choose a location',
-      }),
-      fillSelect(client, fieldOfficer.control, 'field-officers', {
-        selectedId: order?.field_officer_id ?? undefined,
-        placeholder: 'None',
-      }),
-      fillSelect(client, port.control, 'ports', { selectedId: order?.port_id ?? undefined, placeholder: 'None' }),
+    const [customers, locations, officers, ports] = await Promise.all([
+      options.load('customers'),
+      options.load('locations'),
+      options.load('field-officers'),
+      options.load('ports'),
     ]);
+    fillSelect(
+      customer.control,
+      customers,
+      'Choose a customer',
+      chosen(order?.customer_id, order?.customer_name, 'Customer'),
+    );
+    fillSelect(location.control, locations, 'Choose a location', chosen(order?.location_id, undefined, 'Location'));
+    fillSelect(
+      fieldOfficer.control,
+      officers,
+      'None',
+      chosen(order?.field_officer_id, order?.field_officer_name, 'Field officer'),
+    );
+    fillSelect(port.control, ports, 'None', chosen(order?.port_id, order?.port_name, 'Port'));
   };
 
-  const describeEntry = (entry: HistoryEntry) => {
-    const fields = entry.changes.fields?.map((change) => change.field) ?? [];
-    const parts = [
-      `Version ${entry.version}: ${entry.action}`,
-      entry.by ? `by ${entry.by}` : '',
-      new Date(entry.at).toLocaleString(),
-    ];
-    if (fields.length > 0) parts.push(`(${fields.join(', ')})`);
-    if (entry.reason) parts.push(`— reason: ${entry.reason}`);
-    return parts.filter((part) => part !== '').join(' ');
-  };
-
-  const loadHistory = async (id: number) => {
-    const page = await client.getSalesOrderHistory(id);
-    history.replaceChildren(...page.entries.map((entry) => el('li', {}, describeEntry(entry))));
+  const loadHistory = async (order: SalesOrder) => {
+    const page = await client.getSalesOrderHistory(order.sales_order_id);
+    history.replaceChildren(...(await historyView.items(order, page.entries)));
     historySection.hidden = false;
   };
 
+  /**
+   * Shows an order as read. Its totals come with it and its selects from the kept lists: what is
+   * asked is its history, and its licence warnings while it is a draft (they decide Confirm).
+   */
   const show = async (order: SalesOrder) => {
     current = order;
     heading.textContent = `Order ${order.sales_order_no} (${order.status})`;
@@ -292,20 +352,22 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     customerReference.control.value = order.customer_reference ?? '';
     deliveryDate.control.value = order.delivery_date ?? '';
     remarks.control.value = order.remarks ?? '';
+    acknowledge.checked = false;
     await Promise.all(order.details.map((detail) => editor.addLine(detail)));
     for (const charge of order.other_charges) editor.addCharge(charge);
     errors.clear();
     applyStatus();
-    liveTotals.now(() => Promise.resolve(order as Totals));
-    scheduleLive();
-    await loadHistory(order.sales_order_id);
+    liveTotals.now(() => Promise.resolve(order));
+    if (order.status === 'draft') liveWarnings.now(askWarnings);
+    else editor.showWarnings([]);
+    await loadHistory(order);
   };
 
-  /** Opens a stored order; `quiet` keeps the notice (e.g. the stale-edit message). */
-  const open = async (id: number, { quiet = false } = {}) => {
+  /** Opens a stored order. */
+  const open = async (id: number) => {
     const order = await client.getSalesOrder(id);
     await show(order);
-    if (!quiet) say(`Opened ${order.sales_order_no}.`);
+    return order;
   };
 
   const startNew = async () => {
@@ -320,23 +382,32 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     history.replaceChildren();
     await loadSelects();
     await editor.addLine();
+    ready = true;
     applyStatus();
-    scheduleLive();
+    showTotals(undefined);
   };
 
-  /** A refusal: the envelope's details beside their fields; a stale version reloads the order. */
-  const refused = async (error: unknown) => {
+  /** A refusal: in the clerk's words beside the fields it names; a stale version reloads the order. */
+  const refused = async (error: unknown, line: HTMLElement) => {
     if (error instanceof SalesOrderPreconditionFailedError && current) {
       say(
+        line,
         `Someone else changed ${current.sales_order_no} after you opened it. It has been reloaded with their changes: make yours again.`,
         true,
       );
-      await open(current.sales_order_id, { quiet: true });
+      await open(current.sales_order_id);
       return;
     }
     if (error instanceof SalesOrderApiError && !isSessionEnded(error)) {
-      errors.show(error);
-      say(error.message, true);
+      // Licence warnings already stand (amber) beside their lines: a refused confirm asks for the acknowledgement instead.
+      const warnings = error.details.filter((detail) => detail.code !== undefined && LICENCE_CODES.has(detail.code));
+      errors.show(error.details.filter((detail) => !warnings.includes(detail)));
+      if (warnings.length > 0) {
+        showError(acknowledgeError, FIELDS.acknowledge_warnings!.missing);
+        say(line, `${FIELDS.acknowledge_warnings!.missing}.`, true);
+        return;
+      }
+      say(line, describe(error), true);
       return;
     }
     report(error);
@@ -344,10 +415,17 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    if (saving) return;
+    if (saving || !ready) return;
+    errors.clear();
+    // The page's own checks first: nothing is sent while a field is wrong.
+    if (!runChecks(form)) {
+      say(notice, NOT_SAVED, true);
+      errors.firstInvalid(form)?.focus();
+      return;
+    }
     saving = true;
     save.disabled = true;
-    errors.clear();
+    say(notice, 'Saving…');
     const editing = current;
     const done = editing
       ? client
@@ -357,17 +435,17 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
             { ifMatch: editing.version },
           )
           .then(async () => {
-            await open(editing.sales_order_id, { quiet: true });
-            say(`Saved ${editing.sales_order_no}.`);
+            await open(editing.sales_order_id);
+            say(notice, `Saved ${editing.sales_order_no}.`);
           })
       : client
           .createSalesOrder(fullBody() as CreateSalesOrderBody, { idempotencyKey: draftKey })
           .then(async (created) => {
-            await open(created.sales_order_id, { quiet: true });
-            say(`Saved as order ${created.order_number}.`);
+            await open(created.sales_order_id);
+            say(notice, `Saved as order ${created.order_number}.`);
           });
     done
-      .then(onSaved, refused)
+      .then(onSaved, (error: unknown) => refused(error, notice))
       .catch(report)
       .finally(() => {
         saving = false;
@@ -376,15 +454,16 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
   });
 
   newOrder.addEventListener('click', () => {
-    startNew().then(() => say('New order.'), report);
+    startNew().then(() => say(notice, 'New order.'), report);
   });
 
   /**
    * A transition of the order on the form, from its button: the button is off while it runs,
-   * then the form shows the order as it now reads and says `done` of it.
+   * then the form shows the order as it now reads and `line` says `done` of it.
    */
   const transition = (
     button: HTMLButtonElement,
+    line: HTMLElement,
     run: (order: SalesOrder) => Promise<SalesOrder>,
     done: (order: SalesOrder) => string,
   ) => {
@@ -393,11 +472,14 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     button.disabled = true;
     errors.clear();
     run(order)
-      .then(async (changed) => {
-        await show(changed);
-        say(done(changed));
-        onSaved();
-      }, refused)
+      .then(
+        async (changed) => {
+          await show(changed);
+          say(notice, done(changed));
+          onSaved();
+        },
+        (error: unknown) => refused(error, line),
+      )
       .catch(report)
       .finally(() => {
         button.disabled = false;
@@ -407,6 +489,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
   confirm.addEventListener('click', () => {
     transition(
       confirm,
+      notice,
       (order) =>
         client.confirmSalesOrder(
           order.sales_order_id,
@@ -419,14 +502,22 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
 
   cancel.addEventListener('click', () => {
     cancelBox.hidden = false;
+    say(cancelStatus, '');
     reason.control.focus();
   });
   cancelKeep.addEventListener('click', () => {
     cancelBox.hidden = true;
+    cancel.focus();
   });
   cancelSubmit.addEventListener('click', () => {
+    if (!runCheck(reason.control)) {
+      say(cancelStatus, 'Not cancelled: give the reason.', true);
+      reason.control.focus();
+      return;
+    }
     transition(
       cancelSubmit,
+      cancelStatus,
       async (order) => {
         const cancelled = await client.cancelSalesOrder(
           order.sales_order_id,
@@ -440,7 +531,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, onS
     );
   });
 
-  searchableSelect(client, customer.control, customerSearch.control, 'customers', 'Choose a customer');
+  searchableSelect(client, options, customer.control, customerSearch.control, 'customers', 'Choose a customer', report);
 
-  return { open, startNew };
+  return { open, startNew, report, say: (message: string, problem = false) => say(notice, message, problem) };
 };

@@ -1,49 +1,78 @@
 import type { SalesOrderClient, SalesOrderListItem } from '@sales-order/client';
 
 import { el, labelled } from './dom.js';
-import { report } from './notice.js';
+import { formatAmount } from './format.js';
+import { reportOn, say, statusLine } from './notice.js';
 
 const PAGE_SIZE = 10;
 
 /** The orders: search (the list's `q`) and `Load more` (its keyset cursor). */
-export const createOrderList = (root: HTMLElement, client: SalesOrderClient, onOpen: (id: number) => void) => {
+export const createOrderList = (
+  root: HTMLElement,
+  client: SalesOrderClient,
+  onOpen: (id: number, number: string) => Promise<unknown>,
+) => {
   const search = labelled('Search orders', el('input', { type: 'search', autocomplete: 'off' }));
-  const form = el('form', { role: 'search' }, search.wrapper, el('button', { type: 'submit' }, 'Search'));
+  // Beside Search, Load more and the orders' buttons: what the last of them did.
+  const status = statusLine('list-status');
+  const report = reportOn(status);
+  const form = el(
+    'form',
+    { role: 'search', 'aria-label': 'Orders' },
+    search.wrapper,
+    el('button', { type: 'submit' }, 'Search'),
+  );
   const body = el('tbody');
   const table = el(
     'table',
-    { 'aria-label': 'Orders' },
+    { 'aria-labelledby': 'orders-heading' },
     el(
       'thead',
       {},
-      el('tr', {}, el('th', {}, 'Number'), el('th', {}, 'Customer'), el('th', {}, 'Status'), el('th', {}, 'Total')),
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'col' }, 'Number'),
+        el('th', { scope: 'col' }, 'Customer'),
+        el('th', { scope: 'col' }, 'Status'),
+        el('th', { scope: 'col', class: 'number' }, 'Total'),
+      ),
     ),
     body,
   );
   const more = el('button', { type: 'button', hidden: true }, 'Load more');
   const empty = el('p', { hidden: true });
-  root.replaceChildren(el('h2', { id: 'orders-heading' }, 'Orders'), form, table, empty, more);
+  root.replaceChildren(
+    el('h2', { id: 'orders-heading' }, 'Orders'),
+    form,
+    el('div', { class: 'table-box' }, table),
+    empty,
+    el('div', { class: 'actions' }, more, status),
+  );
 
   let cursor: string | undefined;
   let query = '';
 
-  const row = (order: SalesOrderListItem) =>
-    el(
+  const open = (order: SalesOrderListItem) => {
+    say(status, `Opening ${order.sales_order_no}…`);
+    onOpen(order.sales_order_id, order.sales_order_no).then(
+      () => say(status, `Opened ${order.sales_order_no}.`),
+      report,
+    );
+  };
+
+  const row = (order: SalesOrderListItem) => {
+    const button = el('button', { type: 'button', class: 'link' }, order.sales_order_no);
+    button.addEventListener('click', () => open(order));
+    return el(
       'tr',
       {},
-      el(
-        'td',
-        {},
-        (() => {
-          const button = el('button', { type: 'button', class: 'link' }, order.sales_order_no);
-          button.addEventListener('click', () => onOpen(order.sales_order_id));
-          return button;
-        })(),
-      ),
+      el('td', {}, button),
       el('td', {}, order.customer_name),
       el('td', {}, order.status),
-      el('td', { class: 'number' }, order.grand_total.toFixed(2)),
+      el('td', { class: 'number' }, formatAmount(order.grand_total)),
     );
+  };
 
   const load = async (append: boolean) => {
     const page = await client.listSalesOrders({
@@ -63,11 +92,11 @@ export const createOrderList = (root: HTMLElement, client: SalesOrderClient, onO
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     query = search.control.value.trim();
-    load(false).catch(report);
+    load(false).then(() => say(status, ''), report);
   });
   more.addEventListener('click', () => {
-    load(true).catch(report);
+    load(true).then(() => say(status, ''), report);
   });
 
-  return { refresh: () => load(false) };
+  return { refresh: () => load(false), report };
 };

@@ -19,7 +19,15 @@ describe('order entry page: served when switched on', () => {
   it("serves the page pointed at BASE_PATH, under the service's Content-Security-Policy", async () => {
     const page = await request(server.origin).get('/order-entry/').expect(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
-    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    const policy = Object.fromEntries(
+      String(page.headers['content-security-policy'])
+        .split(';')
+        .map((directive) => directive.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values.join(' ')]),
+    );
+    expect(policy['script-src']).toBe("'self'");
+    // Styles from the page's own stylesheet only: no inline styles, no other origin (issue 29).
+    expect(policy['style-src']).toBe("'self'");
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(page.text).toContain('<meta name="sales-order-api" content="/v1" />');
     // Scripts and styles are files of its own origin: nothing inline for the CSP to refuse.

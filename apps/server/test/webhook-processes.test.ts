@@ -3,6 +3,8 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { type Database, openDatabase } from '../src/db/database.js';
+import { DELIVERY_QUEUE } from '../src/events/delivery-queue.js';
+import { deliveryJobTimeoutSeconds } from '../src/events/delivery-worker.js';
 import { loadConfig } from '../src/startup/config.js';
 import { eventually } from './support/eventually.js';
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
@@ -26,7 +28,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     const running: ServerProcess[] = [];
     const receivers: WebhookReceiver[] = [];
 
-    const startProcess = async () => {
+    const startProcess = async (env: Record<string, string> = {}) => {
       const server = await startServerProcess({
         ...testDatabase.env,
         JWT_SECRET: TEST_JWT_SECRET,
@@ -40,6 +42,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         // 1.5 s statement timeout (503 database_unavailable). CI saw one such 503.
         DATABASE_LOCK_TIMEOUT_MS: '10000',
         DATABASE_STATEMENT_TIMEOUT_MS: '20000',
+        ...env,
       });
       running.push(server);
       return server;
@@ -82,21 +85,28 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     });
 
     it('a process killed between the commit and the delivery: the event arrives after a restart', async () => {
+      // A job expiry (2 x 5 s + 5 s) longer than a process's start on a loaded machine.
+      const slowReceivers = { WEBHOOK_TIMEOUT_MS: '5000' };
       // The first request is held unanswered: the process dies with the delivery under way.
       const receiver = await startWebhookReceiver((_received, index) => ({
         status: 200,
         delayMs: index === 0 ? 120_000 : 0,
       }));
       receivers.push(receiver);
-      const first = await startProcess();
+      const first = await startProcess(slowReceivers);
       const endpoint = (await as(first).post('/webhook-endpoints', { url: receiver.url }).expect(201)).body.data;
       const id = (await as(first).post('/sales-orders', orderBody(fixtures)).expect(201)).body.data.sales_order_id;
       await eventually(async () => receiver.received.length === 1, 15_000);
       await kill(first);
 
-      // A new process takes the delivery up once the dead one's hold on it has run out.
-      const second = await startProcess();
+      // A new process takes the delivery up once the dead one's hold on it has run out: within
+      // twice WEBHOOK_TIMEOUT_MS plus 15 s of the cut-off attempt, as docs/configuration.md says.
+      // Before issue 29 pg-boss looked for expired jobs once a minute: a process that started
+      // before the job's expiry (20 s here) resent it about a minute later.
+      const second = await startProcess(slowReceivers);
       await eventually(async () => receiver.received.length === 2, 45_000);
+      const resentAfterMs = receiver.received[1]!.at - receiver.received[0]!.at;
+      expect(resentAfterMs).toBeLessThan(2 * 5_000 + 15_000);
       const events = (await as(second).get(`/events?sales_order_id=${id}`).expect(200)).body.data
         .items as SalesOrderEvent[];
       expect(events.map((event) => event.type)).toEqual(['sales_order.created']);
@@ -110,6 +120,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           .items as WebhookDelivery[];
         return delivery?.status === 'succeeded';
       }, 10_000);
+    }, 90_000);
+
+    it("the job queue's settings are applied at every start: a longer WEBHOOK_TIMEOUT_MS lengthens the job expiry", async () => {
+      const expiry = async () =>
+        (
+          await database.prisma.$queryRaw<{ expire_seconds: number }[]>`
+            SELECT expire_seconds FROM pgboss.queue WHERE name = ${DELIVERY_QUEUE}`
+        )[0]?.expire_seconds;
+      const short = await startProcess();
+      expect(await expiry()).toBe(deliveryJobTimeoutSeconds(2_000));
+      await kill(short);
+      const long = await startProcess({ WEBHOOK_TIMEOUT_MS: '20000' });
+      // 2 x 20 s + 5 s; before, the queue kept the 9 s it was created with.
+      expect(await expiry()).toBe(45);
+      expect(long.child.exitCode).toBeNull();
     }, 90_000);
 
     it('a process killed right after a commit, whatever it was doing: the event arrives after a restart', async () => {

@@ -64,6 +64,12 @@ export type SalesOrderEvent = z.infer<typeof SalesOrderEventSchema>;
 
 export const EVENTS_LIMIT_MAX = 500;
 export const EVENTS_LIMIT_DEFAULT = 100;
+/**
+ * A page stops before the event that would take its events' `data` past this many bytes of JSON
+ * (one event is always given, however big): a 500-line order updated 500 times is hundreds of
+ * megabytes of events.
+ */
+export const EVENTS_PAGE_MAX_BYTES = 1_000_000;
 export const EVENT_CURSOR_MAX_LENGTH = 64;
 
 /** Where a reader of the feed stands: the commit-order position of the last event it has seen. */
@@ -128,7 +134,11 @@ export const ListEventsQuerySchema = z.object({
     .describe('Opaque: the next_cursor of the previous page (same filters); omitted, the oldest event kept.'),
   limit: queryInteger(1, EVENTS_LIMIT_MAX)
     .default(EVENTS_LIMIT_DEFAULT)
-    .describe(`1..${EVENTS_LIMIT_MAX}, default ${EVENTS_LIMIT_DEFAULT}.`),
+    .describe(
+      `Events per page, 1..${EVENTS_LIMIT_MAX}, default ${EVENTS_LIMIT_DEFAULT}; a page also stops before ` +
+        `${EVENTS_PAGE_MAX_BYTES} bytes of the events' data (one event always comes, however big), with ` +
+        '`has_more` true and its cursor.',
+    ),
   types: eventTypeList().optional(),
   sales_order_id: idParam().optional().describe('Only the events of this order.'),
 });

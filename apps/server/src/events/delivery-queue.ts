@@ -19,15 +19,21 @@ import type { DeliveryKey } from './store/event-store.js';
  */
 
 export const DELIVERY_QUEUE = 'webhook-deliveries';
-const POLL_INTERVAL_SECONDS = 0.5;
 /**
- * Jobs a worker fetches at once and runs side by side. A worker whose fetch comes back full
- * fetches again at once (a backlog drains without waiting for polls); one that comes back short
- * waits for its next poll or a wake.
+ * How often each idle sending slot asks for a job. Jobs queued in this process wake its slots at
+ * once (`wake`); the poll is for jobs another process queued and for retries coming due.
  */
-const BATCH_SIZE = 4;
-/** How often pg-boss looks for expired jobs (of dead processes) and keeps its tables. */
-const MONITOR_INTERVAL_SECONDS = 5;
+const POLL_INTERVAL_SECONDS = 1;
+/**
+ * How often pg-boss looks for expired jobs (of dead processes). Its monitor runs only on a pass
+ * of its supervisor, every 60 s by default, which made a dead process's delivery wait about a
+ * minute past its expiry: the supervisor now looks every second (one small statement) and runs
+ * the monitor when its 2 s are up, so an expired job is failed over within 3 s.
+ */
+const MONITOR_INTERVAL_SECONDS = 2;
+const SUPERVISE_INTERVAL_SECONDS = 1;
+/** pg-boss's first retry of a failed or expired job comes 1 to 2 s later (exponential backoff with jitter). */
+const RETRY_DELAY_SECONDS = 1;
 const MAINTENANCE_INTERVAL_SECONDS = 600;
 /** Finished jobs are kept this long: the deliveries' own table is the record. */
 const FINISHED_JOB_SECONDS = 3_600;
@@ -43,8 +49,14 @@ export interface DeliveryQueue {
    * when given: rolled back with it. A pair that already has a queued job keeps that one.
    */
   schedule(keys: DeliveryKey[], options?: { db?: Db; startAfter?: Date }): Promise<void>;
-  /** Runs `handler` for jobs, `concurrency` at a time in this process. */
-  work(concurrency: number, handler: (job: DeliveryJob) => Promise<void>): Promise<void>;
+  /**
+   * Runs `handler` for jobs, `concurrency` at a time in this process and at most
+   * `endpointConcurrency` of one endpoint's at a time across every process.
+   */
+  work(
+    { concurrency, endpointConcurrency }: { concurrency: number; endpointConcurrency: number },
+    handler: (job: DeliveryJob) => Promise<void>,
+  ): Promise<void>;
   /** Wakes this process's workers now (jobs were just queued) instead of at their next poll. */
   wake(): void;
   stop(): Promise<void>;
@@ -70,27 +82,30 @@ export const startDeliveryQueue = async (
     backend: embedded ? 'pglite' : 'postgres',
     schedule: false,
     monitorIntervalSeconds: MONITOR_INTERVAL_SECONDS,
+    superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
     maintenanceIntervalSeconds: MAINTENANCE_INTERVAL_SECONDS,
   });
   // A failed poll (the database away for a moment) is retried at the next one.
   boss.on('error', reportFailure('webhook delivery queue: a database call failed'));
   await boss.start();
-  if (!(await boss.getQueue(DELIVERY_QUEUE))) {
-    await boss
-      .createQueue(DELIVERY_QUEUE, {
-        policy: 'stately',
-        expireInSeconds: jobTimeoutSeconds,
-        // A job fails only when its handler could not reach the database: tried again until it can.
-        retryLimit: 1_000_000,
-        retryDelay: 1,
-        retryBackoff: true,
-        retryDelayMax: 60,
-        deleteAfterSeconds: FINISHED_JOB_SECONDS,
-      })
+  const settings = {
+    expireInSeconds: jobTimeoutSeconds,
+    // A job fails only when its handler could not reach the database: tried again until it can.
+    retryLimit: 1_000_000,
+    retryDelay: RETRY_DELAY_SECONDS,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    deleteAfterSeconds: FINISHED_JOB_SECONDS,
+  };
+  // The settings are applied at every start, not only when the queue is first created: a restart
+  // with another WEBHOOK_TIMEOUT_MS changes the expiry of the jobs queued from then on.
+  if (await boss.getQueue(DELIVERY_QUEUE)) await boss.updateQueue(DELIVERY_QUEUE, settings);
+  else {
+    await boss.createQueue(DELIVERY_QUEUE, { policy: 'stately', ...settings }).catch(async (error: unknown) => {
       // Another instance created it first.
-      .catch(async (error: unknown) => {
-        if (!(await boss.getQueue(DELIVERY_QUEUE))) throw error;
-      });
+      if (!(await boss.getQueue(DELIVERY_QUEUE))) throw error;
+      await boss.updateQueue(DELIVERY_QUEUE, settings);
+    });
   }
   const workers: string[] = [];
 
@@ -102,37 +117,29 @@ export const startDeliveryQueue = async (
         keys.map((key) => ({
           data: { endpoint_id: key.endpoint_id, sales_order_id: key.sales_order_id },
           singletonKey: keyOf(key),
+          group: { id: String(key.endpoint_id) },
           ...(startAfter ? { startAfter } : {}),
         })),
         db ? { db: fromPrisma(db) } : {},
       );
     },
-    work: async (concurrency, handler) => {
-      // One pg-boss worker per batch of `concurrency`, each with an id of its own, so that `wake`
-      // reaches every one of them (pg-boss wakes a worker by its id).
-      for (let started = 0; started < concurrency; started += BATCH_SIZE) {
+    work: async ({ concurrency, endpointConcurrency }, handler) => {
+      // One pg-boss worker per slot, each with an id of its own, so that `wake` reaches every one
+      // of them (pg-boss wakes a worker by its id).
+      for (let slot = 0; slot < concurrency; slot += 1) {
         workers.push(
           await boss.work<DeliveryJob>(
             DELIVERY_QUEUE,
-            {
-              batchSize: Math.min(BATCH_SIZE, concurrency - started),
-              pollingIntervalSeconds: POLL_INTERVAL_SECONDS,
-              burstWhenBatchFull: true,
-              perJobResults: true,
+            { batchSize: 1, groupConcurrency: endpointConcurrency, pollingIntervalSeconds: POLL_INTERVAL_SECONDS },
+            async ([job]) => {
+              try {
+                await handler(job!.data);
+              } catch (error) {
+                // The database failed the handler: the job is tried again (its retry settings).
+                reportFailure('webhook delivery job failed')(error);
+                throw error;
+              }
             },
-            (jobs) =>
-              Promise.all(
-                jobs.map(async (job) => {
-                  try {
-                    await handler(job.data);
-                    return { id: job.id, status: 'completed' as const };
-                  } catch (error) {
-                    // The database failed the handler: the job is tried again (its retry settings).
-                    reportFailure('webhook delivery job failed')(error);
-                    return { id: job.id, status: 'failed' as const, output: { message: (error as Error).message } };
-                  }
-                }),
-              ),
           ),
         );
       }

@@ -32,7 +32,13 @@ const LEASE_MARGIN_MS = 5_000;
 /** When a delivery is held by another sender (a rare race), look again this much later. */
 const HELD_RECHECK_MS = 1_000;
 
-/** How long a job may run before pg-boss gives it to another worker: two attempts and margins. */
+/**
+ * How long a job may run before pg-boss gives it to another worker: two attempts and margins.
+ * A delivery cut off by a dying process is sent again within twice WEBHOOK_TIMEOUT_MS plus 15 s
+ * of its job's start (docs/configuration.md): this expiry (2 x timeout + 5 s), then up to 3 s
+ * until pg-boss's monitor fails the job over (delivery-queue.ts), 2 s of retry delay, 1 s until
+ * an idle slot polls, and 4 s to spare for a busy machine.
+ */
 export const deliveryJobTimeoutSeconds = (timeoutMs: number) => Math.ceil((2 * timeoutMs + LEASE_MARGIN_MS) / 1000);
 
 /** The JSON body of a delivery: Standard Webhooks' `{ type, timestamp, data }`. */

@@ -67,7 +67,7 @@ export const startEventProcessing = async (
   const resolve = systemResolver;
   const sender = createWebhookSender({ ...webhooks, resolve });
   await queue.work(
-    webhooks.concurrency,
+    { concurrency: webhooks.concurrency, endpointConcurrency: webhooks.endpointConcurrency },
     createDeliveryWorker({
       db: database.prisma,
       queue,

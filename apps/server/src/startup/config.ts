@@ -301,6 +301,7 @@ const EnvironmentSchema = z
     WEBHOOK_RETRY_SCHEDULE: retrySchedule,
     WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     WEBHOOK_CONCURRENCY: integer('WEBHOOK_CONCURRENCY', 8, 0, 256),
+    WEBHOOK_ENDPOINT_CONCURRENCY: integer('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 256),
     WEBHOOK_ALLOW_HTTP: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     // Unset: on with the embedded database (a demo), off with DATABASE_URL (production).
@@ -444,6 +445,11 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     timeoutMs: value.WEBHOOK_TIMEOUT_MS,
     /** Deliveries this process sends at once; 0: it sends none (other instances do). */
     concurrency: value.WEBHOOK_CONCURRENCY,
+    /**
+     * Deliveries to one endpoint under way at once, across every process: a hanging or replaying
+     * receiver holds at most this many sending slots, the rest serve the other endpoints.
+     */
+    endpointConcurrency: value.WEBHOOK_ENDPOINT_CONCURRENCY,
     /** http:// endpoints accepted (otherwise https:// only). */
     allowHttp: value.WEBHOOK_ALLOW_HTTP,
     /** Endpoints on loopback, private, link-local and other non-public addresses accepted. */

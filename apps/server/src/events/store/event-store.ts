@@ -21,6 +21,8 @@ import { Prisma } from '../../generated/prisma/client.js';
 export interface FeedFilter {
   afterPosition: number;
   limit: number;
+  /** Bytes of the events' data (JSON text) a page holds at most, but for its first event. */
+  maxBytes: number;
   types?: EventType[];
   salesOrderId?: number;
 }
@@ -39,6 +41,8 @@ export interface FeedPage {
   rows: FeedRow[];
   /** The last position given out, as the same snapshot saw it: every event up to it is readable. */
   highWater: number;
+  /** Whether events follow the page's last one (past its limit or its bytes). */
+  more: boolean;
 }
 
 /** An endpoint and an order with new deliveries: one delivery job's key. */
@@ -59,27 +63,40 @@ export const EVENT_COLUMNS = Prisma.sql`e.id::text AS id, e.type, to_char(e.occu
 export const eventStore = {
   /**
    * One page of the feed after a position, in position order, with the high-water mark read in
-   * the same snapshot. Reads `limit` + 1 events to tell whether more follow.
+   * the same snapshot: at most `limit` events, and no more than `maxBytes` of their data but for
+   * the first, which always comes (as the order history's pages). Reads `limit` + 1 events to tell
+   * whether more follow; only the kept ones' data leaves the database.
    */
-  page: async (db: Db, { afterPosition, limit, types, salesOrderId }: FeedFilter): Promise<FeedPage> => {
+  page: async (db: Db, { afterPosition, limit, maxBytes, types, salesOrderId }: FeedFilter): Promise<FeedPage> => {
     const byType = types ? Prisma.sql`AND e.type = ANY(${types}::varchar[])` : Prisma.empty;
     const byOrder = salesOrderId === undefined ? Prisma.empty : Prisma.sql`AND p.sales_order_id = ${salesOrderId}::int`;
-    const rows = await db.$queryRaw<(Omit<FeedRow, 'position'> & { position: bigint | null; high_water: bigint })[]>`
-      SELECT s.last_position AS high_water, page.*
+    const rows = await db.$queryRaw<
+      (Omit<FeedRow, 'position'> & { position: bigint | null; high_water: bigint; more: boolean })[]
+    >`
+      WITH candidates AS (
+        SELECT c.*, row_number() OVER w AS n, sum(octet_length(c.data::text)) OVER w AS running
+        FROM (
+          SELECT ${EVENT_COLUMNS}, e.data, p.position
+          FROM event_positions p JOIN events e ON e.seq = p.event_seq
+          WHERE p.position > ${afterPosition}::bigint ${byType} ${byOrder}
+          ORDER BY p.position
+          LIMIT ${limit + 1}::int) c
+        WINDOW w AS (ORDER BY c.position)),
+      kept AS (
+        SELECT * FROM candidates WHERE n <= ${limit}::int AND (n = 1 OR running <= ${maxBytes}::bigint))
+      SELECT s.last_position AS high_water,
+        (SELECT count(*) FROM candidates) > (SELECT count(*) FROM kept) AS more,
+        kept.id, kept.type, kept.occurred_at, kept.sales_order_id, kept.version, kept.data, kept.position
       FROM outbox_relay_state s
-      LEFT JOIN LATERAL (
-        SELECT ${EVENT_COLUMNS}, e.data, p.position
-        FROM event_positions p JOIN events e ON e.seq = p.event_seq
-        WHERE p.position > ${afterPosition}::bigint ${byType} ${byOrder}
-        ORDER BY p.position
-        LIMIT ${limit + 1}::int) page ON true
+      LEFT JOIN kept ON true
       WHERE s.id = 1
-      ORDER BY page.position`;
+      ORDER BY kept.position`;
     return {
       highWater: Number(rows[0]!.high_water),
+      more: rows[0]!.more,
       rows: rows
         .filter((row) => row.position !== null)
-        .map(({ high_water: _highWater, position, ...row }) => ({ ...row, position: Number(position) })),
+        .map(({ high_water: _highWater, more: _more, position, ...row }) => ({ ...row, position: Number(position) })),
     };
   },
 

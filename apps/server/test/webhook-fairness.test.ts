@@ -1,0 +1,59 @@
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { eventually } from './support/eventually.js';
+import { orderBody } from './support/fixtures.js';
+import { useServerWithFixtures } from './support/test-server.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+
+/**
+ * Per-endpoint fair shares of the sending slots (issue 29, item 4): with one receiver that
+ * never answers in time, another endpoint's deliveries still leave within 2 s of their events.
+ * Before, the 8 slots were taken first come first served, in batches of 4 that waited for their
+ * slowest job: the hanging endpoint's jobs held them all, 10 s at a time.
+ */
+describe('webhook endpoints share the sending slots fairly', () => {
+  const suite = useServerWithFixtures({
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // The defaults an operator gets: 10 s per answer, 8 slots, 2 for one endpoint.
+    WEBHOOK_TIMEOUT_MS: '',
+    WEBHOOK_CONCURRENCY: '',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '',
+    WEBHOOK_RETRY_SCHEDULE: '5s',
+    LOG_LEVEL: 'silent',
+  });
+  const receivers: WebhookReceiver[] = [];
+  afterAll(async () => {
+    for (const receiver of receivers) await receiver.close();
+  });
+
+  it("a hanging receiver holds its own share only: the healthy endpoint's delivery p99 stays under 2 s", async () => {
+    const { http } = suite.server;
+    // Answers after a minute: every attempt runs into WEBHOOK_TIMEOUT_MS.
+    const hanging = await startWebhookReceiver(() => ({ status: 200, delayMs: 60_000 }));
+    const fast = await startWebhookReceiver(() => ({ status: 204 }));
+    receivers.push(hanging, fast);
+    await http.post('/webhook-endpoints').send({ url: hanging.url }).expect(201);
+    await http.post('/webhook-endpoints').send({ url: fast.url }).expect(201);
+
+    // 40 orders over about 12 s: each event goes to both endpoints, the hanging one's jobs
+    // queued first in each pair.
+    const orders = 40;
+    for (let index = 0; index < orders; index += 1) {
+      await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await eventually(async () => fast.received.length >= orders, 60_000);
+
+    const latencies = fast.received
+      .map((received) => received.at - Date.parse((JSON.parse(received.body) as { timestamp: string }).timestamp))
+      .sort((a, b) => a - b);
+    const p99 = latencies[Math.ceil(latencies.length * 0.99) - 1]!;
+    expect(p99, `fast endpoint latencies (ms): ${latencies.join(', ')}`).toBeLessThan(2_000);
+    // The hanging endpoint was being tried meanwhile, with at most its share of slots at once.
+    expect(hanging.received.length).toBeGreaterThan(0);
+    expect(hanging.received.length).toBeLessThanOrEqual(
+      2 * Math.ceil((Date.now() - hanging.received[0]!.at) / 10_000) + 2,
+    );
+  }, 120_000);
+});
