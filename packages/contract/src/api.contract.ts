@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 
 import { apiKeysContract } from './api-keys.js';
 import { eventsContract } from './events.js';
+import { importsContract } from './imports.js';
 import { salesOrdersContract } from './sales-orders.contract.js';
 import { webhookEndpointsContract } from './webhook-endpoints.js';
 
@@ -13,6 +14,7 @@ import { webhookEndpointsContract } from './webhook-endpoints.js';
 export type ApiContract = typeof salesOrdersContract &
   typeof eventsContract &
   typeof webhookEndpointsContract &
+  typeof importsContract &
   typeof apiKeysContract;
 
 /** Every route of the service, one contract per resource: what the OpenAPI document describes. */
@@ -20,5 +22,6 @@ export const apiContract: ApiContract = initContract().router({
   ...salesOrdersContract,
   ...eventsContract,
   ...webhookEndpointsContract,
+  ...importsContract,
   ...apiKeysContract,
 });

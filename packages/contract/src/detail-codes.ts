@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiKeyCode } from './api-keys.js';
 import { SchemaIssueCode } from './common.js';
 import { ValidationCode } from './errors.js';
+import { ImportCode } from './imports.js';
 import { LicenceWarningCode } from './licence.js';
 import { LifecycleCode } from './order-lifecycle.js';
 import { WebhookCode } from './webhook-endpoints.js';
@@ -83,6 +84,7 @@ const DETAIL_CODE_GROUPS = [
   LicenceWarningCode,
   WriteSafetyCode,
   WebhookCode,
+  ImportCode,
   ApiKeyCode,
   AuthenticationCode,
   AccessCode,

@@ -6,6 +6,7 @@ export * from './dropdown.js';
 export * from './envelope.js';
 export * from './errors.js';
 export * from './events.js';
+export * from './imports.js';
 export * from './licence.js';
 export * from './order-history.js';
 export * from './order-lifecycle.js';

@@ -312,7 +312,7 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   201: 'Created',
-  202: 'Accepted: queued for delivery.',
+  202: 'Accepted: queued (for delivery, or an import to run).',
   304: 'Not modified: the order still reads as the entity tag If-None-Match names.',
 };
 
@@ -389,7 +389,20 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
           ...(status === TOO_MANY_REQUESTS ? ['Retry-After'] : []),
         ]);
         if (Number(status) < 400) {
-          return [status, { ...response, description: SUCCESS_DESCRIPTIONS[status] ?? response.description, headers }];
+          // A success answered as text (import results): one media type per form it takes.
+          const { textAnswers } = metadata as { textAnswers?: readonly string[] };
+          const content = textAnswers
+            ? Object.fromEntries(textAnswers.map((type) => [type, { schema: { type: 'string' as const } }]))
+            : response.content;
+          return [
+            status,
+            {
+              ...response,
+              ...(content ? { content } : {}),
+              description: SUCCESS_DESCRIPTIONS[status] ?? response.description,
+              headers,
+            },
+          ];
         }
         return [
           status,
@@ -418,8 +431,13 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     const bodyMedia = body?.content?.['application/json'];
     if (bodyMedia && 'request' in examples) bodyMedia.example = examples.request;
   }
-  const requestBody = operation.requestBody as { description?: string } | undefined;
-  if (requestBody)
+  const requestBody = operation.requestBody as { description?: string; content?: Record<string, unknown> } | undefined;
+  const { fileBody } = metadata as { fileBody?: readonly string[] };
+  if (requestBody && fileBody) {
+    // The body is a file (an import), not JSON: one text media type per format it may have.
+    requestBody.description = 'The file, UTF-8, at most IMPORT_MAX_BYTES (20 MiB by default).';
+    requestBody.content = Object.fromEntries(fileBody.map((type) => [type, { schema: { type: 'string' } }]));
+  } else if (requestBody)
     requestBody.description = `JSON (\`application/json\`, UTF-8), at most ${bodyLimit} (\`BODY_LIMIT\`).`;
   // A path or query string has no JSON null: a coerced schema that would accept null in an
   // object (and so comes out `nullable`) takes none here.
@@ -481,6 +499,11 @@ export const createOpenApiDocument = ({
       name: 'Events',
       description:
         'The change feed: one event per change of an order, written in the same transaction, in commit order.',
+    })
+    .addTag({
+      name: 'Imports',
+      description:
+        'Files of many orders (CSV or JSON Lines) created in the background, with progress and per-order results.',
     })
     .addTag({
       name: 'Webhooks',

@@ -18,6 +18,8 @@ export const Permission = {
   webhooksManage: 'webhooks.manage',
   /** Every caller's webhook endpoints, not only its own (with webhooks.manage). */
   webhooksAdmin: 'webhooks.admin',
+  /** POST /imports and reading one's imports (each order also needs what its create needs). */
+  import: 'sales_orders.import',
   /** API keys: create, list, rename, rotate, revoke and read their history (never beyond what the caller holds). */
   apiKeysManage: 'api_keys.manage',
   /** Grants every permission. */
