@@ -141,6 +141,13 @@ export const WORDING = {
   too_many_webhook_endpoints: 'There are too many receivers already',
   webhook_endpoint_disabled: 'That receiver is switched off',
   invalid_webhook_url: 'That is not a web address',
+  import_not_readable: 'That file is not a CSV or JSON Lines file of orders, or it is empty',
+  import_too_many_orders: 'That file holds too many orders: split it into smaller files',
+  wrong_column_count: 'That row has more or fewer cells than the header',
+  invalid_cell: 'That cell should hold a number',
+  invalid_encoding: 'That row has characters that could not be read: save the file as UTF-8',
+  invalid_line: 'That line is not an order',
+  inconsistent_order: 'The rows of that order disagree, or its reference is used twice',
 
   // API keys (not on this page; worded for completeness).
   permission_not_held: `A key cannot be given a permission you do not have yourself. ${ASK_ADMIN}`,
