@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
+import { ApiKeyCode } from './api-keys.js';
 import { SchemaIssueCode } from './common.js';
 import { ValidationCode } from './errors.js';
+import { FeedCode } from './events.js';
 import { ImportCode } from './imports.js';
 import { LicenceWarningCode } from './licence.js';
 import { LifecycleCode } from './order-lifecycle.js';
@@ -83,7 +85,9 @@ const DETAIL_CODE_GROUPS = [
   LicenceWarningCode,
   WriteSafetyCode,
   WebhookCode,
+  FeedCode,
   ImportCode,
+  ApiKeyCode,
   AuthenticationCode,
   AccessCode,
   RequestCode,

@@ -14,6 +14,17 @@ import {
 import type { ZodTypeAny } from 'zod';
 
 import { apiContract } from './api.contract.js';
+import {
+  ApiKeyHistoryEntrySchema,
+  ApiKeyHistorySchema,
+  ApiKeyPageSchema,
+  ApiKeySchema,
+  CreateApiKeyBodySchema,
+  CreatedApiKeySchema,
+  RevokeApiKeyBodySchema,
+  RotateApiKeyBodySchema,
+  UpdateApiKeyBodySchema,
+} from './api-keys.js';
 import { DETAIL_CODES } from './detail-codes.js';
 import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
@@ -92,6 +103,10 @@ const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   ReplayWebhookEventsBody: ReplayWebhookEventsBodySchema,
   ConfirmSalesOrderBody: ConfirmSalesOrderBodySchema,
   CancelSalesOrderBody: CancelSalesOrderBodySchema,
+  CreateApiKeyBody: CreateApiKeyBodySchema,
+  UpdateApiKeyBody: UpdateApiKeyBodySchema,
+  RotateApiKeyBody: RotateApiKeyBodySchema,
+  RevokeApiKeyBody: RevokeApiKeyBodySchema,
 };
 const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrder: SalesOrderSchema,
@@ -128,6 +143,11 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   // Not an answer of any route: the body of every webhook delivery (OpenAPI 3.0 has no `webhooks`).
   WebhookPayload: WebhookPayloadSchema,
   SalesOrderStatus: SalesOrderStatusSchema,
+  ApiKey: ApiKeySchema,
+  CreatedApiKey: CreatedApiKeySchema,
+  ApiKeyPage: ApiKeyPageSchema,
+  ApiKeyHistory: ApiKeyHistorySchema,
+  ApiKeyHistoryEntry: ApiKeyHistoryEntrySchema,
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
@@ -336,12 +356,18 @@ const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
   { sessionCookie: [] },
 ];
 
-const describePermissions = (permissions: Permission[]): string | undefined => {
+const describePermissions = (
+  permissions: Permission[],
+  { readsOrder, receivesEvents }: Partial<RouteAccess>,
+): string | undefined => {
   if (permissions.length === 0) return undefined;
   const names = permissions.map((name) => `\`${name}\``).join(' and ');
-  return permissions.length === 1
-    ? `Requires the ${names} permission.`
-    : `Requires the ${names} permissions: it answers with the order (or its version, status or existence), which only a reader may see.`;
+  if (permissions.length === 1) return `Requires the ${names} permission.`;
+  const why = [
+    readsOrder ? 'it answers with the order (or its version, status or existence), which only a reader may see' : '',
+    receivesEvents ? 'it makes events, which carry the order, reach the caller' : '',
+  ].filter(Boolean);
+  return `Requires the ${names} permissions: ${why.join('; ')}.`;
 };
 
 /** What a body's field values ask for beyond the route's permission (x-field-permissions), in words. */
@@ -429,7 +455,11 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     ...operation,
     ...(parameters ? { parameters } : {}),
     tags: [tag],
-    description: [operation.description, describePermissions(permissions), describeFieldPermissions(fieldPermissions)]
+    description: [
+      operation.description,
+      describePermissions(permissions, metadata),
+      describeFieldPermissions(fieldPermissions),
+    ]
       .filter(Boolean)
       .join('\n\n'),
     security: SECURITY_REQUIREMENTS,
@@ -489,6 +519,12 @@ export const createOpenApiDocument = ({
       name: 'Webhooks',
       description:
         'Endpoints that receive every event as a signed Standard Webhooks delivery, at least once, retried on a schedule.',
+    })
+    .addTag({
+      name: 'API keys',
+      description:
+        'Keys for machine callers: created with a secret shown once, rotated with a grace period, revoked, audited; ' +
+        'never with more permissions or locations than their maker holds.',
     })
     .addSecurityScheme('bearerAuth', {
       type: 'http',
