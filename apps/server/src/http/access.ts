@@ -1,6 +1,7 @@
 import { AuthenticationCode } from '@sales-order/contract';
 import type { Request } from 'express';
 
+import { type KeyManager, keyManagerOf } from '../api-keys/key-manager.js';
 import { type AccessContext, identityOf } from '../auth/access-context.js';
 import { unauthenticated } from '../errors/domain-error.js';
 
@@ -13,3 +14,6 @@ export const accessOf = (req: Pick<Request, 'access'>): AccessContext => {
 
 /** The caller's identity across authentication methods (auth/access-context.ts), which Idempotency-Keys are scoped by. */
 export const identityOfCaller = (req: Pick<Request, 'access'>): string => identityOf(accessOf(req));
+
+/** The caller as a manager of API keys: who it is, what it holds, and the key it calls with. */
+export const managerOf = (req: Pick<Request, 'access'>): KeyManager => keyManagerOf(accessOf(req));
