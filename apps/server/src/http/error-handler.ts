@@ -6,8 +6,8 @@ import { RequestValidationError } from '@ts-rest/express';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 
 import { DomainError, type DomainErrorKind } from '../errors/domain-error.js';
+import { issuesToDetails } from '../errors/validation-details.js';
 import { failure } from './envelope.js';
-import { issuesToDetails } from './validation-details.js';
 
 /** A request refused before it reaches a route (wrong content type and the like). */
 export class BadRequestError extends Error {

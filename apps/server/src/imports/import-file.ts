@@ -9,7 +9,7 @@ import {
 } from '@sales-order/contract';
 import { type CsvError, parse as parseCsv } from 'csv-parse/sync';
 
-import { issuesToDetails } from '../http/validation-details.js';
+import { issuesToDetails } from '../errors/validation-details.js';
 
 /**
  * Reading an import's file into orders: pure, and the same every time for the same bytes, so the
