@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { Permission } from '@sales-order/contract';
+import { apiContract, Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 
@@ -164,6 +164,19 @@ describe('host session cookie', () => {
     expect(preflight.headers['access-control-allow-methods']).toContain('POST');
     expect(preflight.headers['access-control-allow-headers']).toContain('Content-Type');
     expect(preflight.headers.vary).toContain('Origin');
+
+    // Every method of the contract, PATCH (webhook endpoints) included: issue 29.
+    const patch = await request(suite.server.api)
+      .options('/webhook-endpoints/1')
+      .set('Origin', ALLOWED)
+      .set('Access-Control-Request-Method', 'PATCH')
+      .set('Access-Control-Request-Headers', 'content-type');
+    expect(patch.status).toBe(204);
+    const allowed = (patch.headers['access-control-allow-methods'] as string).split(',');
+    expect(allowed).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']));
+    expect(allowed).toEqual(
+      expect.arrayContaining([...new Set(Object.values(apiContract).map((route) => route.method))]),
+    );
 
     const foreign = await request(suite.server.api)
       .options('/sales-orders')
