@@ -138,7 +138,7 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
      */
     rotateSecret: async (id: number, scope: EndpointScope): Promise<RotatedWebhookSecret> => {
       const secret = newWebhookSecret();
-      const expiresAt = await transactions.withTransaction((tx) =>
+      const rotated = await transactions.withTransaction((tx) =>
         webhookEndpointStore.rotateSecret(
           tx,
           id,
@@ -147,8 +147,8 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
           scope,
         ),
       );
-      if (expiresAt === null) throw endpointNotFound(id);
-      if (expiresAt === 'full') {
+      if (rotated === null) throw endpointNotFound(id);
+      if (rotated === 'full') {
         throw unprocessable([
           {
             path: '',
@@ -159,7 +159,7 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
           },
         ]);
       }
-      return { secret, previous_secret_expires_at: expiresAt };
+      return { secret, previous_secret_expires_at: rotated.previousExpiresAt };
     },
   };
 };

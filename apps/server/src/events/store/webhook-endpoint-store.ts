@@ -140,7 +140,7 @@ export const webhookEndpointStore = {
    * beside those earlier rotations replaced until their own expiry, unless `maximum` of them
    * still sign ('full': nothing changes). Expired ones are deleted. In one transaction, the
    * endpoint's row locked. The new previous secret's expiry as the API writes it; null when
-   * there is no such endpoint.
+   * there is no such endpoint (in the scope).
    */
   rotateSecret: async (
     tx: Db,
@@ -148,7 +148,7 @@ export const webhookEndpointStore = {
     secret: string,
     { previousValidHours, maximum }: { previousValidHours: number; maximum: number },
     scope: EndpointScope,
-  ): Promise<string | 'full' | null> => {
+  ): Promise<{ previousExpiresAt: string } | 'full' | null> => {
     const [endpoint] = await tx.$queryRaw<{ signing: number }[]>`
       SELECT (SELECT count(*) FROM webhook_previous_secrets p WHERE p.endpoint_id = webhook_endpoints.id
         AND p.expires_at > now())::int AS signing
@@ -166,7 +166,7 @@ export const webhookEndpointStore = {
       UPDATE webhook_endpoints SET secret = ${secret}, updated_at = now()
       FROM kept WHERE id = ${id}::int
       RETURNING to_char(kept.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS expires_at`;
-    return row!.expires_at;
+    return { previousExpiresAt: row!.expires_at };
   },
 
   /**
