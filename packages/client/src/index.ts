@@ -1,8 +1,15 @@
 import {
   apiContract,
+  type ApiKey,
+  type ApiKeyHistory,
+  type ApiKeyHistoryEntry,
+  type ApiKeyHistoryQuery,
+  type ApiKeyPage,
   type CalculateTotalsBody,
   type CancelSalesOrderBody,
   type ConfirmSalesOrderBody,
+  type CreateApiKeyBody,
+  type CreatedApiKey,
   type CreatedSalesOrder,
   type CreatedWebhookEndpoint,
   type CreateSalesOrderBody,
@@ -16,6 +23,7 @@ import {
   type EventType,
   type HistoryEntry,
   type LicenceValidation,
+  type ListApiKeysQuery,
   type ListSalesOrdersQuery,
   type ListWebhookDeliveriesQuery,
   type MaxNumber,
@@ -23,6 +31,8 @@ import {
   type PingedWebhookEndpoint,
   type ReplayedWebhookEvents,
   type ReplayWebhookEventsBody,
+  type RevokeApiKeyBody,
+  type RotateApiKeyBody,
   type RotatedWebhookSecret,
   type SalesOrder,
   type SalesOrderEvent,
@@ -47,9 +57,16 @@ import { type ApiFetcher, initClient } from '@ts-rest/core';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 export type {
+  ApiKey,
+  ApiKeyHistory,
+  ApiKeyHistoryEntry,
+  ApiKeyHistoryQuery,
+  ApiKeyPage,
   CalculateTotalsBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
+  CreateApiKeyBody,
+  CreatedApiKey,
   CreatedSalesOrder,
   CreatedWebhookEndpoint,
   CreateSalesOrderBody,
@@ -63,6 +80,7 @@ export type {
   EventType,
   HistoryEntry,
   LicenceValidation,
+  ListApiKeysQuery,
   ListSalesOrdersQuery,
   ListWebhookDeliveriesQuery,
   MaxNumber,
@@ -70,6 +88,8 @@ export type {
   PingedWebhookEndpoint,
   ReplayedWebhookEvents,
   ReplayWebhookEventsBody,
+  RevokeApiKeyBody,
+  RotateApiKeyBody,
   RotatedWebhookSecret,
   SalesOrder,
   SalesOrderEvent,
@@ -108,6 +128,7 @@ export type { DetailCode } from '@sales-order/contract';
 export {
   AccessCode,
   apiContract,
+  ApiKeyCode,
   AuthenticationCode,
   DETAIL_CODES,
   ErrorCode,
@@ -409,6 +430,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     unwrap<SalesOrderPage>(client.listSalesOrders({ query: filters }));
   const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
     unwrap<EventPage>(client.listEvents({ query: { ...query, ...(types ? { types: types.join(',') } : {}) } }));
+  const listApiKeys = (query: ListApiKeysQuery = {}) => unwrap<ApiKeyPage>(client.listApiKeys({ query }));
 
   return {
     /** GET /sales-orders: one page; pass its `next_cursor` as `cursor` (same filters and sort) for the next. */
@@ -561,6 +583,55 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       unwrap<ReplayedWebhookEvents>(client.replayWebhookEvents({ params: { id }, body })),
     /** POST /webhook-endpoints/{id}/ping: sends a signed test event now and says how the receiver answered. */
     pingWebhookEndpoint: (id: number) => unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
+    /**
+     * POST /api-keys: the answer's `secret` is the key, shown this once. Its permissions (and
+     * locations) must be held by the caller, which needs `api_keys.manage`.
+     */
+    createApiKey: (body: CreateApiKeyBody) => unwrap<CreatedApiKey>(client.createApiKey({ body })),
+    /** GET /api-keys: one page, newest first; `next_cursor` is the next page's `cursor`. */
+    listApiKeys,
+    /** Every key the filters match, page after page: `for await (const key of client.apiKeys({ active: true }))`. */
+    apiKeys: async function* (query: Omit<ListApiKeysQuery, 'cursor'> = {}): AsyncGenerator<ApiKey, void, undefined> {
+      let cursor: number | undefined;
+      do {
+        const page = await listApiKeys({ ...query, ...(cursor === undefined ? {} : { cursor }) });
+        yield* page.items;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+    },
+    /** GET /api-keys/{id} */
+    getApiKey: (id: number) => unwrap<ApiKey>(client.getApiKey({ params: { id } })),
+    /** PATCH /api-keys/{id}: the name is all that changes. */
+    renameApiKey: (id: number, name: string) => unwrap<ApiKey>(client.updateApiKey({ params: { id }, body: { name } })),
+    /**
+     * POST /api-keys/{id}/rotate: a successor with a new `secret` (shown this once); the current
+     * key keeps working for `expire_current_in_seconds` (0..604800, default 0).
+     */
+    rotateApiKey: (id: number, body: RotateApiKeyBody = {}) =>
+      unwrap<CreatedApiKey>(client.rotateApiKey({ params: { id }, body })),
+    /**
+     * POST /api-keys/{id}/revoke: now, or after `revoke_in_seconds`. Revoking the key the client
+     * itself authenticates with needs `confirm_self: true`.
+     */
+    revokeApiKey: (id: number, body: RevokeApiKeyBody = {}) =>
+      unwrap<ApiKey>(client.revokeApiKey({ params: { id }, body })),
+    /** GET /api-keys/{id}/history: who created, renamed, rotated and revoked the key, oldest first. */
+    apiKeyHistory: async function* (
+      id: number,
+      query: Omit<ApiKeyHistoryQuery, 'cursor'> = {},
+    ): AsyncGenerator<ApiKeyHistoryEntry, void, undefined> {
+      let cursor: number | undefined;
+      do {
+        const page = await unwrap<ApiKeyHistory>(
+          client.listApiKeyHistory({
+            params: { id },
+            query: { ...query, ...(cursor === undefined ? {} : { cursor }) },
+          }),
+        );
+        yield* page.items;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+    },
   };
 };
 
