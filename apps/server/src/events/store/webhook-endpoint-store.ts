@@ -70,7 +70,8 @@ const RECEIVING_PERMISSIONS = [Permission.eventsRead, Permission.all];
  */
 const OWNER_RECEIVES = Prisma.sql`CASE
   WHEN starts_with(w.owner, 'api_key:') THEN EXISTS (SELECT 1 FROM api_keys k
-    WHERE k.prefix = substr(w.owner, 9) AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+    WHERE k.prefix = substr(w.owner, 9) AND (k.revoked_at IS NULL OR k.revoked_at > now())
+      AND (k.expires_at IS NULL OR k.expires_at > now())
       AND k.permissions && ${RECEIVING_PERMISSIONS}::text[])
   WHEN starts_with(w.owner, 'session:') THEN coalesce((SELECT s.permissions && ${RECEIVING_PERMISSIONS}::text[] FROM sessions s
     WHERE s.user_id = substr(w.owner, 9) AND s.revoked_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT 1), false)
