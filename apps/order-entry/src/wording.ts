@@ -141,6 +141,8 @@ export const WORDING = {
   too_many_webhook_endpoints: 'There are too many receivers already',
   webhook_endpoint_disabled: 'That receiver is switched off',
   invalid_webhook_url: 'That is not a web address',
+  // The change feed (not on this page either).
+  cursor_past_retention: 'Changes this far back are no longer kept: start again from the oldest kept change',
   import_not_readable: 'That file is not a CSV or JSON Lines file of orders, or it is empty',
   import_too_many_orders: 'That file holds too many orders: split it into smaller files',
   wrong_column_count: 'That row has more or fewer cells than the header',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { SchemaIssueCode } from './common.js';
 import { ValidationCode } from './errors.js';
+import { FeedCode } from './events.js';
 import { ImportCode } from './imports.js';
 import { LicenceWarningCode } from './licence.js';
 import { LifecycleCode } from './order-lifecycle.js';
@@ -83,6 +84,7 @@ const DETAIL_CODE_GROUPS = [
   LicenceWarningCode,
   WriteSafetyCode,
   WebhookCode,
+  FeedCode,
   ImportCode,
   AuthenticationCode,
   AccessCode,

@@ -13,6 +13,8 @@ export const ErrorCode = {
   /** Write safety: If-Match names a version the order is no longer at. */
   preconditionFailed: 412,
   unprocessable: 422,
+  /** The feed cursor names events purged after EVENT_RETENTION_DAYS: resynchronise. */
+  gone: 410,
   /** Write safety: the service requires If-Match on PUT and DELETE (REQUIRE_IF_MATCH). */
   preconditionRequired: 428,
   tooManyRequests: 429,

@@ -336,12 +336,18 @@ const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
   { sessionCookie: [] },
 ];
 
-const describePermissions = (permissions: Permission[]): string | undefined => {
+const describePermissions = (
+  permissions: Permission[],
+  { readsOrder, receivesEvents }: Partial<RouteAccess>,
+): string | undefined => {
   if (permissions.length === 0) return undefined;
   const names = permissions.map((name) => `\`${name}\``).join(' and ');
-  return permissions.length === 1
-    ? `Requires the ${names} permission.`
-    : `Requires the ${names} permissions: it answers with the order (or its version, status or existence), which only a reader may see.`;
+  if (permissions.length === 1) return `Requires the ${names} permission.`;
+  const why = [
+    readsOrder ? 'it answers with the order (or its version, status or existence), which only a reader may see' : '',
+    receivesEvents ? 'it makes events, which carry the order, reach the caller' : '',
+  ].filter(Boolean);
+  return `Requires the ${names} permissions: ${why.join('; ')}.`;
 };
 
 /** What a body's field values ask for beyond the route's permission (x-field-permissions), in words. */
@@ -429,7 +435,11 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     ...operation,
     ...(parameters ? { parameters } : {}),
     tags: [tag],
-    description: [operation.description, describePermissions(permissions), describeFieldPermissions(fieldPermissions)]
+    description: [
+      operation.description,
+      describePermissions(permissions, metadata),
+      describeFieldPermissions(fieldPermissions),
+    ]
       .filter(Boolean)
       .join('\n\n'),
     security: SECURITY_REQUIREMENTS,

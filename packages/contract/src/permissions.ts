@@ -47,13 +47,26 @@ export type RouteAccess = {
    * `sales_orders.read` as well as its own permission, so that a write permission never reads.
    */
   readonly readsOrder?: true;
+  /**
+   * The route makes events reach the caller's webhook endpoint (register, change, replay): it
+   * needs `events.read` as well, since every event carries the order.
+   */
+  readonly receivesEvents?: true;
   /** Field values of the body that ask for more than the route's own permission allows. */
   readonly fieldPermissions?: readonly FieldPermission[];
 };
 
-/** Every permission a caller needs for a route: its own, and read when the route shows the order. */
-export const requiredPermissions = ({ permission, readsOrder }: RouteAccess): Permission[] =>
-  readsOrder && permission !== Permission.read ? [permission, Permission.read] : [permission];
+/**
+ * Every permission a caller needs for a route: its own, read when the route shows the order, and
+ * events.read when it makes events reach the caller.
+ */
+export const requiredPermissions = ({ permission, readsOrder, receivesEvents }: RouteAccess): Permission[] => [
+  ...new Set<Permission>([
+    permission,
+    ...(readsOrder ? [Permission.read] : []),
+    ...(receivesEvents ? [Permission.eventsRead] : []),
+  ]),
+];
 
 /** The permissions a body asks for beyond the route's (its fields' values, as `fieldPermissions` declares). */
 export const permissionsForBody = ({ fieldPermissions = [] }: RouteAccess, body: unknown): Permission[] => {

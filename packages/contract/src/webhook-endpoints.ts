@@ -48,6 +48,8 @@ export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 500;
 export const WEBHOOK_ENDPOINTS_MAX = 50;
 /** `whsec_` and the base64 of 32 random bytes. */
 export const WEBHOOK_SECRET_MAX_LENGTH = 64;
+/** An owner's identity: the method, a colon and a subject of at most 200 characters. */
+const OWNER_MAX_LENGTH = 220;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const PREVIOUS_SECRET_HOURS = 24;
 
@@ -146,6 +148,14 @@ export const WebhookEndpointSchema = z.object({
   previous_secret_expires_at: dateTime()
     .nullable()
     .describe('Until then the secret replaced by the last rotation signs beside the current one.'),
+  owner: z
+    .string()
+    .max(OWNER_MAX_LENGTH)
+    .nullable()
+    .describe(
+      'Who registered it, and so who sees it and whose events.read it needs to receive: `api_key:<prefix>`, ' +
+        '`jwt:<sub>` or `session:<user>`. Other callers see it only with webhooks.admin.',
+    ),
   created_at: dateTime(),
   updated_at: dateTime(),
 });
@@ -286,13 +296,17 @@ export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
 const UnprocessableEndpointResponse = describedError(
   'Unprocessable entity: the URL is refused (http:// without WEBHOOK_ALLOW_HTTP, a non-public or unresolvable address) or the service holds its maximum of endpoints.',
 );
-const NotFoundEndpointResponse = describedError('Not found: no webhook endpoint has this id.');
+const NotFoundEndpointResponse = describedError(
+  "Not found: no webhook endpoint has this id, or it is another caller's (without webhooks.admin).",
+);
 const ConflictDisabledResponse = describedError(
   'Conflict: the endpoint is disabled (`webhook_endpoint_disabled`); enable it with PATCH first.',
 );
 
 const c = initContract();
 const manage = { permission: Permission.webhooksManage, tag: 'Webhooks' } as const;
+/** Register, change and replay make events reach the caller: events.read as well. */
+const manageReceiving = { ...manage, receivesEvents: true } as const;
 
 export const webhookEndpointsContract = c.router(
   {
@@ -305,13 +319,13 @@ export const webhookEndpointsContract = c.router(
         422: UnprocessableEndpointResponse,
       },
       summary: 'Register a webhook endpoint; the answer holds its signing secret, shown this once',
-      metadata: manage,
+      metadata: manageReceiving,
     },
     listWebhookEndpoints: {
       method: 'GET',
       path: '/webhook-endpoints',
       responses: { 200: successEnvelope(WebhookEndpointListSchema) },
-      summary: 'Every webhook endpoint, oldest first',
+      summary: "The caller's webhook endpoints (every caller's with webhooks.admin), oldest first",
       metadata: manage,
     },
     getWebhookEndpoint: {
@@ -333,7 +347,7 @@ export const webhookEndpointsContract = c.router(
         422: UnprocessableEndpointResponse,
       },
       summary: 'Change the URL, event types or description, or disable and enable an endpoint',
-      metadata: manage,
+      metadata: manageReceiving,
     },
     deleteWebhookEndpoint: {
       method: 'DELETE',
@@ -376,7 +390,7 @@ export const webhookEndpointsContract = c.router(
       description:
         'Each event goes again with its own id (`webhook-id`), in commit order and per order in version order; an event ' +
         'whose delivery to this endpoint is still pending is not queued twice.',
-      metadata: manage,
+      metadata: manageReceiving,
     },
     pingWebhookEndpoint: {
       method: 'POST',

@@ -28,6 +28,7 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   conflict: ErrorCode.conflict,
   precondition_failed: ErrorCode.preconditionFailed,
   precondition_required: ErrorCode.preconditionRequired,
+  gone: ErrorCode.gone,
 };
 
 /** A 401 names the schemes a caller can use (RFC 9110, section 11.6.1). */

@@ -1,4 +1,4 @@
-import type { EventType, WebhookEndpoint } from '@sales-order/contract';
+import { type EventType, Permission, type WebhookEndpoint } from '@sales-order/contract';
 
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -9,7 +9,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 const READ_COLUMNS = Prisma.sql`id, url, description, event_types, enabled, disabled_reason,
   to_char(disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS disabled_at,
   to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS failing_since,
-  to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS previous_secret_expires_at,
+  to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS previous_secret_expires_at, owner,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS updated_at`;
 
@@ -21,6 +21,17 @@ export interface NewEndpoint {
   eventTypes: EventType[] | null;
   secret: string;
   createdBy: string;
+  /** The registering caller's identity (auth/principal.ts identityOf). */
+  owner: string;
+}
+
+/**
+ * Which endpoints a caller may see and change: its own (`owner`), or every one (`all`, for
+ * webhooks.admin). Another's endpoint reads as if it did not exist.
+ */
+export interface EndpointScope {
+  owner: string;
+  all: boolean;
 }
 
 export interface EndpointChange {
@@ -37,7 +48,32 @@ export interface EndpointTarget {
   enabled: boolean;
   /** The current secret first, then the rotated-out one while it still signs. */
   secrets: string[];
+  /** Who the endpoint belongs to (null: nobody, it receives nothing). */
+  owner: string | null;
+  /** Whether the owner may receive events now (OWNER_RECEIVES). */
+  receives: boolean;
 }
+
+/** Rows of one caller's scope. */
+const inScope = (scope: EndpointScope) => (scope.all ? Prisma.empty : Prisma.sql`AND owner = ${scope.owner}::varchar`);
+
+/** Permissions that let an owner receive events. */
+const RECEIVING_PERMISSIONS = [Permission.eventsRead, Permission.all];
+
+/**
+ * Whether the endpoint's owner may receive events now, as the service can tell between
+ * requests: an API key's own row (not revoked, not expired, holding events.read); a host session
+ * user's newest unrevoked session; a JWT subject's grant cannot be looked up (no token is kept),
+ * so the check of its last create, change or replay stands.
+ */
+const OWNER_RECEIVES = Prisma.sql`CASE
+  WHEN starts_with(w.owner, 'api_key:') THEN EXISTS (SELECT 1 FROM api_keys k
+    WHERE k.prefix = substr(w.owner, 9) AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+      AND k.permissions && ${RECEIVING_PERMISSIONS}::text[])
+  WHEN starts_with(w.owner, 'session:') THEN coalesce((SELECT s.permissions && ${RECEIVING_PERMISSIONS}::text[] FROM sessions s
+    WHERE s.user_id = substr(w.owner, 9) AND s.revoked_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT 1), false)
+  WHEN starts_with(w.owner, 'jwt:') THEN true
+  ELSE false END`;
 
 export const webhookEndpointStore = {
   /**
@@ -51,21 +87,21 @@ export const webhookEndpointStore = {
   /** Inserts an endpoint unless the service already holds `maximum`; null then. */
   insert: async (tx: Db, endpoint: NewEndpoint, maximum: number): Promise<EndpointRow | null> => {
     const [row] = await tx.$queryRaw<EndpointRow[]>`
-      INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by)
+      INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by, owner)
       SELECT ${endpoint.url}, ${endpoint.description}::varchar, ${endpoint.eventTypes}::text[], ${endpoint.secret},
-        ${endpoint.createdBy}
+        ${endpoint.createdBy}, ${endpoint.owner}
       WHERE (SELECT count(*) FROM webhook_endpoints) < ${maximum}::int
       RETURNING ${READ_COLUMNS}`;
     return row ?? null;
   },
 
-  list: async (db: Db): Promise<EndpointRow[]> =>
-    db.$queryRaw<EndpointRow[]>`SELECT ${READ_COLUMNS} FROM webhook_endpoints ORDER BY id`,
+  list: async (db: Db, scope: EndpointScope): Promise<EndpointRow[]> =>
+    db.$queryRaw<EndpointRow[]>`SELECT ${READ_COLUMNS} FROM webhook_endpoints WHERE true ${inScope(scope)} ORDER BY id`,
 
-  find: async (db: Db, id: number): Promise<EndpointRow | null> => {
+  find: async (db: Db, id: number, scope: EndpointScope): Promise<EndpointRow | null> => {
     const [row] = await db.$queryRaw<
       EndpointRow[]
-    >`SELECT ${READ_COLUMNS} FROM webhook_endpoints WHERE id = ${id}::int`;
+    >`SELECT ${READ_COLUMNS} FROM webhook_endpoints WHERE id = ${id}::int ${inScope(scope)}`;
     return row ?? null;
   },
 
@@ -73,7 +109,7 @@ export const webhookEndpointStore = {
    * Applies a change; enabling clears the reason and the failure streak, disabling by hand
    * records `manual`. Null when there is no such endpoint.
    */
-  update: async (db: Db, id: number, change: EndpointChange): Promise<EndpointRow | null> => {
+  update: async (db: Db, id: number, change: EndpointChange, scope: EndpointScope): Promise<EndpointRow | null> => {
     const set = (column: string, value: unknown, cast: string) =>
       value === undefined ? Prisma.empty : Prisma.sql`, ${Prisma.raw(column)} = ${value}::${Prisma.raw(cast)}`;
     const enabled =
@@ -88,34 +124,45 @@ export const webhookEndpointStore = {
       UPDATE webhook_endpoints SET updated_at = now()
         ${set('url', change.url, 'varchar')} ${set('description', change.description, 'varchar')}
         ${set('event_types', change.eventTypes, 'text[]')} ${enabled}
-      WHERE id = ${id}::int
+      WHERE id = ${id}::int ${inScope(scope)}
       RETURNING ${READ_COLUMNS}`;
     return row ?? null;
   },
 
   /** Deletes an endpoint; its deliveries and their attempts go with it. False when none. */
-  delete: async (db: Db, id: number): Promise<boolean> =>
-    (await db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${id}::int`) === 1,
+  delete: async (db: Db, id: number, scope: EndpointScope): Promise<boolean> =>
+    (await db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${id}::int ${inScope(scope)}`) === 1,
 
   /**
    * Replaces the secret; the replaced one keeps signing until `previousValidHours` from now.
    * The expiry as the API writes it; null when there is no such endpoint.
    */
-  rotateSecret: async (db: Db, id: number, secret: string, previousValidHours: number): Promise<string | null> => {
+  rotateSecret: async (
+    db: Db,
+    id: number,
+    secret: string,
+    previousValidHours: number,
+    scope: EndpointScope,
+  ): Promise<string | null> => {
     const [row] = await db.$queryRaw<{ previous_secret_expires_at: string }[]>`
       UPDATE webhook_endpoints SET previous_secret = secret, secret = ${secret},
         previous_secret_expires_at = now() + make_interval(hours => ${previousValidHours}::int), updated_at = now()
-      WHERE id = ${id}::int
+      WHERE id = ${id}::int ${inScope(scope)}
       RETURNING to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS previous_secret_expires_at`;
     return row?.previous_secret_expires_at ?? null;
   },
 
-  /** Where and with which secrets to send to an endpoint. */
-  target: async (db: Db, id: number): Promise<EndpointTarget | null> => {
+  /**
+   * Where and with which secrets to send to an endpoint, and whether its owner may receive
+   * events now; within a caller's scope when one is given (a route), any endpoint otherwise (the
+   * delivery worker).
+   */
+  target: async (db: Db, id: number, scope?: EndpointScope): Promise<EndpointTarget | null> => {
     const [row] = await db.$queryRaw<EndpointTarget[]>`
-      SELECT id, url, enabled, array_remove(ARRAY[secret,
-        CASE WHEN previous_secret_expires_at > now() THEN previous_secret END], NULL) AS secrets
-      FROM webhook_endpoints WHERE id = ${id}::int`;
+      SELECT w.id, w.url, w.enabled, array_remove(ARRAY[w.secret,
+        CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END], NULL) AS secrets,
+        w.owner, ${OWNER_RECEIVES} AS receives
+      FROM webhook_endpoints w WHERE w.id = ${id}::int ${scope ? inScope(scope) : Prisma.empty}`;
     return row ?? null;
   },
 };
