@@ -33,8 +33,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         // The dead process's chunk runs again this long after it started.
         IMPORT_CHUNK_TIMEOUT_SECONDS: '15',
         // A loaded machine's waits, not the service's defaults (an upload once met a 1 s connection wait).
-      DATABASE_CONNECT_TIMEOUT_MS: '10000',
-      DATABASE_STATEMENT_TIMEOUT_MS: '30000',
+        DATABASE_CONNECT_TIMEOUT_MS: '10000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '30000',
         DATABASE_LOCK_TIMEOUT_MS: '10000',
       });
       running.push(server);
@@ -88,7 +88,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       const recorded = (await progressOf(first, id)).orders_created;
       first.child.kill('SIGKILL');
       await new Promise((resolve) => first.child.once('exit', resolve));
-    running.splice(running.indexOf(first), 1);
+      running.splice(running.indexOf(first), 1);
       const madeAtDeath = await made();
       expect((await progressOf(await startProcess(), id)).state).toBe('running');
       expect(madeAtDeath).toBeLessThan(ORDERS);

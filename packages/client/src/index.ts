@@ -602,7 +602,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     /** Every result of an import so far, in file order, for `for await (const result of client.importResults(id))`. */
     importResults: async function* (id: number): AsyncGenerator<ImportResult, void, undefined> {
       const response = await client.getImportResults({ params: { id } });
-      if (response.status !== 200) throw errorOf(response as RawResponse);
+      if (response.status !== 200) throw errorOf(response);
       for (const line of String(response.body).split('\n'))
         if (line.trim() !== '') yield JSON.parse(line) as ImportResult;
     },
