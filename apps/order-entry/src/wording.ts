@@ -151,6 +151,14 @@ export const WORDING = {
   invalid_line: 'That line is not an order',
   inconsistent_order: 'The rows of that order disagree, or its reference is used twice',
 
+  // API keys (not on this page; worded for completeness).
+  permission_not_held: `A key cannot be given a permission you do not have yourself. ${ASK_ADMIN}`,
+  location_not_held: `A key cannot reach a location you cannot reach yourself. ${ASK_ADMIN}`,
+  api_key_not_active: 'That key is revoked or expired already',
+  api_key_already_rotated: 'That key was replaced already: change its replacement instead',
+  confirm_self_required: 'This would switch off the key you are using: confirm that you mean it',
+  expiry_in_past: 'The expiry must be in the future',
+
   // Signing in and permissions.
   missing_credentials: 'Sign in again to continue.',
   invalid_authorization: 'Sign in again to continue.',

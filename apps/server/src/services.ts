@@ -1,5 +1,6 @@
 import type { ListEventsFilters } from '@sales-order/contract';
 
+import { createApiKeyManagement } from './api-keys/api-key-management.js';
 import type { TransactionPort } from './db/transactions.js';
 import type { EventProcessing } from './events/event-processing.js';
 import { listEvents } from './events/feed.js';
@@ -68,6 +69,7 @@ export const createServices = (
       allowPrivateNetworks: webhooks.allowPrivateNetworks,
     }),
     webhookDeliveries: createWebhookDeliveries({ transactions, queue, sender }),
+    apiKeys: createApiKeyManagement({ transactions }),
   };
 };
 

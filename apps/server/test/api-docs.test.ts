@@ -44,6 +44,11 @@ describe('API documentation', () => {
         '/imports/{id}',
         '/imports/{id}/results',
         '/imports/{id}/cancel',
+        '/api-keys',
+        '/api-keys/{id}',
+        '/api-keys/{id}/rotate',
+        '/api-keys/{id}/revoke',
+        '/api-keys/{id}/history',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) =>
@@ -80,6 +85,13 @@ describe('API documentation', () => {
         'getImport',
         'getImportResults',
         'cancelImport',
+        'createApiKey',
+        'listApiKeys',
+        'getApiKey',
+        'updateApiKey',
+        'rotateApiKey',
+        'revokeApiKey',
+        'listApiKeyHistory',
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([

@@ -1,8 +1,15 @@
 import {
   apiContract,
+  type ApiKey,
+  type ApiKeyHistory,
+  type ApiKeyHistoryEntry,
+  type ApiKeyHistoryQuery,
+  type ApiKeyPage,
   type CalculateTotalsBody,
   type CancelSalesOrderBody,
   type ConfirmSalesOrderBody,
+  type CreateApiKeyBody,
+  type CreatedApiKey,
   type CreatedSalesOrder,
   type CreatedWebhookEndpoint,
   type CreateSalesOrderBody,
@@ -18,6 +25,7 @@ import {
   type Import,
   type ImportResult,
   type LicenceValidation,
+  type ListApiKeysQuery,
   type ListSalesOrdersQuery,
   type ListWebhookDeliveriesQuery,
   type MaxNumber,
@@ -25,6 +33,8 @@ import {
   type PingedWebhookEndpoint,
   type ReplayedWebhookEvents,
   type ReplayWebhookEventsBody,
+  type RevokeApiKeyBody,
+  type RotateApiKeyBody,
   type RotatedWebhookSecret,
   type SalesOrder,
   type SalesOrderEvent,
@@ -49,9 +59,16 @@ import { type ApiFetcher, initClient } from '@ts-rest/core';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 export type {
+  ApiKey,
+  ApiKeyHistory,
+  ApiKeyHistoryEntry,
+  ApiKeyHistoryQuery,
+  ApiKeyPage,
   CalculateTotalsBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
+  CreateApiKeyBody,
+  CreatedApiKey,
   CreatedSalesOrder,
   CreatedWebhookEndpoint,
   CreateSalesOrderBody,
@@ -65,6 +82,7 @@ export type {
   EventType,
   HistoryEntry,
   LicenceValidation,
+  ListApiKeysQuery,
   ListSalesOrdersQuery,
   ListWebhookDeliveriesQuery,
   MaxNumber,
@@ -72,6 +90,8 @@ export type {
   PingedWebhookEndpoint,
   ReplayedWebhookEvents,
   ReplayWebhookEventsBody,
+  RevokeApiKeyBody,
+  RotateApiKeyBody,
   RotatedWebhookSecret,
   SalesOrder,
   SalesOrderEvent,
@@ -110,6 +130,7 @@ export type { DetailCode, Import, ImportResult, ImportState } from '@sales-order
 export {
   AccessCode,
   apiContract,
+  ApiKeyCode,
   AuthenticationCode,
   DETAIL_CODES,
   ErrorCode,
@@ -428,6 +449,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
   const getImport = (id: number) => unwrap<Import>(client.getImport({ params: { id } }));
   const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
     unwrap<EventPage>(client.listEvents({ query: { ...query, ...(types ? { types: types.join(',') } : {}) } }));
+  const listApiKeys = (query: ListApiKeysQuery = {}) => unwrap<ApiKeyPage>(client.listApiKeys({ query }));
 
   return {
     /** GET /sales-orders: one page; pass its `next_cursor` as `cursor` (same filters and sort) for the next. */
@@ -620,6 +642,55 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
         if (progress.state !== 'queued' && progress.state !== 'running') return progress;
         await sleep(intervalMs);
       }
+    },
+    /**
+     * POST /api-keys: the answer's `secret` is the key, shown this once. Its permissions (and
+     * locations) must be held by the caller, which needs `api_keys.manage`.
+     */
+    createApiKey: (body: CreateApiKeyBody) => unwrap<CreatedApiKey>(client.createApiKey({ body })),
+    /** GET /api-keys: one page, newest first; `next_cursor` is the next page's `cursor`. */
+    listApiKeys,
+    /** Every key the filters match, page after page: `for await (const key of client.apiKeys({ active: true }))`. */
+    apiKeys: async function* (query: Omit<ListApiKeysQuery, 'cursor'> = {}): AsyncGenerator<ApiKey, void, undefined> {
+      let cursor: number | undefined;
+      do {
+        const page = await listApiKeys({ ...query, ...(cursor === undefined ? {} : { cursor }) });
+        yield* page.items;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+    },
+    /** GET /api-keys/{id} */
+    getApiKey: (id: number) => unwrap<ApiKey>(client.getApiKey({ params: { id } })),
+    /** PATCH /api-keys/{id}: the name is all that changes. */
+    renameApiKey: (id: number, name: string) => unwrap<ApiKey>(client.updateApiKey({ params: { id }, body: { name } })),
+    /**
+     * POST /api-keys/{id}/rotate: a successor with a new `secret` (shown this once); the current
+     * key keeps working for `expire_current_in_seconds` (0..604800, default 0).
+     */
+    rotateApiKey: (id: number, body: RotateApiKeyBody = {}) =>
+      unwrap<CreatedApiKey>(client.rotateApiKey({ params: { id }, body })),
+    /**
+     * POST /api-keys/{id}/revoke: now, or after `revoke_in_seconds`. Revoking the key the client
+     * itself authenticates with needs `confirm_self: true`.
+     */
+    revokeApiKey: (id: number, body: RevokeApiKeyBody = {}) =>
+      unwrap<ApiKey>(client.revokeApiKey({ params: { id }, body })),
+    /** GET /api-keys/{id}/history: who created, renamed, rotated and revoked the key, oldest first. */
+    apiKeyHistory: async function* (
+      id: number,
+      query: Omit<ApiKeyHistoryQuery, 'cursor'> = {},
+    ): AsyncGenerator<ApiKeyHistoryEntry, void, undefined> {
+      let cursor: number | undefined;
+      do {
+        const page = await unwrap<ApiKeyHistory>(
+          client.listApiKeyHistory({
+            params: { id },
+            query: { ...query, ...(cursor === undefined ? {} : { cursor }) },
+          }),
+        );
+        yield* page.items;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
     },
   };
 };

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 
+import { apiKeysContract } from './api-keys.js';
 import { eventsContract } from './events.js';
 import { importsContract } from './imports.js';
 import { salesOrdersContract } from './sales-orders.contract.js';
@@ -13,7 +14,8 @@ import { webhookEndpointsContract } from './webhook-endpoints.js';
 export type ApiContract = typeof salesOrdersContract &
   typeof eventsContract &
   typeof webhookEndpointsContract &
-  typeof importsContract;
+  typeof importsContract &
+  typeof apiKeysContract;
 
 /** Every route of the service, one contract per resource: what the OpenAPI document describes. */
 export const apiContract: ApiContract = initContract().router({
@@ -21,4 +23,5 @@ export const apiContract: ApiContract = initContract().router({
   ...eventsContract,
   ...webhookEndpointsContract,
   ...importsContract,
+  ...apiKeysContract,
 });

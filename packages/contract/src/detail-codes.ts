@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { ApiKeyCode } from './api-keys.js';
 import { SchemaIssueCode } from './common.js';
 import { ValidationCode } from './errors.js';
 import { FeedCode } from './events.js';
@@ -86,6 +87,7 @@ const DETAIL_CODE_GROUPS = [
   WebhookCode,
   FeedCode,
   ImportCode,
+  ApiKeyCode,
   AuthenticationCode,
   AccessCode,
   RequestCode,

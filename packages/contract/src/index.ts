@@ -1,4 +1,5 @@
 export * from './api.contract.js';
+export * from './api-keys.js';
 export * from './common.js';
 export * from './detail-codes.js';
 export * from './dropdown.js';

@@ -14,6 +14,17 @@ import {
 import type { ZodTypeAny } from 'zod';
 
 import { apiContract } from './api.contract.js';
+import {
+  ApiKeyHistoryEntrySchema,
+  ApiKeyHistorySchema,
+  ApiKeyPageSchema,
+  ApiKeySchema,
+  CreateApiKeyBodySchema,
+  CreatedApiKeySchema,
+  RevokeApiKeyBodySchema,
+  RotateApiKeyBodySchema,
+  UpdateApiKeyBodySchema,
+} from './api-keys.js';
 import { DETAIL_CODES } from './detail-codes.js';
 import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
@@ -92,6 +103,10 @@ const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   ReplayWebhookEventsBody: ReplayWebhookEventsBodySchema,
   ConfirmSalesOrderBody: ConfirmSalesOrderBodySchema,
   CancelSalesOrderBody: CancelSalesOrderBodySchema,
+  CreateApiKeyBody: CreateApiKeyBodySchema,
+  UpdateApiKeyBody: UpdateApiKeyBodySchema,
+  RotateApiKeyBody: RotateApiKeyBodySchema,
+  RevokeApiKeyBody: RevokeApiKeyBodySchema,
 };
 const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrder: SalesOrderSchema,
@@ -128,6 +143,11 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   // Not an answer of any route: the body of every webhook delivery (OpenAPI 3.0 has no `webhooks`).
   WebhookPayload: WebhookPayloadSchema,
   SalesOrderStatus: SalesOrderStatusSchema,
+  ApiKey: ApiKeySchema,
+  CreatedApiKey: CreatedApiKeySchema,
+  ApiKeyPage: ApiKeyPageSchema,
+  ApiKeyHistory: ApiKeyHistorySchema,
+  ApiKeyHistoryEntry: ApiKeyHistoryEntrySchema,
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
@@ -499,6 +519,12 @@ export const createOpenApiDocument = ({
       name: 'Webhooks',
       description:
         'Endpoints that receive every event as a signed Standard Webhooks delivery, at least once, retried on a schedule.',
+    })
+    .addTag({
+      name: 'API keys',
+      description:
+        'Keys for machine callers: created with a secret shown once, rotated with a grace period, revoked, audited; ' +
+        'never with more permissions or locations than their maker holds.',
     })
     .addSecurityScheme('bearerAuth', {
       type: 'http',

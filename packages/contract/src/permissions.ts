@@ -20,6 +20,8 @@ export const Permission = {
   webhooksAdmin: 'webhooks.admin',
   /** POST /imports and reading one's imports (each order also needs what its create needs). */
   import: 'sales_orders.import',
+  /** API keys: create, list, rename, rotate, revoke and read their history (never beyond what the caller holds). */
+  apiKeysManage: 'api_keys.manage',
   /** Grants every permission. */
   all: '*',
 } as const;

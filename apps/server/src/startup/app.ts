@@ -13,6 +13,7 @@ import type { Database } from '../db/database.js';
 import { transactionPort } from '../db/transactions.js';
 import type { EventProcessing } from '../events/event-processing.js';
 import { apiDocsRouter } from '../http/api-docs.js';
+import { createApiKeysRouter } from '../http/api-keys-router.js';
 import { authenticate } from '../http/authenticate.js';
 import { requireFieldPermissions, requirePermission } from '../http/authorize.js';
 import { answerPreflight, corsForAllowedOrigins } from '../http/cors.js';
@@ -175,6 +176,7 @@ export const createApp = ({
     ...createEventsRouter(services),
     ...createWebhookEndpointsRouter(services),
     ...createImportsRouter(services),
+    ...createApiKeysRouter(services),
   });
   createExpressEndpoints(apiContract, routes, api, {
     logInitialization: false,

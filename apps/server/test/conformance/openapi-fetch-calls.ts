@@ -400,6 +400,42 @@ conformance-1,${ids.customerId},${ids.locationId},2026-11-15,${ids.productId},1,
     'get',
     await client.GET('/imports/{id}', { params: { path: { id: 2_000_000_000 } } }),
   );
+  // API keys: the successor of a rotation, a rename, a revocation and each key's history.
+  const apiKey = record(
+    'create API key',
+    '/api-keys',
+    'post',
+    await client.POST('/api-keys', { body: { name: 'conformance', permissions: ['sales_orders.read'] } }),
+  );
+  const apiKeyPath = { params: { path: { id: (apiKey.data as { data: { id: number } }).data.id } } };
+  record('list API keys', '/api-keys', 'get', await client.GET('/api-keys', { params: { query: { limit: 5 } } }));
+  record('read API key', '/api-keys/{id}', 'get', await client.GET('/api-keys/{id}', apiKeyPath));
+  record(
+    'rename API key',
+    '/api-keys/{id}',
+    'patch',
+    await client.PATCH('/api-keys/{id}', { ...apiKeyPath, body: { name: 'conformance renamed' } }),
+  );
+  record(
+    'rotate API key',
+    '/api-keys/{id}/rotate',
+    'post',
+    await client.POST('/api-keys/{id}/rotate', { ...apiKeyPath, body: { expire_current_in_seconds: 60 } }),
+  );
+  record(
+    'rotate API key again: 409',
+    '/api-keys/{id}/rotate',
+    'post',
+    await client.POST('/api-keys/{id}/rotate', { ...apiKeyPath, body: { expire_current_in_seconds: 0 } }),
+  );
+  record('revoke API key', '/api-keys/{id}/revoke', 'post', await client.POST('/api-keys/{id}/revoke', apiKeyPath));
+  record('API key history', '/api-keys/{id}/history', 'get', await client.GET('/api-keys/{id}/history', apiKeyPath));
+  record(
+    'read unknown API key: 404',
+    '/api-keys/{id}',
+    'get',
+    await client.GET('/api-keys/{id}', { params: { path: { id: 999_999 } } }),
+  );
   record(
     'read without credentials: 401',
     '/sales-orders/{id}',
