@@ -97,6 +97,7 @@ export const WORDING = {
   // The order's own rules.
   unknown_customer: 'This customer is not active any more: choose another',
   unknown_location: 'This location is not active any more: choose another',
+  location_not_permitted: `You do not work for this location: choose one of yours. ${ASK_ADMIN}`,
   unknown_financial_year: 'No open financial year covers the order date',
   unknown_product: 'This product is not active any more: choose another',
   unknown_packsize: 'This pack size is not active any more',
@@ -168,6 +169,8 @@ export const WORDING = {
   token_expired: 'Sign in again to continue.',
   invalid_api_key: 'Sign in again to continue.',
   invalid_session: 'Sign in again to continue.',
+  invalid_locations: `Your sign-in names a location that does not exist. ${ASK_ADMIN}`,
+  locations_required: `Your sign-in does not say which locations you work for. ${ASK_ADMIN}`,
   missing_permission: `You are not allowed to do this. ${ASK_ADMIN}`,
   origin_not_allowed: `This page is not allowed to change orders from where it is opened. ${ASK_ADMIN}`,
 
