@@ -64,8 +64,9 @@ export const CommonErrorResponses = {
   429: describedError('Too many requests: the per-client rate limit is exhausted.'),
   500: describedError('Internal server error.'),
   503: describedError(
-    'Service unavailable: the database did not answer in time (outage or overload: `database_unavailable`), or another ' +
-      'request held a lock this one needed for too long (contention: `busy`); retry after the `Retry-After` seconds.',
+    'Service unavailable: the database did not answer in time (outage: `database_unavailable`), the request could not ' +
+      'get a database connection before its deadline (load shed: `overloaded`), or another request held a lock this one ' +
+      'needed for too long (contention: `busy`); retry after the `Retry-After` seconds.',
   ),
 } as const;
 
