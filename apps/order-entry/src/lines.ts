@@ -78,8 +78,11 @@ export const createLineEditor = (
     for (const line of lines) line.remove.disabled = lines.length === 1 || line.product.disabled;
   };
 
-  /** A new line; with `stored`, a line of an opened order (its product offered even when the kept list lacks it). */
-  const addLine = async (stored?: SalesOrderDetail) => {
+  /**
+   * A line from the kept product list; with `stored`, a line of an opened order (its product
+   * offered even when the list lacks it). The caller renumbers: once for all of an order's lines.
+   */
+  const buildLine = (products: HTMLSelectElement, stored?: SalesOrderDetail) => {
     const product = labelled('Product', el('select', {}));
     const search = el('input', { type: 'search', placeholder: 'Type to narrow', autocomplete: 'off' });
     const searchField = labelled('Search products', search);
@@ -137,10 +140,24 @@ export const createLineEditor = (
       onChange();
     });
     searchableSelect(client, options, row.product, search, 'products', 'Choose a product', fail);
-    renumber();
     const chosen: Chosen | undefined = stored ? { id: stored.product_id, name: stored.product_name } : undefined;
-    fillSelect(row.product, await options.load('products'), 'Choose a product', chosen);
+    fillSelect(row.product, products, 'Choose a product', chosen);
     return row;
+  };
+
+  /** A new empty line. */
+  const addLine = async () => {
+    const row = buildLine(await options.load('products'));
+    renumber();
+    return row;
+  };
+
+  /** An opened order's lines, numbered once (numbering after each would be quadratic in 500 lines). */
+  const addStoredLines = async (stored: readonly SalesOrderDetail[]) => {
+    const products = await options.load('products');
+    const rows = stored.map((detail) => buildLine(products, detail));
+    renumber();
+    return rows;
   };
 
   const addCharge = (stored?: { description: string; amount: number }) => {
@@ -191,6 +208,7 @@ export const createLineEditor = (
     linesBox,
     chargesBox,
     addLine,
+    addStoredLines,
     addCharge,
     clear,
     /** Locks or unlocks what the order's status freezes (lines and charges after confirm). */

@@ -353,7 +353,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     deliveryDate.control.value = order.delivery_date ?? '';
     remarks.control.value = order.remarks ?? '';
     acknowledge.checked = false;
-    await Promise.all(order.details.map((detail) => editor.addLine(detail)));
+    await editor.addStoredLines(order.details);
     for (const charge of order.other_charges) editor.addCharge(charge);
     errors.clear();
     applyStatus();

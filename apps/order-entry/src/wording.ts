@@ -141,6 +141,24 @@ export const WORDING = {
   too_many_webhook_endpoints: 'There are too many receivers already',
   webhook_endpoint_disabled: 'That receiver is switched off',
   invalid_webhook_url: 'That is not a web address',
+  too_many_webhook_secrets: 'That receiver has changed its secret too often today: try again tomorrow',
+  // The change feed (not on this page either).
+  cursor_past_retention: 'Changes this far back are no longer kept: start again from the oldest kept change',
+  import_not_readable: 'That file is not a CSV or JSON Lines file of orders, or it is empty',
+  import_too_many_orders: 'That file holds too many orders: split it into smaller files',
+  wrong_column_count: 'That row has more or fewer cells than the header',
+  invalid_cell: 'That cell should hold a number',
+  invalid_encoding: 'That row has characters that could not be read: save the file as UTF-8',
+  invalid_line: 'That line is not an order',
+  inconsistent_order: 'The rows of that order disagree, or its reference is used twice',
+
+  // API keys (not on this page; worded for completeness).
+  permission_not_held: `A key cannot be given a permission you do not have yourself. ${ASK_ADMIN}`,
+  location_not_held: `A key cannot reach a location you cannot reach yourself. ${ASK_ADMIN}`,
+  api_key_not_active: 'That key is revoked or expired already',
+  api_key_already_rotated: 'That key was replaced already: change its replacement instead',
+  confirm_self_required: 'This would switch off the key you are using: confirm that you mean it',
+  expiry_in_past: 'The expiry must be in the future',
 
   // Signing in and permissions.
   missing_credentials: 'Sign in again to continue.',

@@ -1,11 +1,14 @@
 import type { ListEventsFilters } from '@sales-order/contract';
 
+import { createApiKeyManagement } from './api-keys/api-key-management.js';
 import type { TransactionPort } from './db/transactions.js';
 import type { EventProcessing } from './events/event-processing.js';
 import { listEvents } from './events/feed.js';
 import { createWebhookDeliveries } from './events/webhook-deliveries.js';
 import { createWebhookEndpoints } from './events/webhook-endpoints.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
+import { type ImportQueue, startImportQueue } from './imports/import-queue.js';
+import { createImports } from './imports/imports.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
@@ -13,32 +16,61 @@ import { createOrderUseCases } from './orders/order-use-cases.js';
 import { todayIn } from './shared/calendar.js';
 import type { AppConfig } from './startup/config.js';
 
-/** Every use case, wired to one database; "today" is where the business is. */
+/**
+ * Every use case, wired to one database; "today" is where the business is. The imports' job
+ * queue starts here too (its worker runs in every process); `reportFailure` hears of a chunk
+ * that failed (it runs again) or a queue that could not start.
+ */
 export const createServices = (
   transactions: TransactionPort,
   {
     businessTimeZone,
     orderNumberMaxAhead,
-    idempotency,
+    idempotency: idempotencyOptions,
     masterDataCacheTtlMs,
     webhooks,
-  }: Pick<AppConfig, 'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency' | 'masterDataCacheTtlMs' | 'webhooks'>,
+    imports: importOptions,
+  }: Pick<
+    AppConfig,
+    'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency' | 'masterDataCacheTtlMs' | 'webhooks' | 'imports'
+  >,
   { queue, sender, resolve }: Pick<EventProcessing, 'queue' | 'sender' | 'resolve'>,
-) => ({
-  orders: createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead) }),
-  idempotency: createIdempotencyService(transactions.db, idempotency),
-  licences: createLicenceService(transactions.db, () => todayIn(businessTimeZone)),
-  dropdowns: createDropdownService(transactions.db, { cacheTtlMs: masterDataCacheTtlMs }),
-  totals: { calculate: calculateTotals },
-  events: { list: (query: ListEventsFilters) => listEvents(transactions.db, query) },
-  webhookEndpoints: createWebhookEndpoints({
+  reportFailure: (message: string) => (error: unknown) => void = () => () => {},
+) => {
+  const orders = createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead) });
+  const idempotency = createIdempotencyService(transactions.db, idempotencyOptions);
+  const imports = createImports({
     transactions,
-    queue,
-    resolve,
-    allowHttp: webhooks.allowHttp,
-    allowPrivateNetworks: webhooks.allowPrivateNetworks,
-  }),
-  webhookDeliveries: createWebhookDeliveries({ transactions, queue, sender }),
-});
+    orders,
+    idempotency,
+    queue: () => importQueue,
+    maxOrders: importOptions.maxOrders,
+    chunkSize: importOptions.chunkSize,
+  });
+  const importQueue: Promise<ImportQueue> = startImportQueue(queue.boss, {
+    chunkTimeoutSeconds: importOptions.chunkTimeoutSeconds,
+    runChunk: imports.runChunk,
+    reportFailure: reportFailure('import chunk failed; it runs again'),
+  });
+  importQueue.catch(reportFailure('the import queue did not start'));
+  return {
+    orders,
+    idempotency,
+    imports,
+    licences: createLicenceService(transactions.db, () => todayIn(businessTimeZone)),
+    dropdowns: createDropdownService(transactions.db, { cacheTtlMs: masterDataCacheTtlMs }),
+    totals: { calculate: calculateTotals },
+    events: { list: (query: ListEventsFilters) => listEvents(transactions.db, query) },
+    webhookEndpoints: createWebhookEndpoints({
+      transactions,
+      queue,
+      resolve,
+      allowHttp: webhooks.allowHttp,
+      allowPrivateNetworks: webhooks.allowPrivateNetworks,
+    }),
+    webhookDeliveries: createWebhookDeliveries({ transactions, queue, sender }),
+    apiKeys: createApiKeyManagement({ transactions }),
+  };
+};
 
 export type Services = ReturnType<typeof createServices>;

@@ -7,8 +7,11 @@ import { Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createApiKeyService, LAST_USED_RESOLUTION_MS } from '../src/auth/api-keys.js';
+import { createApiKeyManagement } from '../src/api-keys/api-key-management.js';
+import { operator } from '../src/api-keys/key-manager.js';
+import { LAST_USED_RESOLUTION_MS } from '../src/auth/api-keys.js';
 import { runApiKeyCommand } from '../src/cli/api-key-command.js';
+import { transactionPort } from '../src/db/transactions.js';
 import { createApiKey } from './support/credentials.js';
 import { eventually } from './support/eventually.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -87,12 +90,13 @@ describe('API keys', () => {
   });
 
   it('refuses a revoked key', async () => {
-    const service = createApiKeyService(server.database.prisma);
+    const apiKeys = createApiKeyManagement({ transactions: transactionPort(server.database.prisma) });
     const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
+    const revoke = () => apiKeys.revoke(summary.id, { revoke_in_seconds: 0, confirm_self: false }, operator('test'));
     expect((await callWith(server, key)).status).toBe(200);
-    expect(await service.revoke(summary.prefix)).toBe('revoked');
+    expect((await revoke()).active).toBe(false);
     await expectRefusedSoon(server, key);
-    expect(await service.revoke(summary.prefix)).toBe('already_revoked');
+    await expect(revoke()).rejects.toMatchObject({ kind: 'conflict' });
   });
 
   it('refuses an expired key', async () => {

@@ -469,7 +469,7 @@ describe('webhook deliveries', () => {
 
     // 24 hours later (the expiry moved into the past), the old one signs no more.
     await suite.server.database.prisma.$executeRaw`
-      UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = ${endpoint.id}`;
+      UPDATE webhook_previous_secrets SET expires_at = now() - interval '1 second' WHERE endpoint_id = ${endpoint.id}`;
     await createOrder();
     await eventually(async () => target.received.length === 2, 10_000);
     const after = target.received[1]!;
@@ -581,6 +581,15 @@ describe('server-side request forgery: without WEBHOOK_ALLOW_PRIVATE_NETWORKS', 
     ['http://localhost:8080/in', 'loopback'],
     ['http://[::1]:8080/in', 'loopback'],
     ['http://[::ffff:127.0.0.1]:8080/in', 'loopback'],
+    // Every IPv6 form that carries an IPv4 address, judged as that address (issue 29, item 6).
+    ['http://[::127.0.0.1]:8080/in', 'loopback'],
+    ['http://[::7f00:1]:8080/in', 'loopback'],
+    ['http://[::ffff:0:7f00:1]:8080/in', 'loopback'],
+    ['http://[64:ff9b::7f00:1]:8080/in', 'loopback'],
+    ['http://[64:ff9b::a9fe:a9fe]:8080/in', 'linkLocal'],
+    ['http://[2002:7f00:1::1]:8080/in', 'loopback'],
+    ['http://[2002:a00:1::1]:8080/in', 'private'],
+    ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:8080/in', 'loopback'],
     ['http://2130706433/in', 'loopback'],
     ['http://0.0.0.0:8080/in', 'unspecified'],
   ])('refuses %s at registration (%s), and when a URL is changed to it', async (url, range) => {
@@ -597,11 +606,28 @@ describe('server-side request forgery: without WEBHOOK_ALLOW_PRIVATE_NETWORKS', 
     await suite.server.database.prisma.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${row!.id}`;
   });
 
+  it('refuses at delivery an endpoint written with an IPv4-compatible loopback address ([::127.0.0.1])', async () => {
+    const target = await receiver();
+    const [endpoint] = await suite.server.database.prisma.$queryRaw<{ id: number }[]>`
+      INSERT INTO webhook_endpoints (url, secret, owner)
+      VALUES (${`http://[::7f00:1]:${target.port}/in`}, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'jwt:test-harness')
+      RETURNING id`;
+    await createOrder();
+    await eventually(async () => (await deliveries(endpoint!.id))[0]?.attempts.length === 1, 10_000);
+    const [attempt] = (await deliveries(endpoint!.id))[0]!.attempts;
+    expect(attempt).toMatchObject({
+      status_code: null,
+      error: expect.stringMatching(/^::7f00:1 is a loopback address: refused/),
+    });
+    expect(target.received).toEqual([]);
+  });
+
   it('refuses again at delivery, and at a ping, when an endpoint leads to a loopback address (DNS changed)', async () => {
     const target = await receiver();
     // Registered while its name resolved elsewhere: written as the row it would be.
     const [endpoint] = await suite.server.database.prisma.$queryRaw<{ id: number }[]>`
-      INSERT INTO webhook_endpoints (url, secret) VALUES (${`http://localhost:${target.port}/in`}, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')
+      INSERT INTO webhook_endpoints (url, secret, owner)
+      VALUES (${`http://localhost:${target.port}/in`}, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'jwt:test-harness')
       RETURNING id`;
     await createOrder();
     await eventually(async () => (await deliveries(endpoint!.id))[0]?.attempts.length === 1, 10_000);

@@ -1,8 +1,15 @@
 import {
   apiContract,
+  type ApiKey,
+  type ApiKeyHistory,
+  type ApiKeyHistoryEntry,
+  type ApiKeyHistoryQuery,
+  type ApiKeyPage,
   type CalculateTotalsBody,
   type CancelSalesOrderBody,
   type ConfirmSalesOrderBody,
+  type CreateApiKeyBody,
+  type CreatedApiKey,
   type CreatedSalesOrder,
   type CreatedWebhookEndpoint,
   type CreateSalesOrderBody,
@@ -16,6 +23,7 @@ import {
   type EventType,
   type HistoryEntry,
   type LicenceValidation,
+  type ListApiKeysQuery,
   type ListSalesOrdersQuery,
   type ListWebhookDeliveriesQuery,
   type MaxNumber,
@@ -23,6 +31,8 @@ import {
   type PingedWebhookEndpoint,
   type ReplayedWebhookEvents,
   type ReplayWebhookEventsBody,
+  type RevokeApiKeyBody,
+  type RotateApiKeyBody,
   type RotatedWebhookSecret,
   type SalesOrder,
   type SalesOrderEvent,
@@ -47,9 +57,16 @@ import { type ApiFetcher, initClient } from '@ts-rest/core';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 export type {
+  ApiKey,
+  ApiKeyHistory,
+  ApiKeyHistoryEntry,
+  ApiKeyHistoryQuery,
+  ApiKeyPage,
   CalculateTotalsBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
+  CreateApiKeyBody,
+  CreatedApiKey,
   CreatedSalesOrder,
   CreatedWebhookEndpoint,
   CreateSalesOrderBody,
@@ -63,6 +80,7 @@ export type {
   EventType,
   HistoryEntry,
   LicenceValidation,
+  ListApiKeysQuery,
   ListSalesOrdersQuery,
   ListWebhookDeliveriesQuery,
   MaxNumber,
@@ -70,6 +88,8 @@ export type {
   PingedWebhookEndpoint,
   ReplayedWebhookEvents,
   ReplayWebhookEventsBody,
+  RevokeApiKeyBody,
+  RotateApiKeyBody,
   RotatedWebhookSecret,
   SalesOrder,
   SalesOrderEvent,
@@ -108,6 +128,7 @@ export type { DetailCode } from '@sales-order/contract';
 export {
   AccessCode,
   apiContract,
+  ApiKeyCode,
   AuthenticationCode,
   DETAIL_CODES,
   ErrorCode,
@@ -137,28 +158,28 @@ export type SalesOrderClientAuth =
 export interface SalesOrderClientOptions {
   /** The service's base address including its base path, e.g. `https://erp.example.com/api`. */
   baseUrl: string;
-  auth?: SalesOrderClientAuth;
+  auth?: SalesOrderClientAuth | undefined;
   /** A fetch implementation (defaults to the global one): for tests, proxies, instrumentation. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Extra headers sent with every request, e.g. `X-Request-Id`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** How `createSalesOrder` retries (always with the same Idempotency-Key). */
-  retry?: SalesOrderRetryOptions;
+  retry?: SalesOrderRetryOptions | undefined;
 }
 
 export interface SalesOrderRetryOptions {
   /** Tries in all, the first included; 1 switches retries off. Default 3. */
-  attempts?: number;
+  attempts?: number | undefined;
   /** Delay before the first retry, doubled for each next one, with jitter. Default 200 ms. */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** Longest wait before a retry; a `Retry-After` asking for longer ends the retries. Default 30 s. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
 }
 
 /** Per-call options of `createSalesOrder`. */
 export interface CreateSalesOrderOptions {
   /** The order's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }
 
 /** Per-call options of `updateSalesOrder`, `deleteSalesOrder` and the transitions. */
@@ -168,13 +189,13 @@ export interface ConditionalWriteOptions {
    * header of the read (e.g. `"3-0a1B2c3D4e5F6g7H"`: the whole representation compared), or
    * `'*'`: any live order. Sent as If-Match.
    */
-  ifMatch?: number | string;
+  ifMatch?: number | string | undefined;
 }
 
 /** Per-call options of the transitions (confirm, cancel, close, amend). */
 export interface TransitionOptions extends ConditionalWriteOptions {
   /** The call's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }
 
 /** A failed call: the HTTP status and the error envelope's `code`, `message` and `details`. */
@@ -394,6 +415,13 @@ const transitionHeaders = ({ ifMatch, idempotencyKey }: TransitionOptions, key: 
 });
 
 /**
+ * The members whose value is not undefined: under `exactOptionalPropertyTypes` a caller may pass
+ * `{ after: undefined }` for "not given", which must not reach the query string as a value.
+ */
+const definedOnly = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+
+/**
  * A client for the sales order service: one typed method per route. Each resolves with the
  * `data` of the success envelope and rejects with a SalesOrderApiError (a subclass for 409,
  * 412 and 428) or, when no response arrived, a SalesOrderNetworkError.
@@ -406,9 +434,13 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     throwOnUnknownStatus: false,
   });
   const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
-    unwrap<SalesOrderPage>(client.listSalesOrders({ query: filters }));
+    unwrap<SalesOrderPage>(client.listSalesOrders({ query: definedOnly(filters) }));
   const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
-    unwrap<EventPage>(client.listEvents({ query: { ...query, ...(types ? { types: types.join(',') } : {}) } }));
+    unwrap<EventPage>(
+      client.listEvents({ query: definedOnly({ ...query, ...(types ? { types: types.join(',') } : {}) }) }),
+    );
+  const listApiKeys = (query: ListApiKeysQuery = {}) =>
+    unwrap<ApiKeyPage>(client.listApiKeys({ query: definedOnly(query) }));
 
   return {
     /** GET /sales-orders: one page; pass its `next_cursor` as `cursor` (same filters and sort) for the next. */
@@ -432,11 +464,11 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * orders); pass `next_cursor` as `cursor` for the next page.
      */
     getSalesOrderHistory: (id: number, query: SalesOrderHistoryQuery = {}) =>
-      unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id }, query })),
+      unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id }, query: definedOnly(query) })),
     /** Every history entry of an order, page after page: `for await (const entry of client.salesOrderHistory(4))`. */
     salesOrderHistory: async function* (
       id: number,
-      { limit }: { limit?: number } = {},
+      { limit }: { limit?: number | undefined } = {},
     ): AsyncGenerator<HistoryEntry, void, undefined> {
       let cursor: string | undefined;
       do {
@@ -508,7 +540,11 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * most 5000) plus the selected one; `truncated` in the answer tells whether `q` (a
      * case-insensitive part of the name) is needed to reach the rest.
      */
-    getDropdownOptions: (type: DropdownType, selectedId?: number, { q, limit }: { q?: string; limit?: number } = {}) =>
+    getDropdownOptions: (
+      type: DropdownType,
+      selectedId?: number,
+      { q, limit }: { q?: string | undefined; limit?: number | undefined } = {},
+    ) =>
       unwrap<DropdownOptions>(
         client.getDropdownOptions({
           params: { type },
@@ -526,17 +562,22 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     listEvents,
     /**
      * Every event after `after` until the feed is caught up, page after page, for
-     * `for await (const event of client.events({ after }))`; the returned value is the cursor to
-     * resume from next time.
+     * `for await (const event of feed)` where `feed = client.events({ after })`; then
+     * `feed.cursor` is where to resume next time (also after a `break`: the cursor of the last
+     * page read; events of that page after the one you stopped at come again). The generator's
+     * return value is the same cursor.
      */
-    events: async function* (options: ListEventsOptions = {}): AsyncGenerator<SalesOrderEvent, string, undefined> {
-      let after = options.after;
-      for (;;) {
-        const page = await listEvents({ ...options, ...(after === undefined ? {} : { after }) });
-        yield* page.items;
-        after = page.next_cursor;
-        if (!page.has_more) return after;
-      }
+    events: (options: ListEventsOptions = {}): EventFeed => {
+      let cursor = options.after;
+      const pages = async function* (): AsyncGenerator<SalesOrderEvent, string, undefined> {
+        for (;;) {
+          const page = await listEvents({ ...options, after: cursor });
+          yield* page.items;
+          cursor = page.next_cursor;
+          if (!page.has_more) return cursor;
+        }
+      };
+      return Object.defineProperty(pages(), 'cursor', { get: () => cursor, enumerable: true }) as EventFeed;
     },
     /** POST /webhook-endpoints: the answer's `secret` is shown this once; keep it in the receiver. */
     createWebhookEndpoint: (body: CreateWebhookEndpointBody) =>
@@ -555,25 +596,80 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     rotateWebhookSecret: (id: number) => unwrap<RotatedWebhookSecret>(client.rotateWebhookSecret({ params: { id } })),
     /** GET /webhook-endpoints/{id}/deliveries: newest first, with every attempt and the next retry. */
     listWebhookDeliveries: (id: number, query: ListWebhookDeliveriesQuery = {}) =>
-      unwrap<WebhookDeliveryPage>(client.listWebhookDeliveries({ params: { id }, query })),
+      unwrap<WebhookDeliveryPage>(client.listWebhookDeliveries({ params: { id }, query: definedOnly(query) })),
     /** POST /webhook-endpoints/{id}/replay: `{ after: cursor }` or `{ since: '2026-11-24 08:00:00' }`. */
     replayWebhookEvents: (id: number, body: ReplayWebhookEventsBody) =>
       unwrap<ReplayedWebhookEvents>(client.replayWebhookEvents({ params: { id }, body })),
     /** POST /webhook-endpoints/{id}/ping: sends a signed test event now and says how the receiver answered. */
     pingWebhookEndpoint: (id: number) => unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
+    /**
+     * POST /api-keys: the answer's `secret` is the key, shown this once. Its permissions (and
+     * locations) must be held by the caller, which needs `api_keys.manage`.
+     */
+    createApiKey: (body: CreateApiKeyBody) => unwrap<CreatedApiKey>(client.createApiKey({ body })),
+    /** GET /api-keys: one page, newest first; `next_cursor` is the next page's `cursor`. */
+    listApiKeys,
+    /** Every key the filters match, page after page: `for await (const key of client.apiKeys({ active: true }))`. */
+    apiKeys: async function* (query: Omit<ListApiKeysQuery, 'cursor'> = {}): AsyncGenerator<ApiKey, void, undefined> {
+      let cursor: number | undefined;
+      do {
+        const page = await listApiKeys({ ...query, ...(cursor === undefined ? {} : { cursor }) });
+        yield* page.items;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+    },
+    /** GET /api-keys/{id} */
+    getApiKey: (id: number) => unwrap<ApiKey>(client.getApiKey({ params: { id } })),
+    /** PATCH /api-keys/{id}: the name is all that changes. */
+    renameApiKey: (id: number, name: string) => unwrap<ApiKey>(client.updateApiKey({ params: { id }, body: { name } })),
+    /**
+     * POST /api-keys/{id}/rotate: a successor with a new `secret` (shown this once); the current
+     * key keeps working for `expire_current_in_seconds` (0..604800, default 0).
+     */
+    rotateApiKey: (id: number, body: RotateApiKeyBody = {}) =>
+      unwrap<CreatedApiKey>(client.rotateApiKey({ params: { id }, body })),
+    /**
+     * POST /api-keys/{id}/revoke: now, or after `revoke_in_seconds`. Revoking the key the client
+     * itself authenticates with needs `confirm_self: true`.
+     */
+    revokeApiKey: (id: number, body: RevokeApiKeyBody = {}) =>
+      unwrap<ApiKey>(client.revokeApiKey({ params: { id }, body })),
+    /** GET /api-keys/{id}/history: who created, renamed, rotated and revoked the key, oldest first. */
+    apiKeyHistory: async function* (
+      id: number,
+      query: Omit<ApiKeyHistoryQuery, 'cursor'> = {},
+    ): AsyncGenerator<ApiKeyHistoryEntry, void, undefined> {
+      let cursor: number | undefined;
+      do {
+        const page = await unwrap<ApiKeyHistory>(
+          client.listApiKeyHistory({
+            params: { id },
+            query: { ...query, ...(cursor === undefined ? {} : { cursor }) },
+          }),
+        );
+        yield* page.items;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+    },
   };
 };
 
 export type SalesOrderClient = ReturnType<typeof createSalesOrderClient>;
 
+/**
+ * The events of `client.events()`, for `for await`; `cursor` is the feed's `next_cursor` as far
+ * as it has been read (the `after` given until the first page arrives).
+ */
+export type EventFeed = AsyncGenerator<SalesOrderEvent, string, undefined> & { readonly cursor: string | undefined };
+
 /** Options of `listEvents` and `events`: `types` as a list rather than the query's comma-separated text. */
 export interface ListEventsOptions {
   /** A `next_cursor` of the feed. */
-  after?: string;
+  after?: string | undefined;
   /** 1..500, default 100. */
-  limit?: number;
-  types?: EventType[];
-  sales_order_id?: number;
+  limit?: number | undefined;
+  types?: EventType[] | undefined;
+  sales_order_id?: number | undefined;
 }
 
 /** A verified webhook delivery: its payload, with `id` (the `webhook-id`, the event's id). */

@@ -95,6 +95,13 @@ export const idParam = () => numberFromText('integer', id());
 /** A count from a query string (`limit`): an integer in `min..max` (see numberFromText). */
 export const queryInteger = (min: number, max: number) => numberFromText('integer', z.number().int().min(min).max(max));
 
+/** `true`/`false` in a query string (a boolean from the typed client). */
+export const queryBoolean = () =>
+  z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .transform((value) => value === true || value === 'true')
+    .optional();
+
 /** Counts the digits after the decimal point of a finite number as JSON wrote it. */
 export const decimalPlaces = (value: number): number => {
   const [mantissa = '', exponent] = String(value).toLowerCase().split('e');

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
+import { ApiKeyCode } from './api-keys.js';
 import { SchemaIssueCode } from './common.js';
 import { ValidationCode } from './errors.js';
+import { FeedCode } from './events.js';
+import { ImportCode } from './imports.js';
 import { LicenceWarningCode } from './licence.js';
 import { LifecycleCode } from './order-lifecycle.js';
 import { WebhookCode } from './webhook-endpoints.js';
@@ -84,6 +87,9 @@ const DETAIL_CODE_GROUPS = [
   LicenceWarningCode,
   WriteSafetyCode,
   WebhookCode,
+  FeedCode,
+  ImportCode,
+  ApiKeyCode,
   AuthenticationCode,
   AccessCode,
   RequestCode,

@@ -11,6 +11,8 @@ export const ERROR_MESSAGE_MAX_LENGTH = 1000;
 export const ERROR_PATH_MAX_LENGTH = 200;
 export const ERROR_CODE_MAX_LENGTH = 64;
 export const MAX_ERROR_DETAILS = 100;
+/** A feed cursor (events.ts EVENT_CURSOR_MAX_LENGTH; not imported, events.ts imports this file). */
+const OLDEST_CURSOR_MAX_LENGTH = 64;
 /** Success messages are the server's own fixed sentences. */
 export const SUCCESS_MESSAGE_MAX_LENGTH = 200;
 
@@ -40,6 +42,14 @@ export const ErrorDetailSchema = z
       .max(MAX_ID)
       .optional()
       .describe('With code "version_mismatch" (412): the version the order is at now.'),
+    oldest_cursor: z
+      .string()
+      .max(OLDEST_CURSOR_MAX_LENGTH)
+      .optional()
+      .describe(
+        'With code "cursor_past_retention" (410): the feed cursor after which the oldest event kept comes; pass it as ' +
+          '`after` once resynchronised.',
+      ),
     current_status: SalesOrderStatusSchema.optional().describe(
       'With code "invalid_transition", "order_not_editable" or "order_not_deletable" (409): the order\'s status now.',
     ),

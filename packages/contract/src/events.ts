@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { dateTime, documented, fromBase64Url, id, idParam, MAX_ID, queryInteger, toBase64Url } from './common.js';
 import { successEnvelope } from './envelope.js';
-import { CommonErrorResponses } from './errors.js';
+import { CommonErrorResponses, describedError } from './errors.js';
 import { Permission } from './permissions.js';
 import { SalesOrderSchema } from './sales-order.js';
 
@@ -61,6 +61,16 @@ type SalesOrderEventSchemaObject = typeof SalesOrderEventSchemaObject;
 export interface SalesOrderEventSchema extends SalesOrderEventSchemaObject {}
 export const SalesOrderEventSchema: SalesOrderEventSchema = SalesOrderEventSchemaObject;
 export type SalesOrderEvent = z.infer<typeof SalesOrderEventSchema>;
+
+/** `error.details[].code` values of the feed. */
+export const FeedCode = {
+  /**
+   * 410: events after the cursor were purged (EVENT_RETENTION_DAYS): the reader missed them and
+   * must resynchronise; `oldest_cursor` is where the kept events start.
+   */
+  cursorPastRetention: 'cursor_past_retention',
+} as const;
+export type FeedCode = (typeof FeedCode)[keyof typeof FeedCode];
 
 export const EVENTS_LIMIT_MAX = 500;
 export const EVENTS_LIMIT_DEFAULT = 100;
@@ -168,11 +178,17 @@ export const eventsContract = c.router(
       query: ListEventsQuerySchema,
       responses: {
         200: successEnvelope(EventPageSchema),
+        410: describedError(
+          'Gone: events after `after` were purged (older than EVENT_RETENTION_DAYS), so the reader missed them: ' +
+            '`details[0].code` `cursor_past_retention`, with `oldest_cursor`, the cursor after which the oldest event ' +
+            'kept comes. Resynchronise (e.g. the sales-order list with `updated_since`), then read on from it.',
+        ),
       },
       summary: 'The change feed: every change of every order, in the order the changes committed',
       description:
         'A consumer that pages with `next_cursor` sees every committed event exactly once, in commit order, also while ' +
-        'orders are written concurrently. Events are kept EVENT_RETENTION_DAYS (default 30). See docs/api.md, "Events".',
+        'orders are written concurrently. Events are kept EVENT_RETENTION_DAYS (default 30); a cursor whose next events ' +
+        'were purged answers 410 `cursor_past_retention` rather than skipping them. See docs/api.md, "Events".',
       metadata: { permission: Permission.eventsRead, tag: 'Events' } as const,
     },
   },

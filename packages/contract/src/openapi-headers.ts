@@ -31,6 +31,22 @@ export const OPERATION_RESPONSE_HEADERS: Record<string, Record<string, Record<st
     },
     409: { 'Retry-After': RETRY_AFTER },
   },
+  createApiKey: {
+    201: {
+      Location: {
+        description: 'Address of the new key.',
+        schema: { type: 'string', maxLength: 2048, example: '/api/api-keys/7' },
+      },
+    },
+  },
+  rotateApiKey: {
+    201: {
+      Location: {
+        description: 'Address of the successor key.',
+        schema: { type: 'string', maxLength: 2048, example: '/api/api-keys/8' },
+      },
+    },
+  },
   getSalesOrder: { 200: { ETag: ETAG }, 304: { ETag: ETAG } },
   updateSalesOrder: { 200: { ETag: { ...ETAG, description: "The order's new entity tag." } } },
   confirmSalesOrder: { 200: { ETag: ETAG } },

@@ -14,6 +14,17 @@ import {
 import type { ZodTypeAny } from 'zod';
 
 import { apiContract } from './api.contract.js';
+import {
+  ApiKeyHistoryEntrySchema,
+  ApiKeyHistorySchema,
+  ApiKeyPageSchema,
+  ApiKeySchema,
+  CreateApiKeyBodySchema,
+  CreatedApiKeySchema,
+  RevokeApiKeyBodySchema,
+  RotateApiKeyBodySchema,
+  UpdateApiKeyBodySchema,
+} from './api-keys.js';
 import { DETAIL_CODES } from './detail-codes.js';
 import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
@@ -92,6 +103,10 @@ const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   ReplayWebhookEventsBody: ReplayWebhookEventsBodySchema,
   ConfirmSalesOrderBody: ConfirmSalesOrderBodySchema,
   CancelSalesOrderBody: CancelSalesOrderBodySchema,
+  CreateApiKeyBody: CreateApiKeyBodySchema,
+  UpdateApiKeyBody: UpdateApiKeyBodySchema,
+  RotateApiKeyBody: RotateApiKeyBodySchema,
+  RevokeApiKeyBody: RevokeApiKeyBodySchema,
 };
 const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrder: SalesOrderSchema,
@@ -128,6 +143,11 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   // Not an answer of any route: the body of every webhook delivery (OpenAPI 3.0 has no `webhooks`).
   WebhookPayload: WebhookPayloadSchema,
   SalesOrderStatus: SalesOrderStatusSchema,
+  ApiKey: ApiKeySchema,
+  CreatedApiKey: CreatedApiKeySchema,
+  ApiKeyPage: ApiKeyPageSchema,
+  ApiKeyHistory: ApiKeyHistorySchema,
+  ApiKeyHistoryEntry: ApiKeyHistoryEntrySchema,
 };
 
 const ERROR_ENVELOPE = 'ErrorEnvelope';
@@ -292,7 +312,7 @@ const extractComponents = (paths: Json): { paths: Json; schemas: Record<string, 
 const SUCCESS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   201: 'Created',
-  202: 'Accepted: queued for delivery.',
+  202: 'Accepted: queued (for delivery, or an import to run).',
   304: 'Not modified: the order still reads as the entity tag If-None-Match names.',
 };
 
@@ -336,12 +356,18 @@ const SECURITY_REQUIREMENTS: SecurityRequirementObject[] = [
   { sessionCookie: [] },
 ];
 
-const describePermissions = (permissions: Permission[]): string | undefined => {
+const describePermissions = (
+  permissions: Permission[],
+  { readsOrder, receivesEvents }: Partial<RouteAccess>,
+): string | undefined => {
   if (permissions.length === 0) return undefined;
   const names = permissions.map((name) => `\`${name}\``).join(' and ');
-  return permissions.length === 1
-    ? `Requires the ${names} permission.`
-    : `Requires the ${names} permissions: it answers with the order (or its version, status or existence), which only a reader may see.`;
+  if (permissions.length === 1) return `Requires the ${names} permission.`;
+  const why = [
+    readsOrder ? 'it answers with the order (or its version, status or existence), which only a reader may see' : '',
+    receivesEvents ? 'it makes events, which carry the order, reach the caller' : '',
+  ].filter(Boolean);
+  return `Requires the ${names} permissions: ${why.join('; ')}.`;
 };
 
 /** What a body's field values ask for beyond the route's permission (x-field-permissions), in words. */
@@ -349,7 +375,10 @@ const describeFieldPermissions = (fieldPermissions: readonly FieldPermission[]):
   fieldPermissions.length === 0
     ? undefined
     : `A body with ${fieldPermissions
-        .map(({ field, value, permission }) => `\`${field}\`: \`${JSON.stringify(value)}\` also requires \`${permission}\``)
+        .map(
+          ({ field, value, permission }) =>
+            `\`${field}\`: \`${JSON.stringify(value)}\` also requires \`${permission}\``,
+        )
         .join('; with ')} (403 \`missing_permission\` naming it otherwise).`;
 
 /** Per operation: its permission, examples, headers, and one error envelope component for every error. */
@@ -366,7 +395,20 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
           ...(status === TOO_MANY_REQUESTS ? ['Retry-After'] : []),
         ]);
         if (Number(status) < 400) {
-          return [status, { ...response, description: SUCCESS_DESCRIPTIONS[status] ?? response.description, headers }];
+          // A success answered as text (import results): one media type per form it takes.
+          const { textAnswers } = metadata as { textAnswers?: readonly string[] };
+          const content = textAnswers
+            ? Object.fromEntries(textAnswers.map((type) => [type, { schema: { type: 'string' as const } }]))
+            : response.content;
+          return [
+            status,
+            {
+              ...response,
+              ...(content ? { content } : {}),
+              description: SUCCESS_DESCRIPTIONS[status] ?? response.description,
+              headers,
+            },
+          ];
         }
         return [
           status,
@@ -395,8 +437,13 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     const bodyMedia = body?.content?.['application/json'];
     if (bodyMedia && 'request' in examples) bodyMedia.example = examples.request;
   }
-  const requestBody = operation.requestBody as { description?: string } | undefined;
-  if (requestBody)
+  const requestBody = operation.requestBody as { description?: string; content?: Record<string, unknown> } | undefined;
+  const { fileBody } = metadata as { fileBody?: readonly string[] };
+  if (requestBody && fileBody) {
+    // The body is a file (an import), not JSON: one text media type per format it may have.
+    requestBody.description = 'The file, UTF-8, at most IMPORT_MAX_BYTES (20 MiB by default).';
+    requestBody.content = Object.fromEntries(fileBody.map((type) => [type, { schema: { type: 'string' } }]));
+  } else if (requestBody)
     requestBody.description = `JSON (\`application/json\`, UTF-8), at most ${bodyLimit} (\`BODY_LIMIT\`).`;
   // A path or query string has no JSON null: a coerced schema that would accept null in an
   // object (and so comes out `nullable`) takes none here.
@@ -408,7 +455,11 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
     ...operation,
     ...(parameters ? { parameters } : {}),
     tags: [tag],
-    description: [operation.description, describePermissions(permissions), describeFieldPermissions(fieldPermissions)]
+    description: [
+      operation.description,
+      describePermissions(permissions, metadata),
+      describeFieldPermissions(fieldPermissions),
+    ]
       .filter(Boolean)
       .join('\n\n'),
     security: SECURITY_REQUIREMENTS,
@@ -460,9 +511,20 @@ export const createOpenApiDocument = ({
         'The change feed: one event per change of an order, written in the same transaction, in commit order.',
     })
     .addTag({
+      name: 'Imports',
+      description:
+        'Files of many orders (CSV or JSON Lines) created in the background, with progress and per-order results.',
+    })
+    .addTag({
       name: 'Webhooks',
       description:
         'Endpoints that receive every event as a signed Standard Webhooks delivery, at least once, retried on a schedule.',
+    })
+    .addTag({
+      name: 'API keys',
+      description:
+        'Keys for machine callers: created with a secret shown once, rotated with a grace period, revoked, audited; ' +
+        'never with more permissions or locations than their maker holds.',
     })
     .addSecurityScheme('bearerAuth', {
       type: 'http',

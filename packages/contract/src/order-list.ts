@@ -15,6 +15,7 @@ import {
   MONEY_MAX,
   numberFromText,
   ORDER_NUMBER_MAX_LENGTH,
+  queryBoolean,
   queryInteger,
   requiredText,
   SchemaIssueCode,
@@ -106,13 +107,6 @@ export const decodeListCursor = (value: string): ListCursor | undefined => {
     return undefined;
   }
 };
-
-/** `true`/`false` in a query string (a boolean from the typed client). */
-const queryBoolean = () =>
-  z
-    .union([z.boolean(), z.enum(['true', 'false'])])
-    .transform((value) => value === true || value === 'true')
-    .optional();
 
 /** A money bound from a query string, carried to SQL as exact decimal text. */
 const moneyBound = () =>

@@ -18,6 +18,10 @@ export const Permission = {
   webhooksManage: 'webhooks.manage',
   /** Every caller's webhook endpoints, not only its own (with webhooks.manage). */
   webhooksAdmin: 'webhooks.admin',
+  /** POST /imports and reading one's imports (each order also needs what its create needs). */
+  import: 'sales_orders.import',
+  /** API keys: create, list, rename, rotate, revoke and read their history (never beyond what the caller holds). */
+  apiKeysManage: 'api_keys.manage',
   /** Grants every permission. */
   all: '*',
 } as const;
@@ -45,13 +49,26 @@ export type RouteAccess = {
    * `sales_orders.read` as well as its own permission, so that a write permission never reads.
    */
   readonly readsOrder?: true;
+  /**
+   * The route makes events reach the caller's webhook endpoint (register, change, replay): it
+   * needs `events.read` as well, since every event carries the order.
+   */
+  readonly receivesEvents?: true;
   /** Field values of the body that ask for more than the route's own permission allows. */
   readonly fieldPermissions?: readonly FieldPermission[];
 };
 
-/** Every permission a caller needs for a route: its own, and read when the route shows the order. */
-export const requiredPermissions = ({ permission, readsOrder }: RouteAccess): Permission[] =>
-  readsOrder && permission !== Permission.read ? [permission, Permission.read] : [permission];
+/**
+ * Every permission a caller needs for a route: its own, read when the route shows the order, and
+ * events.read when it makes events reach the caller.
+ */
+export const requiredPermissions = ({ permission, readsOrder, receivesEvents }: RouteAccess): Permission[] => [
+  ...new Set<Permission>([
+    permission,
+    ...(readsOrder ? [Permission.read] : []),
+    ...(receivesEvents ? [Permission.eventsRead] : []),
+  ]),
+];
 
 /** The permissions a body asks for beyond the route's (its fields' values, as `fieldPermissions` declares). */
 export const permissionsForBody = ({ fieldPermissions = [] }: RouteAccess, body: unknown): Permission[] => {

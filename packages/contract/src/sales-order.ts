@@ -139,7 +139,7 @@ export const SalesOrderIdParamsSchema = z.object({
 });
 
 const name = () => z.string().max(NAME_MAX_LENGTH);
-const storedOrderNumber = () => z.string().max(ORDER_NUMBER_MAX_LENGTH);
+export const storedOrderNumber = () => z.string().max(ORDER_NUMBER_MAX_LENGTH);
 
 export const SalesOrderDetailSchema = z.object({
   sales_order_detail_id: id(),

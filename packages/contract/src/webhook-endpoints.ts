@@ -39,6 +39,8 @@ export const WebhookCode = {
   endpointDisabled: 'webhook_endpoint_disabled',
   /** 400: the URL carries a user name, password or fragment. */
   invalidUrl: 'invalid_webhook_url',
+  /** 422: rotate-secret while PREVIOUS_SECRETS_MAX replaced secrets still sign: wait for the oldest to expire. */
+  tooManySecrets: 'too_many_webhook_secrets',
 } as const;
 export type WebhookCode = (typeof WebhookCode)[keyof typeof WebhookCode];
 
@@ -48,8 +50,15 @@ export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 500;
 export const WEBHOOK_ENDPOINTS_MAX = 50;
 /** `whsec_` and the base64 of 32 random bytes. */
 export const WEBHOOK_SECRET_MAX_LENGTH = 64;
+/** An owner's identity: the method, a colon and a subject of at most 200 characters. */
+const OWNER_MAX_LENGTH = 220;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const PREVIOUS_SECRET_HOURS = 24;
+/**
+ * Replaced secrets that may sign at once beside the current one: each rotation within
+ * PREVIOUS_SECRET_HOURS adds one, and every delivery carries a signature by each.
+ */
+export const PREVIOUS_SECRETS_MAX = 5;
 
 const webhookUrl = () =>
   documented(z.string(), { format: 'uri', maxLength: WEBHOOK_URL_MAX_LENGTH, pattern: '^[hH][tT][tT][pP][sS]?://' })
@@ -145,7 +154,18 @@ export const WebhookEndpointSchema = z.object({
     .describe('The first failed attempt since the last success; 3 days of failures disable the endpoint.'),
   previous_secret_expires_at: dateTime()
     .nullable()
-    .describe('Until then the secret replaced by the last rotation signs beside the current one.'),
+    .describe(
+      'Until then the secret replaced by the last rotation signs beside the current one (each earlier replaced ' +
+        'secret until its own expiry, 24 h after its rotation); null when none signs.',
+    ),
+  owner: z
+    .string()
+    .max(OWNER_MAX_LENGTH)
+    .nullable()
+    .describe(
+      'Who registered it, and so who sees it and whose events.read it needs to receive: `api_key:<prefix>`, ' +
+        '`jwt:<sub>` or `session:<user>`. Other callers see it only with webhooks.admin.',
+    ),
   created_at: dateTime(),
   updated_at: dateTime(),
 });
@@ -171,7 +191,8 @@ export type DeletedWebhookEndpoint = z.infer<typeof DeletedWebhookEndpointSchema
 export const RotatedWebhookSecretSchema = z.object({
   secret: secret(),
   previous_secret_expires_at: dateTime().describe(
-    `Until then (${PREVIOUS_SECRET_HOURS} h) every delivery carries a signature by the old secret too.`,
+    `Until then (${PREVIOUS_SECRET_HOURS} h) every delivery carries a signature by the old secret too; secrets ` +
+      'replaced by earlier rotations keep signing until their own expiry.',
   ),
 });
 export type RotatedWebhookSecret = z.infer<typeof RotatedWebhookSecretSchema>;
@@ -286,13 +307,17 @@ export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
 const UnprocessableEndpointResponse = describedError(
   'Unprocessable entity: the URL is refused (http:// without WEBHOOK_ALLOW_HTTP, a non-public or unresolvable address) or the service holds its maximum of endpoints.',
 );
-const NotFoundEndpointResponse = describedError('Not found: no webhook endpoint has this id.');
+const NotFoundEndpointResponse = describedError(
+  "Not found: no webhook endpoint has this id, or it is another caller's (without webhooks.admin).",
+);
 const ConflictDisabledResponse = describedError(
   'Conflict: the endpoint is disabled (`webhook_endpoint_disabled`); enable it with PATCH first.',
 );
 
 const c = initContract();
 const manage = { permission: Permission.webhooksManage, tag: 'Webhooks' } as const;
+/** Register, change and replay make events reach the caller: events.read as well. */
+const manageReceiving = { ...manage, receivesEvents: true } as const;
 
 export const webhookEndpointsContract = c.router(
   {
@@ -305,13 +330,13 @@ export const webhookEndpointsContract = c.router(
         422: UnprocessableEndpointResponse,
       },
       summary: 'Register a webhook endpoint; the answer holds its signing secret, shown this once',
-      metadata: manage,
+      metadata: manageReceiving,
     },
     listWebhookEndpoints: {
       method: 'GET',
       path: '/webhook-endpoints',
       responses: { 200: successEnvelope(WebhookEndpointListSchema) },
-      summary: 'Every webhook endpoint, oldest first',
+      summary: "The caller's webhook endpoints (every caller's with webhooks.admin), oldest first",
       metadata: manage,
     },
     getWebhookEndpoint: {
@@ -333,7 +358,7 @@ export const webhookEndpointsContract = c.router(
         422: UnprocessableEndpointResponse,
       },
       summary: 'Change the URL, event types or description, or disable and enable an endpoint',
-      metadata: manage,
+      metadata: manageReceiving,
     },
     deleteWebhookEndpoint: {
       method: 'DELETE',
@@ -349,8 +374,19 @@ export const webhookEndpointsContract = c.router(
       path: '/webhook-endpoints/:id/rotate-secret',
       pathParams: WebhookEndpointIdParamsSchema,
       body: c.noBody(),
-      responses: { 200: successEnvelope(RotatedWebhookSecretSchema), 404: NotFoundEndpointResponse },
+      responses: {
+        200: successEnvelope(RotatedWebhookSecretSchema),
+        404: NotFoundEndpointResponse,
+        422: describedError(
+          `Unprocessable entity: ${PREVIOUS_SECRETS_MAX} replaced secrets still sign (\`too_many_webhook_secrets\`): ` +
+            'rotate again once the oldest has expired.',
+        ),
+      },
       summary: `A new signing secret; the old one keeps signing beside it for ${PREVIOUS_SECRET_HOURS} h`,
+      description:
+        `Every secret replaced within the last ${PREVIOUS_SECRET_HOURS} h keeps signing until its own expiry, so a ` +
+        'receiver on any of them still verifies (Standard Webhooks: one signature per secret, separated by spaces); at ' +
+        `most ${PREVIOUS_SECRETS_MAX} at once.`,
       metadata: manage,
     },
     listWebhookDeliveries: {
@@ -376,7 +412,7 @@ export const webhookEndpointsContract = c.router(
       description:
         'Each event goes again with its own id (`webhook-id`), in commit order and per order in version order; an event ' +
         'whose delivery to this endpoint is still pending is not queued twice.',
-      metadata: manage,
+      metadata: manageReceiving,
     },
     pingWebhookEndpoint: {
       method: 'POST',

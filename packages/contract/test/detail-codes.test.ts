@@ -16,7 +16,9 @@ describe('error detail codes, declared once', () => {
     // The groups the service's layers raise: a new group that is not gathered must fail here.
     expect(codeGroups.map(([name]) => name).sort()).toEqual([
       'AccessCode',
+      'ApiKeyCode',
       'AuthenticationCode',
+      'ImportCode',
       'LicenceWarningCode',
       'LifecycleCode',
       'RequestCode',

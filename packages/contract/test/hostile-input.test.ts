@@ -73,10 +73,11 @@ describe('integer ids in paths and query strings', () => {
       ['id', 'year_id', 'location_id', 'selected_id'].includes(parameter.name),
     );
     // GET, PUT and DELETE /sales-orders/{id}, its history and its four transitions; GET, PATCH and DELETE
-    // /webhook-endpoints/{id}, its rotate-secret, deliveries, replay and ping; max-number and the list filter by
-    // year and location.
+    // /webhook-endpoints/{id}, its rotate-secret, deliveries, replay and ping; GET /imports/{id}, its results and
+    // cancel; GET and PATCH /api-keys/{id}, its rotate, revoke and history; max-number and the list filter by year
+    // and location.
     expect(ids.map((parameter) => parameter.name).sort()).toEqual([
-      ...Array.from({ length: 15 }, () => 'id'),
+      ...Array.from({ length: 23 }, () => 'id'),
       'location_id',
       'location_id',
       'selected_id',

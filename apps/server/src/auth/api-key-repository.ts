@@ -1,54 +1,26 @@
 import type { Db } from '../db/transactions.js';
 import type { ApiKey } from '../generated/prisma/client.js';
 
-/** Every statement about API keys. */
-
-export type ApiKeySummary = Pick<
-  ApiKey,
-  'prefix' | 'name' | 'permissions' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'
->;
+/** The statements authentication makes about API keys (managing them: api-keys/store). */
 
 /** What authenticating by a key needs of its row, and how long it has left by the database's clock. */
 export type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions' | 'lastUsedAt'> & {
   msLeft: number | null;
 };
 
-const summaryFields = {
-  prefix: true,
-  name: true,
-  permissions: true,
-  createdAt: true,
-  expiresAt: true,
-  revokedAt: true,
-  lastUsedAt: true,
-} as const;
-
 export const apiKeyRepository = {
-  insert: (
-    db: Db,
-    key: { name: string; prefix: string; keyHash: string; permissions: string[]; expiresAt: Date | null },
-  ): Promise<ApiKeySummary> => db.apiKey.create({ data: key, select: summaryFields }),
-
-  /** Revokes the unrevoked key with this prefix; false when there is none. */
-  revoke: async (db: Db, prefix: string, at: Date): Promise<boolean> => {
-    const { count } = await db.apiKey.updateMany({ where: { prefix, revokedAt: null }, data: { revokedAt: at } });
-    return count > 0;
-  },
-
-  exists: async (db: Db, prefix: string): Promise<boolean> => (await db.apiKey.count({ where: { prefix } })) > 0,
-
-  list: (db: Db): Promise<ApiKeySummary[]> => db.apiKey.findMany({ select: summaryFields, orderBy: { id: 'asc' } }),
-
   /**
-   * The unrevoked, unexpired key with this prefix; the caller compares its digest. Expiry is
-   * compared in SQL against the database's clock, like a host session's.
+   * The unrevoked, unexpired key with this prefix; the caller compares its digest. Expiry and a
+   * revocation that lies ahead (revoke_in_seconds) are compared in SQL against the database's
+   * clock, like a host session's; `msLeft` is the time to the earlier of the two.
    */
   findLive: async (db: Db, prefix: string): Promise<LiveApiKey | null> => {
     const [row] = await db.$queryRaw<LiveApiKey[]>`
       SELECT id, prefix, key_hash AS "keyHash", permissions, last_used_at AS "lastUsedAt",
-        (EXTRACT(EPOCH FROM expires_at - now()) * 1000)::float8 AS "msLeft"
+        (EXTRACT(EPOCH FROM LEAST(expires_at, revoked_at) - now()) * 1000)::float8 AS "msLeft"
       FROM api_keys
-      WHERE prefix = ${prefix} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+      WHERE prefix = ${prefix} AND (revoked_at IS NULL OR revoked_at > now())
+        AND (expires_at IS NULL OR expires_at > now())`;
     return row ?? null;
   },
 

@@ -3,17 +3,18 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { AuthenticationCode } from '@sales-order/contract';
 
 import type { Db } from '../db/transactions.js';
-import { unauthenticated, unprocessable } from '../errors/domain-error.js';
-import { apiKeyRepository, type ApiKeySummary } from './api-key-repository.js';
+import { unauthenticated } from '../errors/domain-error.js';
+import { apiKeyRepository } from './api-key-repository.js';
 import { createCredentialCache } from './credential-cache.js';
 import type { LastUsedRecorder } from './last-used-recorder.js';
-import { KNOWN_PERMISSIONS, type Principal } from './principal.js';
+import type { Principal } from './principal.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
 
 /**
  * `Authorization: ApiKey <key>` for machine callers. A key reads `sok_<8 chars>_<43 chars>`:
  * the first 12 characters are its prefix, stored in clear to find the row and to name the key;
- * the whole key is stored only as its SHA-256 and is shown once, when it is created.
+ * the whole key is stored only as its SHA-256 and is shown once, when it is created. Creating,
+ * rotating and revoking keys is api-keys/; this is what authenticating by one needs.
  */
 
 const KEY_SCHEME = 'sok_';
@@ -24,83 +25,30 @@ const PREFIX_PATTERN = /^sok_[a-z2-7]{8}$/;
 /** last_used_at is refreshed at most this often per key, so busy keys do not write on every use. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-export type { ApiKeySummary };
-
-export type NewApiKey = {
-  name: string;
-  permissions: string[];
-  expiresAt: Date | null;
-};
-
-export type RevokeResult = 'revoked' | 'already_revoked' | 'unknown';
-
 const invalidKey = () => unauthenticated('The API key is not valid', AuthenticationCode.invalidApiKey);
 
-/** `sok_` + 8 base32 characters (40 random bits) + `_` + 32 random bytes in base64url. */
-const generateKey = () => {
+/**
+ * A new key from the CSPRNG: `sok_` + 8 base32 characters (40 random bits) + `_` + 32 random
+ * bytes in base64url; with its prefix and the SHA-256 that is all the database keeps of it.
+ */
+export const generateApiKey = () => {
   const id = Array.from({ length: 8 }, () => PREFIX_ALPHABET[randomInt(PREFIX_ALPHABET.length)]).join('');
   const prefix = `${KEY_SCHEME}${id}`;
-  return { prefix, key: `${prefix}_${randomBytes(32).toString('base64url')}` };
+  const key = `${prefix}_${randomBytes(32).toString('base64url')}`;
+  return { prefix, key, keyHash: sha256Hex(key) };
 };
 
-const validateNewKey = ({ name, permissions, expiresAt }: NewApiKey, now: Date) => {
-  const problems = [];
-  if (name.trim() === '' || name.length > 200) {
-    problems.push({ path: 'name', message: 'name must be 1 to 200 characters', code: 'invalid_name' });
-  }
-  if (permissions.length === 0) {
-    problems.push({ path: 'permissions', message: 'give at least one permission', code: 'required' });
-  }
-  for (const permission of permissions) {
-    if (!KNOWN_PERMISSIONS.includes(permission)) {
-      problems.push({
-        path: 'permissions',
-        message: `unknown permission "${permission}"; known: ${KNOWN_PERMISSIONS.join(', ')}`,
-        code: 'unknown_permission',
-      });
-    }
-  }
-  if (expiresAt !== null && expiresAt <= now) {
-    problems.push({ path: 'expires_at', message: 'the expiry must be in the future', code: 'expiry_in_past' });
-  }
-  if (problems.length > 0) throw unprocessable(problems, 'The API key cannot be created');
+/** The prefix a whole key or a prefix names, or undefined when the text is neither. */
+export const prefixNamedBy = (prefixOrKey: string): string | undefined => {
+  const prefix = KEY_PATTERN.exec(prefixOrKey)?.[1] ?? prefixOrKey;
+  return PREFIX_PATTERN.test(prefix) ? prefix : undefined;
 };
 
-export const createApiKeyService = (db: Db, now: () => Date = () => new Date()) => ({
-  /** Stores a new key and returns it: the only time the key itself is ever available. */
-  async create(input: NewApiKey): Promise<{ key: string; summary: ApiKeySummary }> {
-    validateNewKey(input, now());
-    const { prefix, key } = generateKey();
-    const summary = await apiKeyRepository.insert(db, {
-      name: input.name.trim(),
-      prefix,
-      keyHash: sha256Hex(key),
-      permissions: [...new Set(input.permissions)],
-      expiresAt: input.expiresAt,
-    });
-    return { key, summary };
-  },
-
-  /** Revokes by prefix (or by the whole key, whose prefix is taken). */
-  async revoke(prefixOrKey: string): Promise<RevokeResult> {
-    const prefix = KEY_PATTERN.exec(prefixOrKey)?.[1] ?? prefixOrKey;
-    if (!PREFIX_PATTERN.test(prefix)) return 'unknown';
-    if (await apiKeyRepository.revoke(db, prefix, now())) return 'revoked';
-    return (await apiKeyRepository.exists(db, prefix)) ? 'already_revoked' : 'unknown';
-  },
-
-  async list(): Promise<ApiKeySummary[]> {
-    return apiKeyRepository.list(db);
-  },
-
-  /** Whether `key` is a stored key, unrevoked and unexpired; no side effects. */
-  async isLive(key: string): Promise<boolean> {
-    const prefix = KEY_PATTERN.exec(key)?.[1];
-    return prefix !== undefined && (await findLiveKey(db, prefix, sha256Hex(key))) !== null;
-  },
-});
-
-export type ApiKeyService = ReturnType<typeof createApiKeyService>;
+/** Whether `key` is a stored key, unrevoked and unexpired; no side effects. */
+export const isLiveApiKey = async (db: Db, key: string): Promise<boolean> => {
+  const prefix = KEY_PATTERN.exec(key)?.[1];
+  return prefix !== undefined && (await findLiveKey(db, prefix, sha256Hex(key))) !== null;
+};
 
 type AuthenticatedKey = { id: number; principal: Principal };
 

@@ -1,7 +1,13 @@
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 
-import { type ApiKeySummary, createApiKeyService } from '../auth/api-keys.js';
+import { type ApiKey, CreateApiKeyBodySchema } from '@sales-order/contract';
+
+import { createApiKeyManagement } from '../api-keys/api-key-management.js';
+import { operator as operatorNamed } from '../api-keys/key-manager.js';
+import { prefixNamedBy } from '../auth/api-keys.js';
 import { KNOWN_PERMISSIONS } from '../auth/principal.js';
+import { transactionPort } from '../db/transactions.js';
 import { DomainError } from '../errors/domain-error.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { addDays } from '../shared/calendar.js';
@@ -10,7 +16,8 @@ export const API_KEY_USAGE = `usage:
   api-key create --name <name> --permissions <p1,p2,...> [--expires-in-days <n>]
   api-key revoke <prefix>
   api-key list
-permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)`;
+permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)
+The first key of an install; manage keys after it over HTTP (/api-keys, docs/authentication.md).`;
 
 /** `--permissions a, b,c` as the list `['a', 'b', 'c']`. */
 export const permissionList = (text: string): string[] =>
@@ -24,15 +31,15 @@ export type CommandOutput = {
   err: (line: string) => void;
 };
 
-const describe = (key: ApiKeySummary): string =>
+const describe = (key: ApiKey): string =>
   [
     key.prefix,
     `name=${JSON.stringify(key.name)}`,
     `permissions=${key.permissions.join(',')}`,
-    `created=${key.createdAt.toISOString()}`,
-    `expires=${key.expiresAt?.toISOString() ?? 'never'}`,
-    key.revokedAt ? `revoked=${key.revokedAt.toISOString()}` : 'active',
-    `last_used=${key.lastUsedAt?.toISOString() ?? 'never'}`,
+    `created=${key.created_at}`,
+    `expires=${key.expires_at ?? 'never'}`,
+    key.revoked_at ? `revoked=${key.revoked_at}` : 'active',
+    `last_used=${key.last_used_at ?? 'never'}`,
   ].join('  ');
 
 const parseDays = (text: string | undefined): number | null | undefined => {
@@ -41,9 +48,20 @@ const parseDays = (text: string | undefined): number | null | undefined => {
   return Number.isInteger(days) && days >= 1 && days <= 3650 ? days : undefined;
 };
 
+/** The name of whoever runs the command, recorded as the keys' maker (`cli:<user>`). */
+const shellUser = () => {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+};
+
 /**
- * `pnpm api-key ...`: creates (and prints, this once), revokes and lists API keys. Returns the
- * process exit code: 0 done, 1 refused, 2 usage error.
+ * `pnpm api-key ...`: creates (and prints, this once), revokes and lists API keys, through the
+ * same use cases and rules as the HTTP routes (the operator at the shell holds every
+ * permission; changes are in each key's history as `cli:<user>`). Returns the process exit
+ * code: 0 done, 1 refused, 2 usage error.
  */
 export const runApiKeyCommand = async (
   argv: string[],
@@ -68,7 +86,8 @@ export const runApiKeyCommand = async (
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
-  const apiKeys = createApiKeyService(prisma, now);
+  const apiKeys = createApiKeyManagement({ transactions: transactionPort(prisma), now });
+  const operator = operatorNamed(`cli:${shellUser()}`);
 
   if (command === 'create' && rest.length === 0 && values.name !== undefined && values.permissions !== undefined) {
     const days = parseDays(values['expires-in-days']);
@@ -76,18 +95,30 @@ export const runApiKeyCommand = async (
       err(`--expires-in-days must be a whole number of days from 1 to 3650\n${API_KEY_USAGE}`);
       return 2;
     }
+    const permissions = permissionList(values.permissions);
+    const unknown = permissions.filter((permission) => !KNOWN_PERMISSIONS.includes(permission));
+    if (unknown.length > 0) {
+      err(unknown.map((name) => `unknown permission "${name}"; known: ${KNOWN_PERMISSIONS.join(', ')}`).join('\n'));
+      return 1;
+    }
+    // The body the HTTP route takes, checked by the same schema.
+    const body = CreateApiKeyBodySchema.safeParse({
+      name: values.name,
+      permissions,
+      expires_at: days === null ? null : addDays(now(), days).toISOString(),
+    });
+    if (!body.success) {
+      err(body.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n'));
+      return 1;
+    }
     try {
-      const { key, summary } = await apiKeys.create({
-        name: values.name,
-        permissions: permissionList(values.permissions),
-        expiresAt: days === null ? null : addDays(now(), days),
-      });
-      out(`Created API key ${describe(summary)}`);
+      const { secret, ...created } = await apiKeys.create(body.data, operator);
+      out(`Created API key ${describe(created)}`);
       out('');
-      out(`  ${key}`);
+      out(`  ${secret}`);
       out('');
       out('This is the only time the key is shown: store it now. Send it as');
-      out(`  Authorization: ApiKey ${key}`);
+      out(`  Authorization: ApiKey ${secret}`);
       return 0;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -96,18 +127,31 @@ export const runApiKeyCommand = async (
     }
   }
   if (command === 'revoke' && rest.length === 1) {
-    const result = await apiKeys.revoke(rest[0]!);
-    if (result === 'unknown') {
+    const prefix = prefixNamedBy(rest[0]!);
+    const id = prefix === undefined ? null : await apiKeys.idOfPrefix(prefix);
+    if (id === null) {
       err(`No API key with prefix ${rest[0]}`);
       return 1;
     }
-    out(result === 'revoked' ? `Revoked ${rest[0]}` : `${rest[0]} was already revoked`);
+    try {
+      await apiKeys.revoke(id, { revoke_in_seconds: 0, confirm_self: false }, operator);
+      out(`Revoked ${prefix}`);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== 'conflict') throw error;
+      out(`${prefix} was already revoked`);
+    }
     return 0;
   }
   if (command === 'list' && rest.length === 0) {
-    const keys = await apiKeys.list();
-    if (keys.length === 0) out('No API keys.');
-    for (const key of keys) out(describe(key));
+    let count = 0;
+    let cursor: number | undefined;
+    do {
+      const page = await apiKeys.list({ limit: 200, cursor });
+      for (const key of page.items) out(describe(key));
+      count += page.items.length;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+    if (count === 0) out('No API keys.');
     return 0;
   }
   err(API_KEY_USAGE);

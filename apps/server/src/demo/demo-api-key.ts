@@ -1,7 +1,10 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { createApiKeyService } from '../auth/api-keys.js';
+import { createApiKeyManagement } from '../api-keys/api-key-management.js';
+import { operator } from '../api-keys/key-manager.js';
+import { isLiveApiKey } from '../auth/api-keys.js';
+import { transactionPort } from '../db/transactions.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 
 /**
@@ -23,7 +26,7 @@ export const savedDemoApiKey = async (
   const file = demoKeyFile(dataDir);
   if (!file) return undefined;
   const saved = (await readFile(file, 'utf8').catch(() => '')).trim();
-  return saved !== '' && (await createApiKeyService(prisma).isLive(saved)) ? { key: saved, file } : undefined;
+  return saved !== '' && (await isLiveApiKey(prisma, saved)) ? { key: saved, file } : undefined;
 };
 
 export const ensureDemoApiKey = async (
@@ -32,9 +35,9 @@ export const ensureDemoApiKey = async (
 ): Promise<{ key: string; file?: string }> => {
   const saved = await savedDemoApiKey(prisma, dataDir);
   if (saved) return saved;
-  const apiKeys = createApiKeyService(prisma);
+  const apiKeys = createApiKeyManagement({ transactions: transactionPort(prisma) });
   const file = demoKeyFile(dataDir);
-  const { key } = await apiKeys.create({ name: 'demo', permissions: ['*'], expiresAt: null });
+  const { secret: key } = await apiKeys.create({ name: 'demo', permissions: ['*'] }, operator('seed:demo'));
   if (file) {
     // On a PostgreSQL server nothing else makes DATA_DIR (the embedded database's files live there).
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });

@@ -14,7 +14,9 @@ export type DomainErrorKind =
   /** Write safety: the order is no longer at the version the caller expects. */
   | 'precondition_failed'
   /** Write safety: the service requires the caller to name the version it expects. */
-  | 'precondition_required';
+  | 'precondition_required'
+  /** What the request names is no longer kept (a feed cursor past retention). */
+  | 'gone';
 
 export class DomainError extends Error {
   constructor(

@@ -59,6 +59,8 @@ export interface DeliveryQueue {
   ): Promise<void>;
   /** Wakes this process's workers now (jobs were just queued) instead of at their next poll. */
   wake(): void;
+  /** The pg-boss instance itself, whose other queues (imports) share its polling and tables. */
+  readonly boss: PgBoss;
   stop(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export const startDeliveryQueue = async (
   const workers: string[] = [];
 
   return {
+    boss,
     schedule: async (keys, { db, startAfter } = {}) => {
       if (keys.length === 0) return;
       await boss.insert(

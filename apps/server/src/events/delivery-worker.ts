@@ -41,6 +41,12 @@ const HELD_RECHECK_MS = 1_000;
  */
 export const deliveryJobTimeoutSeconds = (timeoutMs: number) => Math.ceil((2 * timeoutMs + LEASE_MARGIN_MS) / 1000);
 
+/** Why a delivery was not sent to an endpoint whose owner may not receive events (its attempt's error). */
+export const notReceivingReason = (owner: string | null): string =>
+  owner === null
+    ? 'not sent: the endpoint belongs to no caller, so none holds events.read for it'
+    : `not sent: the endpoint's owner ${owner} does not hold events.read (or its key or session is no longer valid)`;
+
 /** The JSON body of a delivery: Standard Webhooks' `{ type, timestamp, data }`. */
 export const webhookBody = (type: string, occurredAt: Date, data: unknown): string =>
   JSON.stringify({ type, timestamp: occurredAt.toISOString(), data });
@@ -66,6 +72,11 @@ export const createDeliveryWorker = ({
     if (!next.due) {
       await queue.schedule([key], { startAfter: next.wait_until });
       return false;
+    }
+    // Events carry the order: an owner that may not read them gets none (authentication.md).
+    if (!endpoint.receives) {
+      await webhookDeliveryStore.skip(db, next.id, notReceivingReason(endpoint.owner));
+      return webhookDeliveryStore.morePending(db, key, next.id);
     }
     const attemptsBefore = await webhookDeliveryStore.claim(db, next.id, leaseMs);
     if (attemptsBefore === null) {

@@ -2,11 +2,36 @@ import {
   encodeEventCursor,
   type EventPage,
   EVENTS_PAGE_MAX_BYTES,
+  FeedCode,
   type ListEventsFilters,
 } from '@sales-order/contract';
 
 import type { Db } from '../db/transactions.js';
+import { DomainError } from '../errors/domain-error.js';
 import { eventStore } from './store/event-store.js';
+
+/**
+ * 410 when events right after the reader's position were purged (positions are given one after
+ * another, so the oldest kept position says whether any after `afterPosition` is gone). Read
+ * after the page: the oldest position only grows, so a purge racing the page is seen here and
+ * answered 410 rather than a page that silently skipped events.
+ */
+const refusePurgedStretch = async (db: Db, afterPosition: number, highWater: number): Promise<void> => {
+  const oldest = await eventStore.oldestPosition(db);
+  // None kept: the stretch up to the high-water mark is gone, if the reader had not read it.
+  const firstKept = oldest ?? highWater + 1;
+  if (afterPosition + 1 >= firstKept) return;
+  const message =
+    'Events after this cursor were purged (older than EVENT_RETENTION_DAYS): resynchronise, then read on from oldest_cursor';
+  throw new DomainError('gone', message, [
+    {
+      path: 'after',
+      message,
+      code: FeedCode.cursorPastRetention,
+      oldest_cursor: encodeEventCursor({ position: firstKept - 1 }),
+    },
+  ]);
+};
 
 /**
  * GET /events: the page after the reader's cursor, in commit order, ending early before the event
@@ -31,6 +56,8 @@ export const listEvents = async (
     types,
     salesOrderId: sales_order_id,
   });
+  // Without a cursor the reader starts at the oldest event kept: nothing was skipped.
+  if (after !== undefined) await refusePurgedStretch(db, afterPosition, highWater);
   const last = rows.at(-1)?.position;
   const nextPosition = hasMore ? last! : Math.max(afterPosition, last ?? 0, highWater);
   return {

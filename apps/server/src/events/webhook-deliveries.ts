@@ -17,7 +17,7 @@ import { DomainError, notFound } from '../errors/domain-error.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { webhookBody } from './delivery-worker.js';
 import { webhookDeliveryStore } from './store/webhook-delivery-store.js';
-import { webhookEndpointStore } from './store/webhook-endpoint-store.js';
+import { type EndpointScope, webhookEndpointStore } from './store/webhook-endpoint-store.js';
 import { isDelivered, type WebhookSender } from './webhook-sender.js';
 import { webhookHeaders } from './webhook-signing.js';
 
@@ -35,8 +35,9 @@ export const createWebhookDeliveries = ({ transactions, queue, sender }: Deliver
   list: async (
     endpointId: number,
     { status, limit, cursor }: ListWebhookDeliveriesFilters,
+    scope: EndpointScope,
   ): Promise<WebhookDeliveryPage> => {
-    if (!(await webhookEndpointStore.find(transactions.db, endpointId))) throw endpointNotFound(endpointId);
+    if (!(await webhookEndpointStore.find(transactions.db, endpointId, scope))) throw endpointNotFound(endpointId);
     const rows = await webhookDeliveryStore.list(transactions.db, endpointId, {
       status,
       limit: limit + 1,
@@ -50,9 +51,13 @@ export const createWebhookDeliveries = ({ transactions, queue, sender }: Deliver
    * Queues kept events again for an enabled endpoint, with their jobs, in one transaction; at
    * most REPLAY_MAX_EVENTS per call, the answer saying where to continue.
    */
-  replay: async (endpointId: number, from: ReplayWebhookEventsRequest): Promise<ReplayedWebhookEvents> => {
+  replay: async (
+    endpointId: number,
+    from: ReplayWebhookEventsRequest,
+    scope: EndpointScope,
+  ): Promise<ReplayedWebhookEvents> => {
     const result = await transactions.withTransaction(async (tx) => {
-      const endpoint = await webhookEndpointStore.target(tx, endpointId);
+      const endpoint = await webhookEndpointStore.target(tx, endpointId, scope);
       if (!endpoint) throw endpointNotFound(endpointId);
       if (!endpoint.enabled) {
         const message = `webhook endpoint ${endpointId} is disabled: enable it (PATCH enabled=true) before a replay`;
@@ -75,8 +80,8 @@ export const createWebhookDeliveries = ({ transactions, queue, sender }: Deliver
   },
 
   /** Sends a signed test event now, enabled or not, and answers how the receiver responded. */
-  ping: async (endpointId: number): Promise<PingedWebhookEndpoint> => {
-    const endpoint = await webhookEndpointStore.target(transactions.db, endpointId);
+  ping: async (endpointId: number, scope: EndpointScope): Promise<PingedWebhookEndpoint> => {
+    const endpoint = await webhookEndpointStore.target(transactions.db, endpointId, scope);
     if (!endpoint) throw endpointNotFound(endpointId);
     const id = randomUUID();
     const now = new Date();

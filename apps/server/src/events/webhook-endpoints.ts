@@ -3,6 +3,7 @@ import {
   type CreateWebhookEndpointBody,
   type DeletedWebhookEndpoint,
   PREVIOUS_SECRET_HOURS,
+  PREVIOUS_SECRETS_MAX,
   type RotatedWebhookSecret,
   type UpdateWebhookEndpointBody,
   WEBHOOK_ENDPOINTS_MAX,
@@ -16,7 +17,7 @@ import { notFound, unprocessable } from '../errors/domain-error.js';
 import { checkHost, type Resolver } from './address-guard.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { webhookDeliveryStore } from './store/webhook-delivery-store.js';
-import { webhookEndpointStore } from './store/webhook-endpoint-store.js';
+import { type EndpointScope, webhookEndpointStore } from './store/webhook-endpoint-store.js';
 import { newWebhookSecret } from './webhook-signing.js';
 
 /** Registering, changing and removing webhook endpoints, and rotating their secrets. */
@@ -59,7 +60,11 @@ const checkUrl = async ({ resolve, allowHttp, allowPrivateNetworks }: WebhookDep
 export const createWebhookEndpoints = (deps: WebhookDeps) => {
   const { transactions, queue } = deps;
   return {
-    create: async (input: CreateWebhookEndpointBody, actor: string): Promise<CreatedWebhookEndpoint> => {
+    /** Registers an endpoint that belongs to `owner`, the caller (its identity). */
+    create: async (
+      input: CreateWebhookEndpointBody,
+      { actor, owner }: { actor: string; owner: string },
+    ): Promise<CreatedWebhookEndpoint> => {
       await checkUrl(deps, input.url);
       const secret = newWebhookSecret();
       const created = await transactions.withTransaction(async (tx) => {
@@ -72,6 +77,7 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
             eventTypes: input.event_types ?? null,
             secret,
             createdBy: actor,
+            owner,
           },
           WEBHOOK_ENDPOINTS_MAX,
         );
@@ -88,10 +94,12 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
       return { ...created, secret };
     },
 
-    list: async (): Promise<WebhookEndpointList> => ({ items: await webhookEndpointStore.list(transactions.db) }),
+    list: async (scope: EndpointScope): Promise<WebhookEndpointList> => ({
+      items: await webhookEndpointStore.list(transactions.db, scope),
+    }),
 
-    get: async (id: number): Promise<WebhookEndpoint> => {
-      const endpoint = await webhookEndpointStore.find(transactions.db, id);
+    get: async (id: number, scope: EndpointScope): Promise<WebhookEndpoint> => {
+      const endpoint = await webhookEndpointStore.find(transactions.db, id, scope);
       if (!endpoint) throw endpointNotFound(id);
       return endpoint;
     },
@@ -100,15 +108,15 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
      * Applies a change. Enabling again resumes the endpoint's pending deliveries: their jobs are
      * queued in the same transaction.
      */
-    update: async (id: number, input: UpdateWebhookEndpointBody): Promise<WebhookEndpoint> => {
+    update: async (id: number, input: UpdateWebhookEndpointBody, scope: EndpointScope): Promise<WebhookEndpoint> => {
       if (input.url !== undefined) await checkUrl(deps, input.url);
       const updated = await transactions.withTransaction(async (tx) => {
-        const endpoint = await webhookEndpointStore.update(tx, id, {
-          url: input.url,
-          description: input.description,
-          eventTypes: input.event_types,
-          enabled: input.enabled,
-        });
+        const endpoint = await webhookEndpointStore.update(
+          tx,
+          id,
+          { url: input.url, description: input.description, eventTypes: input.event_types, enabled: input.enabled },
+          scope,
+        );
         if (endpoint && input.enabled === true) {
           await queue.schedule(await webhookDeliveryStore.pendingKeys(tx, id), { db: tx });
         }
@@ -119,16 +127,39 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
       return updated;
     },
 
-    remove: async (id: number): Promise<DeletedWebhookEndpoint> => {
-      if (!(await webhookEndpointStore.delete(transactions.db, id))) throw endpointNotFound(id);
+    remove: async (id: number, scope: EndpointScope): Promise<DeletedWebhookEndpoint> => {
+      if (!(await webhookEndpointStore.delete(transactions.db, id, scope))) throw endpointNotFound(id);
       return { id, deleted: true };
     },
 
-    rotateSecret: async (id: number): Promise<RotatedWebhookSecret> => {
+    /**
+     * A new secret; every replaced one keeps signing until its own expiry, at most
+     * PREVIOUS_SECRETS_MAX at once (422 beyond: a receiver cannot be asked to check more).
+     */
+    rotateSecret: async (id: number, scope: EndpointScope): Promise<RotatedWebhookSecret> => {
       const secret = newWebhookSecret();
-      const expiresAt = await webhookEndpointStore.rotateSecret(transactions.db, id, secret, PREVIOUS_SECRET_HOURS);
-      if (expiresAt === null) throw endpointNotFound(id);
-      return { secret, previous_secret_expires_at: expiresAt };
+      const rotated = await transactions.withTransaction((tx) =>
+        webhookEndpointStore.rotateSecret(
+          tx,
+          id,
+          secret,
+          { previousValidHours: PREVIOUS_SECRET_HOURS, maximum: PREVIOUS_SECRETS_MAX },
+          scope,
+        ),
+      );
+      if (rotated === null) throw endpointNotFound(id);
+      if (rotated === 'full') {
+        throw unprocessable([
+          {
+            path: '',
+            message:
+              `${PREVIOUS_SECRETS_MAX} replaced secrets of this endpoint still sign (each for ${PREVIOUS_SECRET_HOURS} h ` +
+              'after its rotation): rotate again once the oldest has expired',
+            code: WebhookCode.tooManySecrets,
+          },
+        ]);
+      }
+      return { secret, previous_secret_expires_at: rotated.previousExpiresAt };
     },
   };
 };

@@ -1,6 +1,7 @@
 import { AuthenticationCode } from '@sales-order/contract';
 import type { Request } from 'express';
 
+import { type KeyManager, keyManagerOf } from '../api-keys/key-manager.js';
 import { identityOf } from '../auth/principal.js';
 import { unauthenticated } from '../errors/domain-error.js';
 
@@ -15,4 +16,10 @@ export const actorOf = (req: Pick<Request, 'principal'>): string => {
 export const identityOfCaller = (req: Pick<Request, 'principal'>): string => {
   if (!req.principal) throw unauthenticated('Authentication required', AuthenticationCode.missingCredentials);
   return identityOf(req.principal);
+};
+
+/** The caller as a manager of API keys: who it is, what it holds, and the key it calls with. */
+export const managerOf = (req: Pick<Request, 'principal'>): KeyManager => {
+  if (!req.principal) throw unauthenticated('Authentication required', AuthenticationCode.missingCredentials);
+  return keyManagerOf(req.principal);
 };

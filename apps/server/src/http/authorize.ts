@@ -1,15 +1,16 @@
 import {
   AccessCode,
   AuthenticationCode,
-  type Permission,
+  Permission,
   permissionsForBody,
   requiredPermissions,
   type RouteAccess,
 } from '@sales-order/contract';
 import type { NextFunction, Response } from 'express';
 
-import { hasPermission, type Principal } from '../auth/principal.js';
+import { hasPermission, identityOf, type Principal } from '../auth/principal.js';
 import { type DomainError, forbidden, unauthenticated } from '../errors/domain-error.js';
+import type { EndpointScope } from '../events/store/webhook-endpoint-store.js';
 
 /**
  * Every permission check of the API, in one place: the route's (its contract metadata), the
@@ -56,3 +57,12 @@ export const requirePermission = checkWith((req) => requiredPermissions(req.tsRe
  * body holds.
  */
 export const requireFieldPermissions = checkWith((req) => permissionsForBody(req.tsRestRoute.metadata, req.body));
+
+/**
+ * The webhook endpoints a caller may see and change: the ones it registered (its identity across
+ * methods), or every one with webhooks.admin. Another's endpoint answers 404, as if it did not exist.
+ */
+export const webhookScopeOf = ({ principal }: { principal?: Principal }): EndpointScope => {
+  if (!principal) throw unauthenticated('Authentication required', AuthenticationCode.missingCredentials);
+  return { owner: identityOf(principal), all: hasPermission(principal, Permission.webhooksAdmin) };
+};

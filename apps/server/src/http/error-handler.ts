@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { ErrorCode, type ErrorDetail, RequestCode } from '@sales-order/contract';
 import { RequestValidationError } from '@ts-rest/express';
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 
 import { DomainError, type DomainErrorKind } from '../errors/domain-error.js';
 import { failure } from './envelope.js';
@@ -28,6 +28,7 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   conflict: ErrorCode.conflict,
   precondition_failed: ErrorCode.preconditionFailed,
   precondition_required: ErrorCode.preconditionRequired,
+  gone: ErrorCode.gone,
 };
 
 /** A 401 names the schemes a caller can use (RFC 9110, section 11.6.1). */
@@ -186,6 +187,24 @@ const hasNoBody = (req: Request) =>
  * missing body where one is required).
  */
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const fileTypes = fileBodyOf(req);
+  if (fileTypes) {
+    // A route that takes a file (an import) takes it as one of its own media types, and only so.
+    if (!hasNoBody(req) && req.is([...fileTypes]) === false) {
+      next(
+        new BadRequestError(`The request body must be the file, as ${fileTypes.join(' or ')}`, [
+          {
+            path: '',
+            message: `content type ${req.headers['content-type'] ?? '(none)'} is not accepted`,
+            code: RequestCode.unsupportedMediaType,
+          },
+        ]),
+      );
+      return;
+    }
+    next();
+    return;
+  }
   if (BODY_METHODS.has(req.method) && !hasNoBody(req) && req.is('application/json') === false) {
     next(
       new BadRequestError('The request body must be application/json', [
@@ -199,6 +218,32 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
     return;
   }
   next();
+};
+
+/** The media types of the file a route takes as its body (contract metadata `fileBody`), if it takes one. */
+const fileBodyOf = (req: Request): readonly string[] | undefined =>
+  (req as Request & { tsRestRoute?: { metadata?: { fileBody?: readonly string[] } } }).tsRestRoute?.metadata?.fileBody;
+
+/**
+ * The file of a route that takes one (after requireJsonBody has checked its type), read as the
+ * bytes sent, up to `limit` bytes (413 beyond); the use case reads them.
+ */
+export const readFileBody = (limit: number): RequestHandler => {
+  const parsers = new Map<string, RequestHandler>();
+  return (req, res, next) => {
+    const types = fileBodyOf(req);
+    if (!types) {
+      next();
+      return;
+    }
+    const key = types.join(',');
+    let parser = parsers.get(key);
+    if (!parser) {
+      parser = express.raw({ type: [...types], limit });
+      parsers.set(key, parser);
+    }
+    parser(req, res, next);
+  };
 };
 
 /** Thrown from body-parser's `verify`; body-parser keeps its status and type. */

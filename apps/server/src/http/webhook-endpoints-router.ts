@@ -2,49 +2,59 @@ import { webhookEndpointsContract } from '@sales-order/contract';
 import { initServer } from '@ts-rest/express';
 
 import type { Services } from '../services.js';
-import { actorOf } from './actor.js';
+import { actorOf, identityOfCaller } from './actor.js';
+import { webhookScopeOf } from './authorize.js';
 import { success } from './envelope.js';
 
 const s = initServer();
 
-/** The webhook endpoint routes bound to their use cases. Handlers only translate. */
+/**
+ * The webhook endpoint routes bound to their use cases. Handlers only translate; each works
+ * within the caller's scope (its own endpoints, or all with webhooks.admin: authorize.ts).
+ */
 export const createWebhookEndpointsRouter = ({ webhookEndpoints, webhookDeliveries }: Services) =>
   s.router(webhookEndpointsContract, {
     createWebhookEndpoint: async ({ body, req, res }) => {
-      const created = await webhookEndpoints.create(body, actorOf(req));
+      const created = await webhookEndpoints.create(body, { actor: actorOf(req), owner: identityOfCaller(req) });
       res.setHeader('Location', `${req.baseUrl}/webhook-endpoints/${created.id}`);
       return {
         status: 201,
         body: success(created, 'Webhook endpoint created: keep the secret, it is not shown again'),
       };
     },
-    listWebhookEndpoints: async () => ({ status: 200, body: success(await webhookEndpoints.list()) }),
-    getWebhookEndpoint: async ({ params }) => ({ status: 200, body: success(await webhookEndpoints.get(params.id)) }),
-    updateWebhookEndpoint: async ({ params, body }) => ({
+    listWebhookEndpoints: async ({ req }) => ({
       status: 200,
-      body: success(await webhookEndpoints.update(params.id, body)),
+      body: success(await webhookEndpoints.list(webhookScopeOf(req))),
     }),
-    deleteWebhookEndpoint: async ({ params }) => ({
+    getWebhookEndpoint: async ({ params, req }) => ({
       status: 200,
-      body: success(await webhookEndpoints.remove(params.id), 'Webhook endpoint deleted'),
+      body: success(await webhookEndpoints.get(params.id, webhookScopeOf(req))),
     }),
-    rotateWebhookSecret: async ({ params }) => ({
+    updateWebhookEndpoint: async ({ params, body, req }) => ({
+      status: 200,
+      body: success(await webhookEndpoints.update(params.id, body, webhookScopeOf(req))),
+    }),
+    deleteWebhookEndpoint: async ({ params, req }) => ({
+      status: 200,
+      body: success(await webhookEndpoints.remove(params.id, webhookScopeOf(req)), 'Webhook endpoint deleted'),
+    }),
+    rotateWebhookSecret: async ({ params, req }) => ({
       status: 200,
       body: success(
-        await webhookEndpoints.rotateSecret(params.id),
+        await webhookEndpoints.rotateSecret(params.id, webhookScopeOf(req)),
         'Secret rotated: keep the new one, it is not shown again',
       ),
     }),
-    listWebhookDeliveries: async ({ params, query }) => ({
+    listWebhookDeliveries: async ({ params, query, req }) => ({
       status: 200,
-      body: success(await webhookDeliveries.list(params.id, query)),
+      body: success(await webhookDeliveries.list(params.id, query, webhookScopeOf(req))),
     }),
-    replayWebhookEvents: async ({ params, body }) => ({
+    replayWebhookEvents: async ({ params, body, req }) => ({
       status: 202,
-      body: success(await webhookDeliveries.replay(params.id, body)),
+      body: success(await webhookDeliveries.replay(params.id, body, webhookScopeOf(req))),
     }),
-    pingWebhookEndpoint: async ({ params }) => ({
+    pingWebhookEndpoint: async ({ params, req }) => ({
       status: 200,
-      body: success(await webhookDeliveries.ping(params.id)),
+      body: success(await webhookDeliveries.ping(params.id, webhookScopeOf(req))),
     }),
   });

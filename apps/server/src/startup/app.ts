@@ -14,6 +14,7 @@ import type { Database } from '../db/database.js';
 import { transactionPort } from '../db/transactions.js';
 import type { EventProcessing } from '../events/event-processing.js';
 import { apiDocsRouter } from '../http/api-docs.js';
+import { createApiKeysRouter } from '../http/api-keys-router.js';
 import { authenticate } from '../http/authenticate.js';
 import { requireFieldPermissions, requirePermission } from '../http/authorize.js';
 import { answerPreflight, corsForAllowedOrigins } from '../http/cors.js';
@@ -25,8 +26,15 @@ import {
   overloadHandler,
 } from '../http/database-unavailable.js';
 import { success } from '../http/envelope.js';
-import { errorHandler, notFoundHandler, refuseMalformedUtf8, requireJsonBody } from '../http/error-handler.js';
+import {
+  errorHandler,
+  notFoundHandler,
+  readFileBody,
+  refuseMalformedUtf8,
+  requireJsonBody,
+} from '../http/error-handler.js';
 import { createEventsRouter } from '../http/events-router.js';
+import { createImportsRouter } from '../http/imports-router.js';
 import { orderEntryRouter } from '../http/order-entry-page.js';
 import { rateLimitPerClient } from '../http/rate-limit.js';
 import type { RedisClient } from '../http/redis-client.js';
@@ -149,7 +157,12 @@ export const createApp = ({
     const [kind, digest = ''] = payload.split(':', 2);
     (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
-  const services = createServices(transactionPort(database.prisma), config, events);
+  const services = createServices(
+    transactionPort(database.prisma),
+    config,
+    events,
+    (message) => (error) => logger.warn({ err: error }, message),
+  );
   // Payloads are the master table's name.
   database.changes.on(MASTER_DATA_CHANNEL, (table) => {
     const type = DROPDOWN_TYPE_OF_TABLE[table];
@@ -169,6 +182,8 @@ export const createApp = ({
     ...createSalesOrdersRouter(services, config, metrics),
     ...createEventsRouter(services),
     ...createWebhookEndpointsRouter(services),
+    ...createImportsRouter(services),
+    ...createApiKeysRouter(services),
   });
   createExpressEndpoints(apiContract, routes, api, {
     logInitialization: false,
@@ -179,6 +194,7 @@ export const createApp = ({
       requirePermission,
       refuseUnknownQueryParameters,
       requireJsonBody,
+      readFileBody(config.imports.maxBytes),
       express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
       // What the body's field values ask for (status confirmed, acknowledge_warnings), before validation.
       requireFieldPermissions,

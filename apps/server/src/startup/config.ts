@@ -308,6 +308,10 @@ const EnvironmentSchema = z
     // Unset: on with the embedded database (a demo), off with DATABASE_URL (production).
     ORDER_ENTRY_PAGE: oneOf(['true', 'false', 'auto'], 'auto'),
     ORDER_ENTRY_SIGN_IN: oneOf(['true', 'false', 'auto'], 'auto'),
+    IMPORT_MAX_BYTES: integer('IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    IMPORT_MAX_ORDERS: integer('IMPORT_MAX_ORDERS', 50_000, 1, 10_000_000),
+    IMPORT_CHUNK_SIZE: integer('IMPORT_CHUNK_SIZE', 100, 1, 10_000),
+    IMPORT_CHUNK_TIMEOUT_SECONDS: integer('IMPORT_CHUNK_TIMEOUT_SECONDS', 600, 1, 86_400),
   })
   .superRefine((value, ctx) => {
     // Node refuses a server whose headers may take longer than the whole request.
@@ -460,6 +464,16 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     allowHttp: value.WEBHOOK_ALLOW_HTTP,
     /** Endpoints on loopback, private, link-local and other non-public addresses accepted. */
     allowPrivateNetworks: value.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  },
+  imports: {
+    /** Largest file POST /imports takes. */
+    maxBytes: value.IMPORT_MAX_BYTES,
+    /** Most orders in one file. */
+    maxOrders: value.IMPORT_MAX_ORDERS,
+    /** Orders a job creates before it records its progress and hands over to the next job. */
+    chunkSize: value.IMPORT_CHUNK_SIZE,
+    /** A chunk's job not finished within this is taken to be of a dead process and run again. */
+    chunkTimeoutSeconds: value.IMPORT_CHUNK_TIMEOUT_SECONDS,
   },
 }));
 

@@ -17,6 +17,8 @@ export interface Exchange {
   method: Method;
   status: number;
   body: unknown;
+  /** The answer's media type when it is not JSON (import results). */
+  mediaType?: string;
 }
 
 export interface ConformanceData {
@@ -38,7 +40,15 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
   const anonymous = createClient<paths>({ baseUrl });
   const exchanges: Exchange[] = [];
   const record = (label: string, path: keyof paths, method: Method, outcome: Outcome) => {
-    exchanges.push({ label, path, method, status: outcome.response.status, body: outcome.data ?? outcome.error });
+    const type = outcome.response.headers.get('content-type')?.split(';')[0];
+    exchanges.push({
+      label,
+      path,
+      method,
+      status: outcome.response.status,
+      body: outcome.data ?? outcome.error,
+      ...(type && type !== 'application/json' ? { mediaType: type } : {}),
+    });
     return outcome;
   };
 
@@ -354,6 +364,77 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     '/webhook-endpoints/{id}',
     'get',
     await client.GET('/webhook-endpoints/{id}', endpointPath),
+  );
+  const csv = `order_ref,customer_id,location_id,sales_order_date,product_id,quantity,rate
+conformance-1,${ids.customerId},${ids.locationId},2026-11-15,${ids.productId},1,10
+`;
+  const started = record(
+    'start import',
+    '/imports',
+    'post',
+    await client.POST('/imports', {
+      body: csv,
+      bodySerializer: (body) => body as string,
+      headers: { 'Content-Type': 'text/csv' },
+    }),
+  );
+  const importPath = { params: { path: { id: (started.data as { data: { import_id: number } }).data.import_id } } };
+  record('list imports', '/imports', 'get', await client.GET('/imports'));
+  // Its one order made, so that the results hold a line.
+  for (let tries = 0; tries < 300; tries += 1) {
+    const { data } = await client.GET('/imports/{id}', importPath);
+    if (data?.data.state === 'completed') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  record('read import', '/imports/{id}', 'get', await client.GET('/imports/{id}', importPath));
+  record(
+    'import results',
+    '/imports/{id}/results',
+    'get',
+    await client.GET('/imports/{id}/results', { ...importPath, parseAs: 'text' }),
+  );
+  record('cancel import', '/imports/{id}/cancel', 'post', await client.POST('/imports/{id}/cancel', importPath));
+  record(
+    'read an unknown import: 404',
+    '/imports/{id}',
+    'get',
+    await client.GET('/imports/{id}', { params: { path: { id: 2_000_000_000 } } }),
+  );
+  // API keys: the successor of a rotation, a rename, a revocation and each key's history.
+  const apiKey = record(
+    'create API key',
+    '/api-keys',
+    'post',
+    await client.POST('/api-keys', { body: { name: 'conformance', permissions: ['sales_orders.read'] } }),
+  );
+  const apiKeyPath = { params: { path: { id: (apiKey.data as { data: { id: number } }).data.id } } };
+  record('list API keys', '/api-keys', 'get', await client.GET('/api-keys', { params: { query: { limit: 5 } } }));
+  record('read API key', '/api-keys/{id}', 'get', await client.GET('/api-keys/{id}', apiKeyPath));
+  record(
+    'rename API key',
+    '/api-keys/{id}',
+    'patch',
+    await client.PATCH('/api-keys/{id}', { ...apiKeyPath, body: { name: 'conformance renamed' } }),
+  );
+  record(
+    'rotate API key',
+    '/api-keys/{id}/rotate',
+    'post',
+    await client.POST('/api-keys/{id}/rotate', { ...apiKeyPath, body: { expire_current_in_seconds: 60 } }),
+  );
+  record(
+    'rotate API key again: 409',
+    '/api-keys/{id}/rotate',
+    'post',
+    await client.POST('/api-keys/{id}/rotate', { ...apiKeyPath, body: { expire_current_in_seconds: 0 } }),
+  );
+  record('revoke API key', '/api-keys/{id}/revoke', 'post', await client.POST('/api-keys/{id}/revoke', apiKeyPath));
+  record('API key history', '/api-keys/{id}/history', 'get', await client.GET('/api-keys/{id}/history', apiKeyPath));
+  record(
+    'read unknown API key: 404',
+    '/api-keys/{id}',
+    'get',
+    await client.GET('/api-keys/{id}', { params: { path: { id: 999_999 } } }),
   );
   record(
     'read without credentials: 401',

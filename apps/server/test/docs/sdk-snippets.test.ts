@@ -12,7 +12,7 @@ import { adminQuery, databaseUrl } from '../support/postgres-server.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from '../support/server-process.js';
 
 /**
- * The SDK's snippets (```ts blocks of README.md, packages/client/README.md and docs/sdk.md), each
+ * The SDK's snippets (```ts blocks of README.md, packages/client/README.md, docs/authentication.md and docs/sdk.md), each
  * compiled with `tsc --strict` against the packed and installed SDK, then run against a fresh
  * service with demo data, with the names a page leaves to the reader (`orders`, a client with
  * the demo key; `id`, an order of the demo data; `formId`, `body`; the reader's own storage
@@ -22,7 +22,7 @@ import { type ServerProcess, startServerProcess, stopServerProcess } from '../su
  */
 
 const run = promisify(execFile);
-const PAGES = ['README.md', 'packages/client/README.md', 'docs/sdk.md'];
+const PAGES = ['README.md', 'packages/client/README.md', 'docs/authentication.md', 'docs/sdk.md'];
 const PAGE_ADDRESS = '127.0.0.1:3000';
 const tsc = path.join(ROOT, 'apps', 'server', 'node_modules', '.bin', 'tsc');
 

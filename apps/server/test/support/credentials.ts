@@ -1,16 +1,26 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-import { createApiKeyService } from '../../src/auth/api-keys.js';
+import type { Permission } from '@sales-order/contract';
+
+import { createApiKeyManagement } from '../../src/api-keys/api-key-management.js';
+import { operator } from '../../src/api-keys/key-manager.js';
+import { transactionPort } from '../../src/db/transactions.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
 
 const DAY_MS = 86_400_000;
 
-/** An API key made by the service itself, as the CLI makes them. */
+/** An API key made by the service itself, as the CLI makes them: the key and its record (`summary`). */
 export const createApiKey = async (
   prisma: PrismaClient,
   permissions: string[],
   { name = 'test key', expiresAt = null }: { name?: string; expiresAt?: Date | null } = {},
-) => createApiKeyService(prisma).create({ name, permissions, expiresAt });
+) => {
+  const { secret, ...summary } = await createApiKeyManagement({ transactions: transactionPort(prisma) }).create(
+    { name, permissions: permissions as Permission[], expires_at: expiresAt },
+    operator('test:setup'),
+  );
+  return { key: secret, summary };
+};
 
 /**
  * A host session written the way the host ERP writes it: a random cookie value, stored as the

@@ -53,10 +53,21 @@ describe('nonPublicRange: which addresses may receive webhooks', () => {
     ['::ffff:169.254.169.254', 'linkLocal'],
     ['::ffff:7f00:1', 'loopback'],
     ['::127.0.0.1', 'loopback'],
-    // Prefixes that embed or tunnel to IPv4 addresses: not judged through, so refused.
-    ['64:ff9b::a00:1', 'rfc6052'],
-    ['2002:a00:1::', '6to4'],
-    ['2001::1', 'teredo'],
+    // As a URL writes [::127.0.0.1] (issue 29: it was accepted).
+    ['::7f00:1', 'loopback'],
+    ['::a00:1', 'private'],
+    ['::ffff:0:7f00:1', 'loopback'],
+    // Prefixes that embed or tunnel to IPv4 addresses: judged as the IPv4 address they carry.
+    ['64:ff9b::a00:1', 'private'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['2002:a00:1::', 'private'],
+    ['2002:7f00:1::1', 'loopback'],
+    ['2002:a9fe:a9fe::', 'linkLocal'],
+    // Teredo: server 65.54.227.120, client 127.0.0.1 (bits inverted); server 0.0.0.0.
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback'],
+    ['2001::1', 'unspecified'],
+    // A NAT64 prefix other than the well-known one: where the IPv4 address sits is unknown.
+    ['64:ff9b:1::808:808', 'rfc6052'],
     ['2001:db8::1', 'reserved'],
     ['not an address', 'invalid'],
   ])('%s is %s: refused', (address, range) => {
@@ -72,6 +83,11 @@ describe('nonPublicRange: which addresses may receive webhooks', () => {
     '100.128.0.1',
     '2606:4700::1111',
     '::ffff:8.8.4.4',
+    // IPv4 carried in IPv6, public: judged as that IPv4 address.
+    '::808:808',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+    '2001:0:808:808:8000:63bf:f7f7:f7fb',
   ])('%s is public: accepted', (address) => {
     expect(nonPublicRange(address)).toBeNull();
   });

@@ -100,6 +100,12 @@ export const eventStore = {
     };
   },
 
+  /** The oldest position kept (the purge removes the oldest events); null when none is kept. */
+  oldestPosition: async (db: Db): Promise<number | null> => {
+    const [row] = await db.$queryRaw<{ oldest: bigint | null }[]>`SELECT min(position) AS oldest FROM event_positions`;
+    return row!.oldest === null ? null : Number(row!.oldest);
+  },
+
   /** Whether some committed event still waits for its position: the relay's cheap idle check. */
   anyUnpositioned: async (db: Db): Promise<boolean> => {
     const [row] = await db.$queryRaw<{ waiting: boolean }[]>`

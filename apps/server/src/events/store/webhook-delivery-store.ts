@@ -144,6 +144,20 @@ export const webhookDeliveryStore = {
     };
   },
 
+  /**
+   * Fails a delivery without sending it, with the reason as its one attempt's error: the retry
+   * schedule does not apply, and the endpoint's failure streak is not the receiver's doing.
+   */
+  skip: async (db: Db, deliveryId: bigint, reason: string): Promise<void> => {
+    await db.$executeRaw`
+      WITH failed AS (
+        UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL
+        WHERE id = ${deliveryId}::bigint AND status = 'pending'
+        RETURNING id)
+      INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status_code, error, latency_ms)
+      SELECT id, now(), NULL, ${reason}::varchar, 0 FROM failed`;
+  },
+
   /** Whether an order has another pending delivery to an endpoint besides `exceptId`. */
   morePending: async (db: Db, { endpoint_id, sales_order_id }: DeliveryKey, exceptId: bigint): Promise<boolean> => {
     const [row] = await db.$queryRaw<{ more: boolean }[]>`

@@ -1,4 +1,4 @@
-import type { EventType, WebhookEndpoint } from '@sales-order/contract';
+import { type EventType, Permission, type WebhookEndpoint } from '@sales-order/contract';
 
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -9,7 +9,9 @@ import { Prisma } from '../../generated/prisma/client.js';
 const READ_COLUMNS = Prisma.sql`id, url, description, event_types, enabled, disabled_reason,
   to_char(disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS disabled_at,
   to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS failing_since,
-  to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS previous_secret_expires_at,
+  to_char((SELECT max(p.expires_at) FROM webhook_previous_secrets p
+    WHERE p.endpoint_id = webhook_endpoints.id AND p.expires_at > now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')
+    AS previous_secret_expires_at, owner,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS updated_at`;
 
@@ -21,6 +23,17 @@ export interface NewEndpoint {
   eventTypes: EventType[] | null;
   secret: string;
   createdBy: string;
+  /** The registering caller's identity (auth/principal.ts identityOf). */
+  owner: string;
+}
+
+/**
+ * Which endpoints a caller may see and change: its own (`owner`), or every one (`all`, for
+ * webhooks.admin). Another's endpoint reads as if it did not exist.
+ */
+export interface EndpointScope {
+  owner: string;
+  all: boolean;
 }
 
 export interface EndpointChange {
@@ -35,9 +48,35 @@ export interface EndpointTarget {
   id: number;
   url: string;
   enabled: boolean;
-  /** The current secret first, then the rotated-out one while it still signs. */
+  /** The current secret first, then every replaced one that still signs, newest first. */
   secrets: string[];
+  /** Who the endpoint belongs to (null: nobody, it receives nothing). */
+  owner: string | null;
+  /** Whether the owner may receive events now (OWNER_RECEIVES). */
+  receives: boolean;
 }
+
+/** Rows of one caller's scope. */
+const inScope = (scope: EndpointScope) => (scope.all ? Prisma.empty : Prisma.sql`AND owner = ${scope.owner}::varchar`);
+
+/** Permissions that let an owner receive events. */
+const RECEIVING_PERMISSIONS = [Permission.eventsRead, Permission.all];
+
+/**
+ * Whether the endpoint's owner may receive events now, as the service can tell between
+ * requests: an API key's own row (not revoked, not expired, holding events.read); a host session
+ * user's newest unrevoked session; a JWT subject's grant cannot be looked up (no token is kept),
+ * so the check of its last create, change or replay stands.
+ */
+const OWNER_RECEIVES = Prisma.sql`CASE
+  WHEN starts_with(w.owner, 'api_key:') THEN EXISTS (SELECT 1 FROM api_keys k
+    WHERE k.prefix = substr(w.owner, 9) AND (k.revoked_at IS NULL OR k.revoked_at > now())
+      AND (k.expires_at IS NULL OR k.expires_at > now())
+      AND k.permissions && ${RECEIVING_PERMISSIONS}::text[])
+  WHEN starts_with(w.owner, 'session:') THEN coalesce((SELECT s.permissions && ${RECEIVING_PERMISSIONS}::text[] FROM sessions s
+    WHERE s.user_id = substr(w.owner, 9) AND s.revoked_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT 1), false)
+  WHEN starts_with(w.owner, 'jwt:') THEN true
+  ELSE false END`;
 
 export const webhookEndpointStore = {
   /**
@@ -51,21 +90,21 @@ export const webhookEndpointStore = {
   /** Inserts an endpoint unless the service already holds `maximum`; null then. */
   insert: async (tx: Db, endpoint: NewEndpoint, maximum: number): Promise<EndpointRow | null> => {
     const [row] = await tx.$queryRaw<EndpointRow[]>`
-      INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by)
+      INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by, owner)
       SELECT ${endpoint.url}, ${endpoint.description}::varchar, ${endpoint.eventTypes}::text[], ${endpoint.secret},
-        ${endpoint.createdBy}
+        ${endpoint.createdBy}, ${endpoint.owner}
       WHERE (SELECT count(*) FROM webhook_endpoints) < ${maximum}::int
       RETURNING ${READ_COLUMNS}`;
     return row ?? null;
   },
 
-  list: async (db: Db): Promise<EndpointRow[]> =>
-    db.$queryRaw<EndpointRow[]>`SELECT ${READ_COLUMNS} FROM webhook_endpoints ORDER BY id`,
+  list: async (db: Db, scope: EndpointScope): Promise<EndpointRow[]> =>
+    db.$queryRaw<EndpointRow[]>`SELECT ${READ_COLUMNS} FROM webhook_endpoints WHERE true ${inScope(scope)} ORDER BY id`,
 
-  find: async (db: Db, id: number): Promise<EndpointRow | null> => {
+  find: async (db: Db, id: number, scope: EndpointScope): Promise<EndpointRow | null> => {
     const [row] = await db.$queryRaw<
       EndpointRow[]
-    >`SELECT ${READ_COLUMNS} FROM webhook_endpoints WHERE id = ${id}::int`;
+    >`SELECT ${READ_COLUMNS} FROM webhook_endpoints WHERE id = ${id}::int ${inScope(scope)}`;
     return row ?? null;
   },
 
@@ -73,7 +112,7 @@ export const webhookEndpointStore = {
    * Applies a change; enabling clears the reason and the failure streak, disabling by hand
    * records `manual`. Null when there is no such endpoint.
    */
-  update: async (db: Db, id: number, change: EndpointChange): Promise<EndpointRow | null> => {
+  update: async (db: Db, id: number, change: EndpointChange, scope: EndpointScope): Promise<EndpointRow | null> => {
     const set = (column: string, value: unknown, cast: string) =>
       value === undefined ? Prisma.empty : Prisma.sql`, ${Prisma.raw(column)} = ${value}::${Prisma.raw(cast)}`;
     const enabled =
@@ -88,34 +127,60 @@ export const webhookEndpointStore = {
       UPDATE webhook_endpoints SET updated_at = now()
         ${set('url', change.url, 'varchar')} ${set('description', change.description, 'varchar')}
         ${set('event_types', change.eventTypes, 'text[]')} ${enabled}
-      WHERE id = ${id}::int
+      WHERE id = ${id}::int ${inScope(scope)}
       RETURNING ${READ_COLUMNS}`;
     return row ?? null;
   },
 
   /** Deletes an endpoint; its deliveries and their attempts go with it. False when none. */
-  delete: async (db: Db, id: number): Promise<boolean> =>
-    (await db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${id}::int`) === 1,
+  delete: async (db: Db, id: number, scope: EndpointScope): Promise<boolean> =>
+    (await db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${id}::int ${inScope(scope)}`) === 1,
 
   /**
-   * Replaces the secret; the replaced one keeps signing until `previousValidHours` from now.
-   * The expiry as the API writes it; null when there is no such endpoint.
+   * Replaces the secret; the replaced one keeps signing until `previousValidHours` from now,
+   * beside those earlier rotations replaced until their own expiry, unless `maximum` of them
+   * still sign ('full': nothing changes). Expired ones are deleted. In one transaction, the
+   * endpoint's row locked. The new previous secret's expiry as the API writes it; null when
+   * there is no such endpoint (in the scope).
    */
-  rotateSecret: async (db: Db, id: number, secret: string, previousValidHours: number): Promise<string | null> => {
-    const [row] = await db.$queryRaw<{ previous_secret_expires_at: string }[]>`
-      UPDATE webhook_endpoints SET previous_secret = secret, secret = ${secret},
-        previous_secret_expires_at = now() + make_interval(hours => ${previousValidHours}::int), updated_at = now()
-      WHERE id = ${id}::int
-      RETURNING to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS previous_secret_expires_at`;
-    return row?.previous_secret_expires_at ?? null;
+  rotateSecret: async (
+    tx: Db,
+    id: number,
+    secret: string,
+    { previousValidHours, maximum }: { previousValidHours: number; maximum: number },
+    scope: EndpointScope,
+  ): Promise<{ previousExpiresAt: string } | 'full' | null> => {
+    const [endpoint] = await tx.$queryRaw<{ signing: number }[]>`
+      SELECT (SELECT count(*) FROM webhook_previous_secrets p WHERE p.endpoint_id = webhook_endpoints.id
+        AND p.expires_at > now())::int AS signing
+      FROM webhook_endpoints WHERE id = ${id}::int ${inScope(scope)}
+      FOR UPDATE`;
+    if (!endpoint) return null;
+    if (endpoint.signing >= maximum) return 'full';
+    const [row] = await tx.$queryRaw<{ expires_at: string }[]>`
+      WITH expired AS (DELETE FROM webhook_previous_secrets WHERE endpoint_id = ${id}::int AND expires_at <= now()),
+      kept AS (
+        INSERT INTO webhook_previous_secrets (endpoint_id, secret, expires_at)
+        SELECT id, secret, now() + make_interval(hours => ${previousValidHours}::int)
+        FROM webhook_endpoints WHERE id = ${id}::int
+        RETURNING expires_at)
+      UPDATE webhook_endpoints SET secret = ${secret}, updated_at = now()
+      FROM kept WHERE id = ${id}::int
+      RETURNING to_char(kept.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS expires_at`;
+    return { previousExpiresAt: row!.expires_at };
   },
 
-  /** Where and with which secrets to send to an endpoint. */
-  target: async (db: Db, id: number): Promise<EndpointTarget | null> => {
+  /**
+   * Where and with which secrets to send to an endpoint, and whether its owner may receive
+   * events now; within a caller's scope when one is given (a route), any endpoint otherwise (the
+   * delivery worker).
+   */
+  target: async (db: Db, id: number, scope?: EndpointScope): Promise<EndpointTarget | null> => {
     const [row] = await db.$queryRaw<EndpointTarget[]>`
-      SELECT id, url, enabled, array_remove(ARRAY[secret,
-        CASE WHEN previous_secret_expires_at > now() THEN previous_secret END], NULL) AS secrets
-      FROM webhook_endpoints WHERE id = ${id}::int`;
+      SELECT w.id, w.url, w.enabled, ARRAY[w.secret] || ARRAY(SELECT p.secret FROM webhook_previous_secrets p
+          WHERE p.endpoint_id = w.id AND p.expires_at > now() ORDER BY p.expires_at DESC, p.id DESC) AS secrets,
+        w.owner, ${OWNER_RECEIVES} AS receives
+      FROM webhook_endpoints w WHERE w.id = ${id}::int ${scope ? inScope(scope) : Prisma.empty}`;
     return row ?? null;
   },
 };

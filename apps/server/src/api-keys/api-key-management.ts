@@ -1,0 +1,218 @@
+import {
+  type ApiKey,
+  ApiKeyCode,
+  type ApiKeyHistory,
+  type ApiKeyHistoryEntry,
+  type ApiKeyHistoryFilters,
+  type ApiKeyPage,
+  type CreateApiKeyRequest,
+  type CreatedApiKey,
+  type ListApiKeysFilters,
+  type RevokeApiKeyRequest,
+  type RotateApiKeyRequest,
+  ValidationCode,
+} from '@sales-order/contract';
+
+import { generateApiKey } from '../auth/api-keys.js';
+import type { Db, TransactionPort } from '../db/transactions.js';
+import { DomainError, notFound, unprocessable } from '../errors/domain-error.js';
+import { formatDateTime } from '../shared/calendar.js';
+import { checkGrant, type KeyManager } from './key-manager.js';
+import { apiKeyStore, type KeyState } from './store/api-key-store.js';
+
+/**
+ * Managing API keys: create, list, read, rename, rotate with a grace period, revoke now or
+ * later, and each key's history. Every change and its history entry commit together. The
+ * secret is generated here (auth/api-keys.ts: CSPRNG), stored only as its SHA-256 and returned
+ * once to the caller; it never reaches a log, the history or an event.
+ */
+
+const keyNotFound = (id: number) => notFound(`API key ${id} not found`);
+
+const notActive = (key: KeyState) =>
+  new DomainError('conflict', `API key ${key.id} is revoked or expired`, [
+    { path: '', message: 'a revoked or expired key cannot be changed', code: ApiKeyCode.apiKeyNotActive },
+  ]);
+
+const checkFutureExpiry = (expiresAt: Date | null | undefined, now: Date) => {
+  if (expiresAt && expiresAt <= now) {
+    throw unprocessable(
+      [{ path: 'expires_at', message: 'the expiry must be in the future', code: ApiKeyCode.expiryInPast }],
+      'The API key cannot be created',
+    );
+  }
+};
+
+/** Scope by location arrives with issue 31; until then a key is only ever unscoped. */
+const checkLocations = (locations: readonly unknown[] | null | undefined) => {
+  if (locations !== undefined && locations !== null) {
+    throw unprocessable([
+      {
+        path: 'locations',
+        message: 'keys limited to locations are not available yet: leave locations out',
+        code: ValidationCode.unknownLocation,
+      },
+    ]);
+  }
+};
+
+const apiTime = (date: Date | null) => (date ? formatDateTime(date) : null);
+
+type Changes = ApiKeyHistoryEntry['changes'];
+
+export interface ApiKeyManagementDeps {
+  transactions: TransactionPort;
+  now?: () => Date;
+}
+
+export const createApiKeyManagement = ({ transactions, now = () => new Date() }: ApiKeyManagementDeps) => {
+  const { db } = transactions;
+
+  /** Locks the key for the transaction, or 404. */
+  const lockKey = async (tx: Db, id: number): Promise<KeyState> => {
+    const key = await apiKeyStore.lock(tx, id);
+    if (!key) throw keyNotFound(id);
+    return key;
+  };
+
+  /** Inserts a key with a fresh secret and its `created` entry; the secret is returned, never stored. */
+  const insertKey = async (
+    tx: Db,
+    manager: KeyManager,
+    key: { name: string; permissions: string[]; expiresAt: Date | null; rotatedFromId: number | null },
+  ): Promise<CreatedApiKey> => {
+    const { prefix, key: secret, keyHash } = generateApiKey();
+    const created = await apiKeyStore.insert(tx, { ...key, prefix, keyHash, createdBy: manager.actor });
+    const changes: Changes = [
+      { field: 'name', from: null, to: created.name },
+      { field: 'permissions', from: null, to: created.permissions },
+      { field: 'locations', from: null, to: created.locations },
+      { field: 'expires_at', from: null, to: created.expires_at },
+      ...(key.rotatedFromId === null ? [] : [{ field: 'rotated_from_id', from: null, to: key.rotatedFromId }]),
+    ];
+    await apiKeyStore.recordChange(tx, { apiKeyId: created.id, action: 'created', actor: manager.actor, changes });
+    return { ...created, secret };
+  };
+
+  return {
+    async create(input: CreateApiKeyRequest, manager: KeyManager): Promise<CreatedApiKey> {
+      checkGrant(manager, input.permissions);
+      checkLocations(input.locations);
+      checkFutureExpiry(input.expires_at, now());
+      return transactions.withTransaction((tx) =>
+        insertKey(tx, manager, {
+          name: input.name,
+          permissions: input.permissions,
+          expiresAt: input.expires_at ?? null,
+          rotatedFromId: null,
+        }),
+      );
+    },
+
+    async list({ active, name, limit, cursor }: ListApiKeysFilters): Promise<ApiKeyPage> {
+      const rows = await apiKeyStore.page(db, { active, name, limit, before: cursor });
+      const items = rows.slice(0, limit);
+      return { items, next_cursor: rows.length > limit ? items.at(-1)!.id : null };
+    },
+
+    async get(id: number): Promise<ApiKey> {
+      const key = await apiKeyStore.find(db, id);
+      if (!key) throw keyNotFound(id);
+      return key;
+    },
+
+    async rename(id: number, name: string, manager: KeyManager): Promise<ApiKey> {
+      return transactions.withTransaction(async (tx) => {
+        const before = await lockKey(tx, id);
+        const renamed = await apiKeyStore.rename(tx, id, name);
+        if (before.name !== name) {
+          await apiKeyStore.recordChange(tx, {
+            apiKeyId: id,
+            action: 'renamed',
+            actor: manager.actor,
+            changes: [{ field: 'name', from: before.name, to: name }],
+          });
+        }
+        return renamed;
+      });
+    },
+
+    /**
+     * A successor with a new secret and the same name, permissions and locations (which the
+     * manager must hold: a rotation is a new key); the current key then ends after the grace,
+     * or earlier if it ended earlier anyway.
+     */
+    async rotate(id: number, input: RotateApiKeyRequest, manager: KeyManager): Promise<CreatedApiKey> {
+      checkFutureExpiry(input.expires_at, now());
+      return transactions.withTransaction(async (tx) => {
+        const current = await lockKey(tx, id);
+        if (!current.active) throw notActive(current);
+        if (current.hasSuccessor) {
+          throw new DomainError('conflict', `API key ${id} was rotated already`, [
+            { path: '', message: 'rotate its successor instead', code: ApiKeyCode.apiKeyAlreadyRotated },
+          ]);
+        }
+        checkGrant(manager, current.permissions);
+        const successor = await insertKey(tx, manager, {
+          name: current.name,
+          permissions: current.permissions,
+          expiresAt: input.expires_at === undefined ? current.expiresAt : input.expires_at,
+          rotatedFromId: id,
+        });
+        const ended = await apiKeyStore.expireIn(tx, id, input.expire_current_in_seconds);
+        await apiKeyStore.recordChange(tx, {
+          apiKeyId: id,
+          action: 'rotated',
+          actor: manager.actor,
+          changes: [
+            { field: 'expires_at', from: apiTime(current.expiresAt), to: ended.expires_at },
+            { field: 'successor_id', from: null, to: successor.id },
+          ],
+        });
+        return successor;
+      });
+    },
+
+    /** Revokes now or after a delay; a key revokes itself only when the caller confirms it. */
+    async revoke(id: number, input: RevokeApiKeyRequest, manager: KeyManager): Promise<ApiKey> {
+      return transactions.withTransaction(async (tx) => {
+        const current = await lockKey(tx, id);
+        if (current.prefix === manager.ownKeyPrefix && !input.confirm_self) {
+          throw unprocessable(
+            [
+              {
+                path: 'confirm_self',
+                message: 'this request is authenticated with the key it revokes: send "confirm_self": true to do so',
+                code: ApiKeyCode.confirmSelfRequired,
+              },
+            ],
+            'A key revokes itself only when asked to',
+          );
+        }
+        if (current.revokedAt !== null && current.revokedAt <= now()) throw notActive(current);
+        const revoked = await apiKeyStore.revokeIn(tx, id, input.revoke_in_seconds, manager.actor);
+        await apiKeyStore.recordChange(tx, {
+          apiKeyId: id,
+          action: 'revoked',
+          actor: manager.actor,
+          changes: [{ field: 'revoked_at', from: apiTime(current.revokedAt), to: revoked.revoked_at }],
+        });
+        return revoked;
+      });
+    },
+
+    async history(id: number, { limit, cursor }: ApiKeyHistoryFilters): Promise<ApiKeyHistory> {
+      if (!(await apiKeyStore.find(db, id))) throw keyNotFound(id);
+      const rows = await apiKeyStore.history(db, id, { limit, after: cursor });
+      const items = rows.slice(0, limit);
+      return { items, next_cursor: rows.length > limit ? items.at(-1)!.id : null };
+    },
+
+    /** The id of the key a prefix (or a whole key) names; for the CLI. */
+    async idOfPrefix(prefix: string): Promise<number | null> {
+      return apiKeyStore.idOfPrefix(db, prefix);
+    },
+  };
+};
+
+export type ApiKeyManagement = ReturnType<typeof createApiKeyManagement>;

@@ -1,0 +1,161 @@
+import type { ApiKey, ApiKeyAction, ApiKeyHistoryEntry } from '@sales-order/contract';
+
+import type { Db } from '../../db/transactions.js';
+import { Prisma } from '../../generated/prisma/client.js';
+
+/** The statements about API keys as they are managed: rows in the API's read shape and the audit trail. */
+
+const time = (column: string) => Prisma.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`);
+
+/** A key's columns in the read shape; `k` is api_keys. Never the hash. */
+const READ_COLUMNS = Prisma.sql`k.id, k.name, k.prefix, k.permissions, NULL::int[] AS locations,
+  ((k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())) AS active,
+  ${time('k.created_at')} AS created_at, k.created_by, ${time('k.expires_at')} AS expires_at,
+  ${time('k.last_used_at')} AS last_used_at, ${time('k.revoked_at')} AS revoked_at, k.revoked_by, k.rotated_from_id`;
+
+export interface NewKeyRow {
+  name: string;
+  prefix: string;
+  keyHash: string;
+  permissions: string[];
+  expiresAt: Date | null;
+  createdBy: string;
+  rotatedFromId: number | null;
+}
+
+/** What the rules of a change read of a key, locked for the change's transaction. */
+export interface KeyState {
+  id: number;
+  name: string;
+  prefix: string;
+  permissions: string[];
+  locations: number[] | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  active: boolean;
+  hasSuccessor: boolean;
+}
+
+export interface KeyPageFilter {
+  active?: boolean;
+  name?: string;
+  limit: number;
+  /** Keys older (smaller id) than this one. */
+  before?: number;
+}
+
+export interface NewChange {
+  apiKeyId: number;
+  action: ApiKeyAction;
+  actor: string;
+  changes: ApiKeyHistoryEntry['changes'];
+}
+
+const ACTIVE = Prisma.sql`(k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())`;
+
+/**
+ * `seconds` from now by the database's clock, cut to the column's milliseconds: rounded, an end
+ * of "now" could land after now() and leave the key working a moment longer.
+ */
+const endIn = (seconds: number) =>
+  Prisma.sql`date_trunc('milliseconds', now() + make_interval(secs => ${seconds}::int))`;
+
+/** `%`, `_` and `\` as themselves in LIKE. */
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+export const apiKeyStore = {
+  insert: async (tx: Db, key: NewKeyRow): Promise<ApiKey> => {
+    const [row] = await tx.$queryRaw<ApiKey[]>`
+      WITH k AS (
+        INSERT INTO api_keys (name, prefix, key_hash, permissions, expires_at, created_by, rotated_from_id)
+        VALUES (${key.name}, ${key.prefix}, ${key.keyHash}, ${key.permissions}::text[], ${key.expiresAt}::timestamptz,
+          ${key.createdBy}, ${key.rotatedFromId}::int)
+        RETURNING *)
+      SELECT ${READ_COLUMNS} FROM k`;
+    return row!;
+  },
+
+  find: async (db: Db, id: number): Promise<ApiKey | null> => {
+    const [row] = await db.$queryRaw<ApiKey[]>`SELECT ${READ_COLUMNS} FROM api_keys k WHERE k.id = ${id}::int`;
+    return row ?? null;
+  },
+
+  /** The id of the key with this prefix, or null. */
+  idOfPrefix: async (db: Db, prefix: string): Promise<number | null> => {
+    const [row] = await db.$queryRaw<{ id: number }[]>`SELECT id FROM api_keys WHERE prefix = ${prefix}`;
+    return row?.id ?? null;
+  },
+
+  /** Locks a key for a change until the transaction ends, and reads what the change's rules need. */
+  lock: async (tx: Db, id: number): Promise<KeyState | null> => {
+    const [row] = await tx.$queryRaw<KeyState[]>`
+      SELECT k.id, k.name, k.prefix, k.permissions, NULL::int[] AS locations, k.expires_at AS "expiresAt",
+        k.revoked_at AS "revokedAt", ${ACTIVE} AS active,
+        EXISTS (SELECT 1 FROM api_keys s WHERE s.rotated_from_id = k.id) AS "hasSuccessor"
+      FROM api_keys k WHERE k.id = ${id}::int FOR UPDATE`;
+    return row ?? null;
+  },
+
+  /** Newest first, `limit` + 1 rows to tell whether more follow. */
+  page: async (db: Db, { active, name, limit, before }: KeyPageFilter): Promise<ApiKey[]> => {
+    const byActive =
+      active === undefined ? Prisma.empty : active ? Prisma.sql`AND ${ACTIVE}` : Prisma.sql`AND NOT (${ACTIVE})`;
+    const byName =
+      name === undefined || name === '' ? Prisma.empty : Prisma.sql`AND k.name ILIKE ${`%${likeEscaped(name)}%`}`;
+    const after = before === undefined ? Prisma.empty : Prisma.sql`AND k.id < ${before}::int`;
+    return db.$queryRaw<ApiKey[]>`
+      SELECT ${READ_COLUMNS} FROM api_keys k
+      WHERE true ${byActive} ${byName} ${after}
+      ORDER BY k.id DESC LIMIT ${limit + 1}::int`;
+  },
+
+  rename: async (tx: Db, id: number, name: string): Promise<ApiKey> => {
+    const [row] = await tx.$queryRaw<ApiKey[]>`
+      WITH k AS (UPDATE api_keys SET name = ${name} WHERE id = ${id}::int RETURNING *)
+      SELECT ${READ_COLUMNS} FROM k`;
+    return row!;
+  },
+
+  /** Ends the key `seconds` from now by the database's clock, unless it ends earlier already. */
+  expireIn: async (tx: Db, id: number, seconds: number): Promise<ApiKey> => {
+    const [row] = await tx.$queryRaw<ApiKey[]>`
+      WITH k AS (
+        UPDATE api_keys
+        SET expires_at = LEAST(coalesce(expires_at, 'infinity'), ${endIn(seconds)})
+        WHERE id = ${id}::int RETURNING *)
+      SELECT ${READ_COLUMNS} FROM k`;
+    return row!;
+  },
+
+  /** Revokes the key `seconds` from now, unless a revocation already lies earlier. */
+  revokeIn: async (tx: Db, id: number, seconds: number, actor: string): Promise<ApiKey> => {
+    const [row] = await tx.$queryRaw<ApiKey[]>`
+      WITH k AS (
+        UPDATE api_keys
+        SET revoked_at = LEAST(coalesce(revoked_at, 'infinity'), ${endIn(seconds)}),
+          revoked_by = ${actor}
+        WHERE id = ${id}::int RETURNING *)
+      SELECT ${READ_COLUMNS} FROM k`;
+    return row!;
+  },
+
+  recordChange: async (tx: Db, change: NewChange): Promise<void> => {
+    await tx.$executeRaw`
+      INSERT INTO api_key_changes (api_key_id, action, actor, changes)
+      VALUES (${change.apiKeyId}::int, ${change.action}, ${change.actor}, ${JSON.stringify(change.changes)}::json)`;
+  },
+
+  /** A key's changes, oldest first, after the change `after`; `limit` + 1 rows. */
+  history: async (
+    db: Db,
+    id: number,
+    { limit, after }: { limit: number; after?: number },
+  ): Promise<ApiKeyHistoryEntry[]> => {
+    const rows = await db.$queryRaw<(Omit<ApiKeyHistoryEntry, 'id'> & { id: bigint })[]>`
+      SELECT c.id, c.action, c.actor, ${time('c.occurred_at')} AS occurred_at, c.changes
+      FROM api_key_changes c
+      WHERE c.api_key_id = ${id}::int ${after === undefined ? Prisma.empty : Prisma.sql`AND c.id > ${after}::bigint`}
+      ORDER BY c.id LIMIT ${limit + 1}::int`;
+    return rows.map((row) => ({ ...row, id: Number(row.id) }));
+  },
+};

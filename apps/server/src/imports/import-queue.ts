@@ -1,0 +1,71 @@
+import type { PgBoss } from 'pg-boss';
+import { fromPrisma } from 'pg-boss';
+
+import type { Db } from '../db/transactions.js';
+
+/**
+ * Imports run on the job queue the webhooks use (pg-boss, events/delivery-queue.ts), one job per
+ * chunk: a chunk's last transaction records its results and queues the next chunk's job, so a
+ * process that dies mid-chunk leaves a job that expires and runs again elsewhere, and the orders
+ * it had already made are found again by their idempotency keys (imports.ts).
+ */
+
+export const IMPORT_QUEUE = 'imports';
+
+export interface ImportJob {
+  import_id: number;
+}
+
+export interface ImportQueue {
+  /** Queues the import's next chunk, in the transaction `db` holds when given. */
+  enqueue(importId: number, db?: Db): Promise<void>;
+}
+
+export const startImportQueue = async (
+  boss: PgBoss,
+  {
+    chunkTimeoutSeconds,
+    runChunk,
+    reportFailure,
+  }: {
+    chunkTimeoutSeconds: number;
+    runChunk: (job: ImportJob) => Promise<void>;
+    reportFailure: (error: unknown) => void;
+  },
+): Promise<ImportQueue> => {
+  if (!(await boss.getQueue(IMPORT_QUEUE))) {
+    await boss
+      .createQueue(IMPORT_QUEUE, {
+        // One chunk of an import runs at a time, and at most one more waits behind it.
+        policy: 'stately',
+        expireInSeconds: chunkTimeoutSeconds,
+        // A chunk fails only when the database failed it: tried again until it can go on.
+        retryLimit: 1_000_000,
+        retryDelay: 1,
+        retryBackoff: true,
+        retryDelayMax: 60,
+        deleteAfterSeconds: 3_600,
+      })
+      // Another instance created it first.
+      .catch(async (error: unknown) => {
+        if (!(await boss.getQueue(IMPORT_QUEUE))) throw error;
+      });
+  }
+  await boss.work<ImportJob>(IMPORT_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+    try {
+      await runChunk(job!.data);
+    } catch (error) {
+      reportFailure(error);
+      throw error;
+    }
+  });
+  return {
+    enqueue: async (importId, db) => {
+      await boss.send(
+        IMPORT_QUEUE,
+        { import_id: importId },
+        { singletonKey: String(importId), ...(db ? { db: fromPrisma(db) } : {}) },
+      );
+    },
+  };
+};

@@ -1,0 +1,132 @@
+import type { ErrorDetail } from '@sales-order/contract';
+
+import type { Db } from '../db/transactions.js';
+import type { Import, Prisma } from '../generated/prisma/client.js';
+
+/** The SQL of imports: their rows, their results, and the progress a chunk records. */
+
+/** An import's row without its file (what GET answers from). */
+export type ImportRow = Omit<Import, 'file'>;
+
+const withoutFile = {
+  id: true,
+  owner: true,
+  actor: true,
+  permissions: true,
+  format: true,
+  state: true,
+  cancelRequested: true,
+  ordersTotal: true,
+  rowsRead: true,
+  ordersCreated: true,
+  ordersFailed: true,
+  error: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
+} satisfies Prisma.ImportSelect;
+
+export interface ResultToStore {
+  position: number;
+  orderRef: string;
+  lines: number[];
+  status: 'created' | 'failed';
+  salesOrderId: number | null;
+  orderNumber: string | null;
+  errors: ErrorDetail[];
+}
+
+export const LIST_LIMIT = 100;
+
+export const importStore = {
+  insert: (
+    db: Db,
+    row: Pick<Import, 'owner' | 'actor' | 'permissions' | 'format' | 'ordersTotal'> & { file: Uint8Array<ArrayBuffer> },
+  ): Promise<ImportRow> => db.import.create({ data: row, select: withoutFile }),
+
+  findOwned: (db: Db, id: number, owner: string): Promise<ImportRow | null> =>
+    db.import.findFirst({ where: { id, owner }, select: withoutFile }),
+
+  listOwned: (db: Db, owner: string): Promise<ImportRow[]> =>
+    db.import.findMany({ where: { owner }, select: withoutFile, orderBy: { id: 'desc' }, take: LIST_LIMIT }),
+
+  /** The row a chunk works from, file included. */
+  forJob: (db: Db, id: number): Promise<Import | null> => db.import.findUnique({ where: { id } }),
+
+  /** Where the next chunk starts: results are written in position order, a chunk at a time. */
+  nextPosition: async (db: Db, id: number): Promise<number> => {
+    const last = await db.importResult.findFirst({
+      where: { importId: id },
+      orderBy: { position: 'desc' },
+      select: { position: true },
+    });
+    return last ? last.position + 1 : 0;
+  },
+
+  markRunning: (db: Db, id: number, now: Date) =>
+    db.$executeRaw`UPDATE imports SET state = 'running', started_at = COALESCE(started_at, ${now})
+      WHERE id = ${id} AND state IN ('queued', 'running')`,
+
+  /**
+   * A chunk's results (once each: a chunk run twice writes nothing the second time) and the
+   * counts that follow from every result so far, in the transaction `db` holds. `finish` ends
+   * the import in that state.
+   */
+  recordChunk: async (
+    db: Db,
+    id: number,
+    results: ResultToStore[],
+    finish: { state: 'completed' | 'cancelled' | 'failed'; error?: string } | undefined,
+    now: Date,
+  ) => {
+    if (results.length > 0)
+      await db.importResult.createMany({
+        data: results.map((result) => ({
+          importId: id,
+          position: result.position,
+          orderRef: result.orderRef,
+          lines: result.lines,
+          rows: result.lines.length,
+          status: result.status,
+          salesOrderId: result.salesOrderId,
+          orderNumber: result.orderNumber,
+          errors: result.errors,
+        })),
+        skipDuplicates: true,
+      });
+    await db.$executeRaw`
+      UPDATE imports i SET
+        rows_read = c.rows, orders_created = c.created, orders_failed = c.failed,
+        state = COALESCE(${finish?.state ?? null}::varchar, i.state),
+        error = COALESCE(${finish?.error ?? null}::varchar, i.error),
+        finished_at = CASE WHEN ${finish !== undefined} THEN ${now} ELSE i.finished_at END
+      FROM (
+        SELECT COALESCE(sum(rows), 0)::int AS rows,
+          count(*) FILTER (WHERE status = 'created')::int AS created,
+          count(*) FILTER (WHERE status = 'failed')::int AS failed
+        FROM import_results WHERE import_id = ${id}
+      ) c
+      WHERE i.id = ${id}`;
+  },
+
+  /**
+   * Asks a running import to stop after its chunk; a queued one stops at once. Returns the row
+   * as it now reads, or null when the caller has no such import.
+   */
+  requestCancel: async (db: Db, id: number, owner: string, now: Date): Promise<ImportRow | null> => {
+    await db.$executeRaw`
+      UPDATE imports SET cancel_requested = true,
+        state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
+        finished_at = CASE WHEN state = 'queued' THEN ${now} ELSE finished_at END
+      WHERE id = ${id} AND owner = ${owner}`;
+    return importStore.findOwned(db, id, owner);
+  },
+
+  /** Results in file order from `after` (exclusive), `limit` at a time. */
+  results: (db: Db, id: number, after: number, limit: number) =>
+    db.importResult.findMany({
+      where: { importId: id, position: { gt: after } },
+      orderBy: { position: 'asc' },
+      take: limit,
+    }),
+};

@@ -1,0 +1,273 @@
+import { type ApiKey, type CreatedApiKey, Permission } from '@sales-order/contract';
+import request from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { eventually } from './support/eventually.js';
+import { useServerWithFixtures } from './support/test-server.js';
+import { signJwt } from './support/tokens.js';
+
+/** API keys managed over HTTP: create, list, read, rename, rotate, revoke, history, no escalation. */
+
+const KEY_SHAPE = /^sok_[a-z2-7]{8}_[A-Za-z0-9_-]{43}$/;
+const ORDERS = '/sales-orders/calculate-totals';
+const TOTALS_BODY = { details: [{ quantity: 1, rate: 7 }] };
+
+describe('API keys over HTTP', () => {
+  const suite = useServerWithFixtures();
+  let manager: string;
+
+  /** A caller by JWT holding exactly these permissions. */
+  const tokenWith = (permissions: string[], subject = 'key-admin') =>
+    signJwt({ payload: { permissions }, subject, expiresIn: '1h' });
+  const asToken = (token: string) => ({
+    get: (path: string) => request(suite.server.api).get(path).set('Authorization', `Bearer ${token}`),
+    post: (path: string, body: object = {}) =>
+      request(suite.server.api).post(path).set('Authorization', `Bearer ${token}`).send(body),
+    patch: (path: string, body: object) =>
+      request(suite.server.api).patch(path).set('Authorization', `Bearer ${token}`).send(body),
+  });
+  const asKey = (key: string) => ({
+    get: (path: string) => request(suite.server.api).get(path).set('Authorization', `ApiKey ${key}`),
+    post: (path: string, body: object = {}) =>
+      request(suite.server.api).post(path).set('Authorization', `ApiKey ${key}`).send(body),
+  });
+  const useKey = async (key: string) => (await asKey(key).post(ORDERS, TOTALS_BODY)).status;
+
+  const create = async (body: object, token = manager): Promise<CreatedApiKey> => {
+    const response = await asToken(token).post('/api-keys', body);
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    return response.body.data as CreatedApiKey;
+  };
+
+  beforeAll(async () => {
+    manager = await tokenWith([Permission.apiKeysManage, Permission.read, Permission.create]);
+  });
+
+  it('creates a key that works at once, shows its secret once, and never again', async () => {
+    const response = await asToken(manager).post('/api-keys', {
+      name: 'Warehouse sync',
+      permissions: [Permission.read, Permission.read],
+      expires_at: '2099-01-01T00:00:00Z',
+    });
+    expect(response.status).toBe(201);
+    const created = response.body.data as CreatedApiKey;
+    expect(response.headers.location).toBe(`/api/api-keys/${created.id}`);
+    expect(created).toMatchObject({
+      name: 'Warehouse sync',
+      permissions: [Permission.read],
+      locations: null,
+      active: true,
+      created_by: 'key-admin',
+      expires_at: '2099-01-01 00:00:00',
+      revoked_at: null,
+      rotated_from_id: null,
+    });
+    expect(created.secret).toMatch(KEY_SHAPE);
+    expect(created.prefix).toBe(created.secret.slice(0, 12));
+    expect(await useKey(created.secret)).toBe(200);
+
+    const secretPart = created.secret.slice(13);
+    const read = await asToken(manager).get(`/api-keys/${created.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.data).not.toHaveProperty('secret');
+    const listed = await asToken(manager).get('/api-keys');
+    const history = await asToken(manager).get(`/api-keys/${created.id}/history`);
+    for (const body of [read.body, listed.body, history.body]) expect(JSON.stringify(body)).not.toContain(secretPart);
+    // Nothing the database holds has it either: only its SHA-256.
+    const rows = await suite.server.database.prisma.$queryRaw<unknown[]>`
+      SELECT row_to_json(k)::text AS k FROM api_keys k UNION ALL SELECT row_to_json(c)::text FROM api_key_changes c`;
+    expect(JSON.stringify(rows)).not.toContain(secretPart);
+  });
+
+  it('refuses a past expiry (422), unknown permissions (400) and callers without api_keys.manage (403)', async () => {
+    const past = await asToken(manager).post('/api-keys', {
+      name: 'x',
+      permissions: [Permission.read],
+      expires_at: '2001-01-01 00:00:00',
+    });
+    expect(past.status).toBe(422);
+    expect(past.body.error.details[0]).toMatchObject({ path: 'expires_at', code: 'expiry_in_past' });
+    const unknown = await asToken(manager).post('/api-keys', { name: 'x', permissions: ['orders.everything'] });
+    expect(unknown.status).toBe(400);
+    const reader = await tokenWith([Permission.read, Permission.eventsRead]);
+    const refused = await asToken(reader).post('/api-keys', { name: 'x', permissions: [Permission.read] });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details[0].code).toBe('missing_permission');
+    expect((await asToken(reader).get('/api-keys')).status).toBe(403);
+  });
+
+  describe('no escalation by permission', () => {
+    it('refuses a permission the caller does not hold, `*` included, and makes nothing', async () => {
+      const before = await suite.server.database.prisma.apiKey.count();
+      const attempts: Permission[][] = [
+        [Permission.read, Permission.webhooksManage],
+        [Permission.all],
+        [Permission.delete],
+      ];
+      for (const permissions of attempts) {
+        const response = await asToken(manager).post('/api-keys', { name: 'grab', permissions });
+        expect(response.status, JSON.stringify(permissions)).toBe(403);
+        const refused = permissions.filter((permission) => permission !== Permission.read);
+        expect(response.body.error.details).toEqual(
+          refused.map((permission) => ({
+            path: `permissions.${permissions.indexOf(permission)}`,
+            message: expect.stringContaining(permission),
+            code: 'permission_not_held',
+          })),
+        );
+      }
+      expect(await suite.server.database.prisma.apiKey.count()).toBe(before);
+    });
+
+    it('lets a key make keys only within its own permissions, and a holder of * make any', async () => {
+      const keyManager = await create({
+        name: 'manager key',
+        permissions: [Permission.apiKeysManage, Permission.read],
+      });
+      const made = await asKey(keyManager.secret).post('/api-keys', {
+        name: 'child',
+        permissions: [Permission.read],
+      });
+      expect(made.status).toBe(201);
+      expect(made.body.data.created_by).toBe(`api_key:${keyManager.prefix}`);
+      const grab = await asKey(keyManager.secret).post('/api-keys', {
+        name: 'child',
+        permissions: [Permission.create],
+      });
+      expect(grab.status).toBe(403);
+      const admin = await tokenWith([Permission.all], 'root');
+      expect((await asToken(admin).post('/api-keys', { name: 'all', permissions: [Permission.all] })).status).toBe(201);
+    });
+
+    it('refuses to rotate a key whose permissions the caller does not hold', async () => {
+      const admin = await tokenWith([Permission.all], 'root');
+      const strong = await create({ name: 'strong', permissions: [Permission.delete] }, admin);
+      const response = await asToken(manager).post(`/api-keys/${strong.id}/rotate`);
+      expect(response.status).toBe(403);
+      expect(response.body.error.details[0].code).toBe('permission_not_held');
+      expect(await useKey(strong.secret)).toBe(403); // still the same key: delete cannot calculate totals
+      const read = await asToken(manager).get(`/api-keys/${strong.id}`);
+      expect(read.body.data).toMatchObject({ active: true, expires_at: null });
+    });
+  });
+
+  it('renames a key (and nothing else), recorded in its history', async () => {
+    const key = await create({ name: 'old name', permissions: [Permission.read] });
+    const renamed = await asToken(manager).patch(`/api-keys/${key.id}`, { name: 'new name' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data).toMatchObject({ id: key.id, name: 'new name', permissions: [Permission.read] });
+    // Fields other than the name are not the route's: ignored, like every unknown field.
+    const other = await asToken(manager).patch(`/api-keys/${key.id}`, { permissions: ['*'], name: 'new name' });
+    expect(other.body.data.permissions).toEqual([Permission.read]);
+    const history = (await asToken(manager).get(`/api-keys/${key.id}/history`)).body.data;
+    expect(history.items.map((entry: { action: string }) => entry.action)).toEqual(['created', 'renamed']);
+    expect(history.items[1]).toMatchObject({
+      actor: 'key-admin',
+      changes: [{ field: 'name', from: 'old name', to: 'new name' }],
+    });
+    expect((await asToken(manager).patch('/api-keys/999999', { name: 'x' })).status).toBe(404);
+  });
+
+  it('rotates: a successor with the same name and permissions; both work during the grace, then only the successor', async () => {
+    const current = await create({ name: 'mobile app', permissions: [Permission.read] });
+    const response = await asToken(manager).post(`/api-keys/${current.id}/rotate`, { expire_current_in_seconds: 3 });
+    expect(response.status).toBe(201);
+    const successor = response.body.data as CreatedApiKey;
+    expect(response.headers.location).toBe(`/api/api-keys/${successor.id}`);
+    expect(successor).toMatchObject({
+      name: 'mobile app',
+      permissions: [Permission.read],
+      rotated_from_id: current.id,
+      active: true,
+    });
+    expect(successor.secret).not.toBe(current.secret);
+    expect(await useKey(current.secret)).toBe(200);
+    expect(await useKey(successor.secret)).toBe(200);
+    const old = (await asToken(manager).get(`/api-keys/${current.id}`)).body.data as ApiKey;
+    expect(old.expires_at).not.toBeNull();
+    await eventually(async () => (await useKey(current.secret)) === 401, 10_000);
+    expect(await useKey(successor.secret)).toBe(200);
+
+    const again = await asToken(manager).post(`/api-keys/${current.id}/rotate`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.details[0].code).toBe('api_key_not_active');
+    const history = (await asToken(manager).get(`/api-keys/${current.id}/history`)).body.data;
+    expect(history.items[1]).toMatchObject({
+      action: 'rotated',
+      changes: [
+        { field: 'expires_at', from: null, to: old.expires_at },
+        { field: 'successor_id', from: null, to: successor.id },
+      ],
+    });
+  });
+
+  it('refuses a second rotation of a key in its grace (409), and a grace beyond 7 days (400)', async () => {
+    const current = await create({ name: 'twice', permissions: [Permission.read] });
+    expect(
+      (await asToken(manager).post(`/api-keys/${current.id}/rotate`, { expire_current_in_seconds: 604_801 })).status,
+    ).toBe(400);
+    expect(
+      (await asToken(manager).post(`/api-keys/${current.id}/rotate`, { expire_current_in_seconds: 604_800 })).status,
+    ).toBe(201);
+    const second = await asToken(manager).post(`/api-keys/${current.id}/rotate`);
+    expect(second.status).toBe(409);
+    expect(second.body.error.details[0].code).toBe('api_key_already_rotated');
+  });
+
+  it('revokes now, or after revoke_in_seconds; a revoked key cannot be revoked again', async () => {
+    const now = await create({ name: 'now', permissions: [Permission.read] });
+    const revoked = await asToken(manager).post(`/api-keys/${now.id}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.data).toMatchObject({ active: false, revoked_by: 'key-admin' });
+    await eventually(async () => (await useKey(now.secret)) === 401, 2_000);
+    expect((await asToken(manager).post(`/api-keys/${now.id}/revoke`)).status).toBe(409);
+
+    const later = await create({ name: 'later', permissions: [Permission.read] });
+    const scheduled = await asToken(manager).post(`/api-keys/${later.id}/revoke`, { revoke_in_seconds: 3 });
+    expect(scheduled.body.data).toMatchObject({ active: true, revoked_by: 'key-admin' });
+    expect(scheduled.body.data.revoked_at).not.toBeNull();
+    expect(await useKey(later.secret)).toBe(200);
+    await eventually(async () => (await useKey(later.secret)) === 401, 10_000);
+  });
+
+  it('a key revokes itself only with confirm_self: true', async () => {
+    const self = await create({ name: 'self', permissions: [Permission.apiKeysManage, Permission.read] });
+    const refused = await asKey(self.secret).post(`/api-keys/${self.id}/revoke`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details[0]).toMatchObject({ path: 'confirm_self', code: 'confirm_self_required' });
+    expect(await useKey(self.secret)).toBe(200);
+    // Another caller needs no confirmation; the key itself does.
+    const confirmed = await asKey(self.secret).post(`/api-keys/${self.id}/revoke`, { confirm_self: true });
+    expect(confirmed.status).toBe(200);
+    await eventually(async () => (await useKey(self.secret)) === 401, 2_000);
+  });
+
+  it('lists newest first by keyset pages, filtered by active and by name', async () => {
+    const tag = `page-${Date.now()}`;
+    const made: CreatedApiKey[] = [];
+    for (let index = 0; index < 5; index += 1)
+      made.push(await create({ name: `${tag} ${index}`, permissions: [Permission.read] }));
+    await asToken(manager).post(`/api-keys/${made[1]!.id}/revoke`);
+    const seen: number[] = [];
+    let cursor: number | null = null;
+    do {
+      const query: string = `/api-keys?name=${encodeURIComponent(tag.toUpperCase())}&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = (await asToken(manager).get(query)).body.data as { items: ApiKey[]; next_cursor: number | null };
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((item) => item.id));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(made.map((key) => key.id).reverse());
+    const active = (await asToken(manager).get(`/api-keys?name=${tag}&active=true`)).body.data.items as ApiKey[];
+    expect(active.map((key) => key.id)).toEqual(
+      made
+        .filter((_, index) => index !== 1)
+        .map((key) => key.id)
+        .reverse(),
+    );
+    const inactive = (await asToken(manager).get(`/api-keys?name=${tag}&active=false`)).body.data.items as ApiKey[];
+    expect(inactive.map((key) => key.id)).toEqual([made[1]!.id]);
+    // LIKE's wildcards are plain characters in a name search.
+    expect((await asToken(manager).get('/api-keys?name=%25')).body.data.items).toEqual([]);
+  });
+});
