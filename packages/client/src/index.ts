@@ -22,6 +22,8 @@ import {
   type EventPage,
   type EventType,
   type HistoryEntry,
+  type Import,
+  type ImportResult,
   type LicenceValidation,
   type ListApiKeysQuery,
   type ListSalesOrdersQuery,
@@ -124,7 +126,7 @@ export type {
   SalesOrderDetail,
   SalesOrderDetailInput,
 } from '@sales-order/contract';
-export type { DetailCode } from '@sales-order/contract';
+export type { DetailCode, Import, ImportResult, ImportState } from '@sales-order/contract';
 export {
   AccessCode,
   apiContract,
@@ -133,6 +135,7 @@ export {
   DETAIL_CODES,
   ErrorCode,
   EVENT_TYPES,
+  ImportCode,
   LicenceWarningCode,
   LifecycleCode,
   PING_EVENT_TYPE,
@@ -288,35 +291,49 @@ const authorizationOf = async (auth: SalesOrderClientAuth | undefined): Promise<
 };
 
 const fetcher =
-  ({ auth, fetch: fetchImpl, headers }: SalesOrderClientOptions): ApiFetcher =>
-  async ({ path, method, headers: routeHeaders, body }) => {
-    const send = fetchImpl ?? globalThis.fetch;
-    const authorization = await authorizationOf(auth);
-    let response: Response;
-    let text: string;
-    try {
-      response = await send(path, {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...headers,
-          ...routeHeaders,
-          ...(authorization ? { authorization } : {}),
-        },
-        body: body ?? undefined,
-        credentials: auth?.type === 'session' ? 'include' : 'same-origin',
-      });
-      text = await response.text();
-    } catch (error) {
-      throw new SalesOrderNetworkError(
-        `${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    }
-    let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
-    return { status: response.status, body: parsed, headers: response.headers };
-  };
+  (options: SalesOrderClientOptions): ApiFetcher =>
+  (request) =>
+    send(options, request);
+
+/** One request with the client's credentials and headers: what every route's call comes down to. */
+const send = async (
+  { auth, fetch: fetchImpl, headers }: SalesOrderClientOptions,
+  {
+    path,
+    method,
+    headers: routeHeaders,
+    body,
+  }: { path: string; method: string; headers: Record<string, string>; body?: BodyInit | null },
+): Promise<RawResponse> => {
+  const send = fetchImpl ?? globalThis.fetch;
+  const authorization = await authorizationOf(auth);
+  let response: Response;
+  let text: string;
+  try {
+    response = await send(path, {
+      method,
+      headers: {
+        accept: 'application/json',
+        ...headers,
+        ...routeHeaders,
+        ...(authorization ? { authorization } : {}),
+      },
+      body: body ?? undefined,
+      credentials: auth?.type === 'session' ? 'include' : 'same-origin',
+    });
+    text = await response.text();
+  } catch (error) {
+    throw new SalesOrderNetworkError(
+      `${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  let parsed: unknown = text;
+  // JSON (or a +json type); not JSON Lines (application/x-ndjson), which is text of many values.
+  if (/^application\/(?:[\w.-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '') && text !== '')
+    parsed = JSON.parse(text);
+  return { status: response.status, body: parsed, headers: response.headers };
+};
 
 interface RawResponse {
   status: number;
@@ -427,14 +444,16 @@ const definedOnly = <T extends object>(value: T): T =>
  * 412 and 428) or, when no response arrived, a SalesOrderNetworkError.
  */
 export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const client = initClient(apiContract, {
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl,
     baseHeaders: {},
     api: fetcher(options),
     throwOnUnknownStatus: false,
   });
   const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
     unwrap<SalesOrderPage>(client.listSalesOrders({ query: definedOnly(filters) }));
+  const getImport = (id: number) => unwrap<Import>(client.getImport({ params: { id } }));
   const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
     unwrap<EventPage>(
       client.listEvents({ query: definedOnly({ ...query, ...(types ? { types: types.join(',') } : {}) }) }),
@@ -603,6 +622,47 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     /** POST /webhook-endpoints/{id}/ping: sends a signed test event now and says how the receiver answered. */
     pingWebhookEndpoint: (id: number) => unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
     /**
+     * POST /imports: sends the file as it is (`csv` as text/csv, `ndjson` as application/x-ndjson)
+     * and resolves with the queued import; its orders are created in the background.
+     */
+    startImport: (file: string | Uint8Array<ArrayBuffer> | Blob, format: ImportFormat) =>
+      unwrap<Import>(
+        send(options, {
+          path: `${baseUrl}/imports`,
+          method: 'POST',
+          headers: { 'content-type': IMPORT_CONTENT_TYPES[format] },
+          body: file,
+        }),
+      ),
+    /** GET /imports/{id}: state, counts, and while it runs an estimate of the seconds left. */
+    getImport,
+    /** GET /imports: the caller's last 100 imports, newest first. */
+    listImports: () => unwrap<{ items: Import[] }>(client.listImports()),
+    /** POST /imports/{id}/cancel: stops after the current chunk; the orders made stay. */
+    cancelImport: (id: number) => unwrap<Import>(client.cancelImport({ params: { id } })),
+    /** Every result of an import so far, in file order, for `for await (const result of client.importResults(id))`. */
+    importResults: async function* (id: number): AsyncGenerator<ImportResult, void, undefined> {
+      const response = await client.getImportResults({ params: { id } });
+      if (response.status !== 200) throw errorOf(response);
+      for (const line of String(response.body).split('\n'))
+        if (line.trim() !== '') yield JSON.parse(line) as ImportResult;
+    },
+    /**
+     * Resolves once the import has finished (completed, failed or cancelled), polling
+     * GET /imports/{id} every `intervalMs` (1 s) and telling `onProgress` each reading.
+     */
+    waitForImport: async (
+      id: number,
+      { onProgress, intervalMs = 1_000 }: { onProgress?: (progress: Import) => void; intervalMs?: number } = {},
+    ): Promise<Import> => {
+      for (;;) {
+        const progress = await getImport(id);
+        onProgress?.(progress);
+        if (progress.state !== 'queued' && progress.state !== 'running') return progress;
+        await sleep(intervalMs);
+      }
+    },
+    /**
      * POST /api-keys: the answer's `secret` is the key, shown this once. Its permissions (and
      * locations) must be held by the caller, which needs `api_keys.manage`.
      */
@@ -653,6 +713,10 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     },
   };
 };
+
+/** The two file formats of an import and the media type each is sent as. */
+export type ImportFormat = 'csv' | 'ndjson';
+const IMPORT_CONTENT_TYPES: Record<ImportFormat, string> = { csv: 'text/csv', ndjson: 'application/x-ndjson' };
 
 export type SalesOrderClient = ReturnType<typeof createSalesOrderClient>;
 
