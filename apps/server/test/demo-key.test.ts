@@ -35,7 +35,13 @@ describe('the demo API key printed at start-up', { timeout: 180_000 }, () => {
   describe('on the embedded database with demo data', () => {
     let embedded: ServerProcess;
     beforeAll(async () => {
-      embedded = await startServerProcess({ SEED_DEMO_DATA: 'auto' });
+      embedded = await startServerProcess({
+        SEED_DEMO_DATA: 'auto',
+        // The embedded database has one connection: on a loaded machine a request may wait for it
+        // longer than the service's 1 s default (a 503 here was the load, not the key).
+        DATABASE_CONNECT_TIMEOUT_MS: '10000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '30000',
+      });
     }, 300_000);
     afterAll(() => (embedded ? stopServerProcess(embedded) : undefined));
 
