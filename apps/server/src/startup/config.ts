@@ -296,6 +296,7 @@ const EnvironmentSchema = z
     METRICS_HOST: listenHost,
     OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
     OTEL_SERVICE_NAME: optionalString.transform((value) => value ?? 'sales-order-service'),
+    TRACING_RECORD_QUERY: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     EVENT_RETENTION_DAYS: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
     EVENT_PURGE_INTERVAL_SECONDS: integer('EVENT_PURGE_INTERVAL_SECONDS', 3_600, 1, 86_400),
     WEBHOOK_RETRY_SCHEDULE: retrySchedule,
@@ -427,7 +428,11 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   tracing:
     value.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
       ? undefined
-      : { endpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: value.OTEL_SERVICE_NAME },
+      : {
+          endpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT,
+          serviceName: value.OTEL_SERVICE_NAME,
+          recordQuery: value.TRACING_RECORD_QUERY,
+        },
   events: {
     retentionDays: value.EVENT_RETENTION_DAYS,
     purgeIntervalSeconds: value.EVENT_PURGE_INTERVAL_SECONDS,
