@@ -120,7 +120,7 @@ export const ApiKeyIdParamsSchema = z.object({ id: idParam().describe('API key i
 
 const subject = () => z.string().max(SUBJECT_MAX_LENGTH);
 
-export const ApiKeySchema = z.object({
+const ApiKeySchemaObject = z.object({
   id: id(),
   name: z.string().max(API_KEY_NAME_MAX_LENGTH),
   prefix: z
@@ -148,14 +148,22 @@ export const ApiKeySchema = z.object({
   revoked_by: subject().nullable(),
   rotated_from_id: id().nullable().describe('The key this one replaced by a rotation.'),
 });
+type ApiKeySchemaObject = typeof ApiKeySchemaObject;
+/** Named (an interface derived from the schema) so that declarations refer to it instead of writing it out at every route. */
+export interface ApiKeySchema extends ApiKeySchemaObject {}
+export const ApiKeySchema: ApiKeySchema = ApiKeySchemaObject;
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 
-export const CreatedApiKeySchema = ApiKeySchema.extend({
+const CreatedApiKeySchemaObject = ApiKeySchemaObject.extend({
   secret: z
     .string()
     .max(API_KEY_SECRET_MAX_LENGTH)
     .describe('The key itself, shown only in this answer: send it as `Authorization: ApiKey <secret>`.'),
 });
+type CreatedApiKeySchemaObject = typeof CreatedApiKeySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface CreatedApiKeySchema extends CreatedApiKeySchemaObject {}
+export const CreatedApiKeySchema: CreatedApiKeySchema = CreatedApiKeySchemaObject;
 export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
 
 export const ListApiKeysQuerySchema = z.object({
@@ -193,7 +201,7 @@ export const ApiKeyFieldChangeSchema = z.object({
   to: changeValue(),
 });
 
-export const ApiKeyHistoryEntrySchema = z.object({
+const ApiKeyHistoryEntrySchemaObject = z.object({
   id: id(),
   action: ApiKeyActionSchema.describe(
     'created (rotated_from_id set when by a rotation), renamed, rotated (the key got a successor and an expiry), revoked.',
@@ -205,6 +213,10 @@ export const ApiKeyHistoryEntrySchema = z.object({
     .max(20)
     .describe('Each field the action set, from its value before to its value after; never the secret.'),
 });
+type ApiKeyHistoryEntrySchemaObject = typeof ApiKeyHistoryEntrySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface ApiKeyHistoryEntrySchema extends ApiKeyHistoryEntrySchemaObject {}
+export const ApiKeyHistoryEntrySchema: ApiKeyHistoryEntrySchema = ApiKeyHistoryEntrySchemaObject;
 export type ApiKeyHistoryEntry = z.infer<typeof ApiKeyHistoryEntrySchema>;
 
 export const ApiKeyHistoryQuerySchema = z.object({
