@@ -22,10 +22,11 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**'],
           globalSetup: ['test/support/global-setup.ts'],
-          // The embedded database needs a moment to start, and the concurrency tests queue
-          // many transactions.
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
+          // Generous: bounds on a hang, never the thing under test. A loaded 2-core machine
+          // (load 30-50 beside six other agents' work) takes minutes to start a service process
+          // or the embedded database; the concurrency tests queue many transactions.
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
     ],

@@ -141,6 +141,7 @@ export const WORDING = {
   too_many_webhook_endpoints: 'There are too many receivers already',
   webhook_endpoint_disabled: 'That receiver is switched off',
   invalid_webhook_url: 'That is not a web address',
+  too_many_webhook_secrets: 'That receiver has changed its secret too often today: try again tomorrow',
   // The change feed (not on this page either).
   cursor_past_retention: 'Changes this far back are no longer kept: start again from the oldest kept change',
   import_not_readable: 'That file is not a CSV or JSON Lines file of orders, or it is empty',

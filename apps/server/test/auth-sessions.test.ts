@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { Permission } from '@sales-order/contract';
+import { apiContract, Permission } from '@sales-order/contract';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 
@@ -153,17 +153,28 @@ describe('host session cookie', () => {
   });
 
   it('answers CORS preflights for allowed origins, with credentials, and not for others', async () => {
-    const preflight = await request(suite.server.api)
-      .options('/sales-orders')
-      .set('Origin', ALLOWED)
-      .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'content-type');
+    const preflightOf = (path: string, method: string) =>
+      request(suite.server.api)
+        .options(path)
+        .set('Origin', ALLOWED)
+        .set('Access-Control-Request-Method', method)
+        .set('Access-Control-Request-Headers', 'content-type');
+    const preflight = await preflightOf('/sales-orders', 'POST');
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(preflight.headers['access-control-allow-credentials']).toBe('true');
     expect(preflight.headers['access-control-allow-methods']).toContain('POST');
     expect(preflight.headers['access-control-allow-headers']).toContain('Content-Type');
     expect(preflight.headers.vary).toContain('Origin');
+
+    // Every method of the contract, PATCH (webhook endpoints) included: issue 29.
+    const patch = await preflightOf('/webhook-endpoints/1', 'PATCH');
+    expect(patch.status).toBe(204);
+    const allowed = (patch.headers['access-control-allow-methods'] as string).split(',');
+    expect(allowed).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']));
+    expect(allowed).toEqual(
+      expect.arrayContaining([...new Set(Object.values(apiContract).map((route) => route.method))]),
+    );
 
     const foreign = await request(suite.server.api)
       .options('/sales-orders')

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { formatCalendarDate, todayIn } from '../src/shared/calendar.js';
 import { createLicensedProduct } from './support/licences.js';
@@ -34,13 +34,16 @@ describe('todayIn', () => {
 });
 
 describe('validate-licence without sales_order_date', () => {
-  const servers: TestServer[] = [];
+  let servers: TestServer[] = [];
+  // Started before the test (under the hook's timeout), so that the test times only its requests.
+  beforeAll(async () => {
+    servers = await Promise.all(ZONES.map(({ zone }) => startTestServer({ BUSINESS_TIME_ZONE: zone })));
+  });
   afterAll(() => Promise.all(servers.map((server) => server.close())));
 
   it("checks the licences on today's date in BUSINESS_TIME_ZONE, not in UTC", async () => {
-    for (const { zone, offsetHours } of ZONES) {
-      const server = await startTestServer({ BUSINESS_TIME_ZONE: zone });
-      servers.push(server);
+    for (const [index, { zone, offsetHours }] of ZONES.entries()) {
+      const server = servers[index]!;
       // The day may turn during the request (at 10:00 or 11:00 UTC): then try once more.
       for (let attempt = 1; ; attempt += 1) {
         const today = todayAtOffset(offsetHours);

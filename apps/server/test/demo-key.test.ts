@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import request from 'supertest';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { adminQuery, databaseUrl } from './support/postgres-server.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
@@ -31,32 +31,52 @@ describe('the demo API key printed at start-up', { timeout: 180_000 }, () => {
     return key;
   };
 
-  it('on the embedded database with demo data: prints a key that works, on stderr', async () => {
-    running = await startServerProcess({ SEED_DEMO_DATA: 'auto' });
-    const key = printedKey(running);
-    const response = await request(running.api).get('/sales-orders/1').set('Authorization', `ApiKey ${key}`);
-    expect(response.status).toBe(200);
-    expect(response.body.data.sales_order_id).toBe(1);
-  });
+  // One start for both: what it printed, and what it serves, are read, nothing is changed.
+  describe('on the embedded database with demo data', () => {
+    let embedded: ServerProcess;
+    beforeAll(async () => {
+      embedded = await startServerProcess({ SEED_DEMO_DATA: 'auto' });
+    }, 300_000);
+    afterAll(() => (embedded ? stopServerProcess(embedded) : undefined));
 
-  it('on the embedded database with demo data: prints the order entry page and a sign-in link that sets a working cookie', async () => {
-    running = await startServerProcess({ SEED_DEMO_DATA: 'auto' });
-    const origin = new URL(running.api).origin;
-    expect(running.errors).toContain(`  order entry page: ${origin}/order-entry/`);
-    const link = running.errors.map((line) => SIGN_IN_LINE.exec(line)).find(Boolean);
-    expect(link, running.errors.join('\n')).toBeDefined();
-    const url = new URL(link![1]!);
-    expect(url.origin).toBe(origin);
-    const token = url.searchParams.get('session')!;
-    expect(running.output.join('\n')).not.toContain(token);
+    it('prints a key that works, on stderr, after a line per start-up step with its time', async () => {
+      const key = printedKey(embedded);
+      const response = await request(embedded.api).get('/sales-orders/1').set('Authorization', `ApiKey ${key}`);
+      expect(response.status).toBe(200);
+      expect(response.body.data.sales_order_id).toBe(1);
+      // So that a first start is never silent: each step says it is done, and how long it took.
+      const steps = embedded.errors.filter((line) => / in \d+\.\d s$/.test(line));
+      expect(
+        steps.map((line) => line.replace(/ in \d+\.\d s$/, '').replace(/\(\d+ migrations/, '(N migrations')),
+      ).toEqual([
+        'started the embedded database',
+        'migrated the database (N migrations applied)',
+        'loaded the demo data',
+      ]);
+      expect(embedded.errors.indexOf(steps.at(-1)!)).toBeLessThan(
+        embedded.errors.findIndex((line) => line.startsWith('Sales order service on ')),
+      );
+    });
 
-    const signIn = await request(origin).get(`${url.pathname}${url.search}`).expect(303);
-    expect(signIn.headers.location).toBe('/order-entry/');
-    const [cookie] = signIn.headers['set-cookie'] as unknown as string[];
-    expect(cookie).toBe(`erp_session=${token}; Path=/; HttpOnly; SameSite=Lax`);
-    const read = await request(running.api).get('/sales-orders/1').set('Cookie', `erp_session=${token}`);
-    expect(read.status).toBe(200);
-    await request(origin).get('/order-entry/').expect(200);
+    it('prints the order entry page and a sign-in link that sets a working cookie', async () => {
+      const running = embedded;
+      const origin = new URL(running.api).origin;
+      expect(running.errors).toContain(`  order entry page: ${origin}/order-entry/`);
+      const link = running.errors.map((line) => SIGN_IN_LINE.exec(line)).find(Boolean);
+      expect(link, running.errors.join('\n')).toBeDefined();
+      const url = new URL(link![1]!);
+      expect(url.origin).toBe(origin);
+      const token = url.searchParams.get('session')!;
+      expect(running.output.join('\n')).not.toContain(token);
+
+      const signIn = await request(origin).get(`${url.pathname}${url.search}`).expect(303);
+      expect(signIn.headers.location).toBe('/order-entry/');
+      const [cookie] = signIn.headers['set-cookie'] as unknown as string[];
+      expect(cookie).toBe(`erp_session=${token}; Path=/; HttpOnly; SameSite=Lax`);
+      const read = await request(running.api).get('/sales-orders/1').set('Cookie', `erp_session=${token}`);
+      expect(read.status).toBe(200);
+      await request(origin).get('/order-entry/').expect(200);
+    });
   });
 
   describe.skipIf(!process.env.TEST_DATABASE_URL)('on a PostgreSQL server (skipped without TEST_DATABASE_URL)', () => {

@@ -31,16 +31,29 @@ const sample = (text: string, series: string): number | undefined => {
 
 const bearer = async () => `Bearer ${await signJwt({ payload: { permissions: ['*'] }, expiresIn: '1h' })}`;
 
+/**
+ * The database env of a process that reads the demo data (order 1): a clone of the demo template
+ * on the PostgreSQL server (milliseconds), or the embedded database, loaded at its start.
+ */
+const dropAfterwards: (() => Promise<void>)[] = [];
+afterAll(() => Promise.all(dropAfterwards.map((drop) => drop())));
+const demoDatabase = async () => {
+  const database = await createTestDatabase({ demo: true });
+  dropAfterwards.push(() => database.drop());
+  return { ...database.env, SEED_DEMO_DATA: 'always' };
+};
+
 describe('metrics on METRICS_PORT', () => {
   let server: ServerProcess;
   let port: number;
 
   beforeAll(async () => {
     server = await startServerProcess({
+      ...(await demoDatabase()),
       METRICS_PORT: '0',
       JWT_SECRET: TEST_JWT_SECRET,
-      SEED_DEMO_DATA: 'always',
       RATE_LIMIT_PER_MINUTE: '30',
+      ORDER_ENTRY_PAGE: 'true',
     });
     port = metricsPortOf(server)!;
     expect(port).toBeGreaterThan(0);
@@ -56,6 +69,16 @@ describe('metrics on METRICS_PORT', () => {
     expect((await fetch(`${server.api}/sales-orders/1`, { headers: { authorization } })).status).toBe(200);
     expect((await fetch(`${server.api}/no-such-thing/55555`, { headers: { authorization } })).status).toBe(404);
     expect((await fetch(new URL('/healthz', server.api))).status).toBe(200);
+    // The order entry page by both its addresses, two of its assets and one it does not have.
+    const page = await fetch(new URL('/order-entry/', server.api));
+    expect(page.status).toBe(200);
+    const assets = [...(await page.text()).matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map(
+      (match) => `/order-entry/${match[1]!}`,
+    );
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    expect((await fetch(new URL('/order-entry/index.html', server.api))).status).toBe(200);
+    for (const asset of assets.slice(0, 2)) expect((await fetch(new URL(asset, server.api))).status).toBe(200);
+    expect((await fetch(new URL('/order-entry/assets/no-such-55555.js', server.api))).status).toBe(404);
 
     const text = await scrape(port);
     const count = (route: string, status: number) =>
@@ -67,6 +90,9 @@ describe('metrics on METRICS_PORT', () => {
     expect(count('/api/sales-orders/:id', 200)).toBe(1);
     expect(count('(unmatched)', 404)).toBe(1);
     expect(count('/healthz', 200)).toBe(1);
+    expect(count('/order-entry/', 200)).toBe(2);
+    expect(count('/order-entry/assets/*', 200)).toBe(2);
+    expect(count('/order-entry/assets/*', 404)).toBe(1);
     // No label value anywhere holds an id or a path that was asked for.
     const labelValues = [...text.matchAll(/="([^"]*)"/g)].map((match) => match[1]!);
     for (const asked of ['123456', '987654', '55555', 'no-such-thing']) {
@@ -170,18 +196,6 @@ describe('metrics on METRICS_PORT', () => {
 // which wraps every module the service imports): minutes on a loaded 2-core machine.
 const PROCESS_TESTS = { timeout: 240_000 };
 
-describe('metrics off by default', PROCESS_TESTS, () => {
-  it('starts no metrics server without METRICS_PORT', async () => {
-    const server = await startServerProcess({ JWT_SECRET: TEST_JWT_SECRET });
-    try {
-      expect(metricsPortOf(server)).toBeUndefined();
-      expect((await fetch(`${new URL(server.api).origin}/metrics`)).status).toBe(404);
-    } finally {
-      await stopServerProcess(server);
-    }
-  });
-});
-
 // Two workers need a PostgreSQL server (the embedded database is one process).
 describe.skipIf(!process.env.TEST_DATABASE_URL)('metrics of a cluster (needs TEST_DATABASE_URL)', () => {
   it("the primary adds up every worker's counts", async () => {
@@ -240,8 +254,8 @@ describe('tracing', PROCESS_TESTS, () => {
   it('with OTEL_EXPORTER_OTLP_ENDPOINT: spans for the request and its statements, and the trace id in its log line', async () => {
     const collector = await startCollector();
     const server = await startServerProcess({
+      ...(await demoDatabase()),
       JWT_SECRET: TEST_JWT_SECRET,
-      SEED_DEMO_DATA: 'always',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '100',
     });
@@ -266,8 +280,8 @@ describe('tracing', PROCESS_TESTS, () => {
     const collector = await startCollector();
     // A batch delay far beyond the test: the span can only leave through the shutdown's flush.
     const server = await startServerProcess({
+      ...(await demoDatabase()),
       JWT_SECRET: TEST_JWT_SECRET,
-      SEED_DEMO_DATA: 'always',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '600000',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
@@ -284,13 +298,13 @@ describe('tracing', PROCESS_TESTS, () => {
     collector.close();
   });
 
-  it('off by default: no span leaves the process, no trace id in the logs', async () => {
+  it('off by default: no span leaves the process, no trace id in the logs; and no metrics server without METRICS_PORT', async () => {
     const collector = await startCollector();
     // OpenTelemetry's own variables, which its SDK would obey were it loaded: the service loads it
     // only for OTEL_EXPORTER_OTLP_ENDPOINT, left unset here.
     const server = await startServerProcess({
+      ...(await demoDatabase()),
       JWT_SECRET: TEST_JWT_SECRET,
-      SEED_DEMO_DATA: 'always',
       OTEL_TRACES_EXPORTER: 'otlp',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
       OTEL_BSP_SCHEDULE_DELAY: '100',
@@ -301,6 +315,8 @@ describe('tracing', PROCESS_TESTS, () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(collector.spans).toEqual([]);
       expect(server.output.some((line) => line.includes('trace_id'))).toBe(false);
+      expect(metricsPortOf(server)).toBeUndefined();
+      expect((await fetch(`${new URL(server.api).origin}/metrics`)).status).toBe(404);
     } finally {
       await stopServerProcess(server);
       collector.close();

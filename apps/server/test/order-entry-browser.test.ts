@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import axe from 'axe-core';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { chromiumPath, launchChromium } from './support/chromium.js';
@@ -147,6 +147,9 @@ describe.skipIf(!executablePath)(
       await page.getByLabel('Search orders').fill(number);
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByRole('button', { name: number, exact: true }).click();
+      // The heading changes as loading starts; the list says "Opened" once the form holds the
+      // order and its history, so a field typed into from here is not overwritten by the load.
+      await eventually(() => page.locator('#list-status').textContent()).toBe(`Opened ${number}.`);
       await page.getByRole('heading', { level: 2, name: new RegExp(`Order ${number}`) }).waitFor({ state: 'visible' });
     };
 
@@ -220,10 +223,21 @@ describe.skipIf(!executablePath)(
       await fillHeader(page, 'PO-DOUBLE-CLICK');
       await fillLine(page, 1, 'Urea 46% N', '1', '100');
       const before = await orderCount();
+      // Every create the page sends, and those that have been answered: a second click that
+      // slipped through would send its request before the first answer arrived.
+      const creates = { sent: 0, answered: 0 };
+      const isCreate = (request: { method(): string; url(): string }) =>
+        request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/sales-orders');
+      page.on('request', (request) => {
+        if (isCreate(request)) creates.sent += 1;
+      });
+      page.on('requestfinished', (request) => {
+        if (isCreate(request)) creates.answered += 1;
+      });
       await page.getByRole('button', { name: 'Save' }).dblclick();
       await eventually(() => notice(page).textContent()).toMatch(/^Saved as order /);
-      // Give a second request time to land, had one been sent.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await eventually(() => creates.answered === creates.sent).toBe(true);
+      expect(creates.sent).toBe(1);
       expect(await orderCount()).toBe(before + 1);
       expect(
         await suite.server.database.prisma.salesOrder.count({ where: { customerReference: 'PO-DOUBLE-CLICK' } }),
@@ -235,10 +249,19 @@ describe.skipIf(!executablePath)(
       const { context } = await signedIn();
       const page = await openPage(context);
       let first = true;
+      let releaseFirst: () => void = () => {};
+      const firstHeld = new Promise<void>((resolve) => {
+        releaseFirst = resolve;
+      });
+      let firstAnswered = false;
+      let held: Request | undefined;
       await page.route('**/sales-orders/calculate-totals', async (route) => {
         if (first) {
           first = false;
-          await new Promise((resolve) => setTimeout(resolve, 2500));
+          held = route.request();
+          await firstHeld;
+          await route.continue();
+          return;
         }
         await route.continue();
       });
@@ -249,8 +272,15 @@ describe.skipIf(!executablePath)(
       await eventually(() => first).toBe(false);
       await row.getByLabel('Quantity').fill('2');
       await eventually(() => page.getByLabel('Grand total').textContent()).toBe('20.00');
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-      await eventually(() => page.getByLabel('Grand total').textContent()).toBe('20.00');
+      // Now the older answer arrives, late: the page must keep the newer total.
+      page.on('requestfinished', (request) => {
+        if (request === held) firstAnswered = true;
+      });
+      releaseFirst();
+      await eventually(() => firstAnswered).toBe(true);
+      // The page has had the old answer; one more turn of its event loop to apply it, had it wanted to.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+      expect(await page.getByLabel('Grand total').textContent()).toBe('20.00');
       await context.close();
     });
 

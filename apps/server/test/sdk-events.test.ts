@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import {
   createSalesOrderClient,
+  type EventType,
   type SalesOrderEvent,
   verifyWebhook,
   WebhookVerificationError,
@@ -78,7 +79,9 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
         'typed',
       ]);
       const events: SalesOrderEvent[] = [];
-      for await (const event of sdk.events({ types: ['sales_order.updated'], limit: 1 })) events.push(event);
+      // `after: undefined` means "from the oldest", as leaving it out does (never the text "undefined").
+      const feed = sdk.events({ types: ['sales_order.updated'], limit: 1, after: undefined });
+      for await (const event of feed) events.push(event);
       expect(events.find((event) => event.sales_order_id === id)?.id).toBe(updated!.id);
 
       const { headers, body } = received[1]!;
@@ -121,6 +124,19 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
       expect((await sdk.listWebhookEndpoints()).items).toHaveLength(1);
       await sdk.deleteWebhookEndpoint(endpoint.id);
       await expect(sdk.getWebhookEndpoint(endpoint.id)).rejects.toMatchObject({ status: 404 });
+
+      // The iterator says where to resume: from there, only what came after (the 'rotated' update).
+      expect(feed.cursor).toEqual(expect.any(String));
+      const types: EventType[] = ['sales_order.updated'];
+      const since: SalesOrderEvent[] = [];
+      const tail = sdk.events({ types, after: feed.cursor });
+      for await (const event of tail) since.push(event);
+      expect(since.map((event) => event.data.remarks)).toEqual(['rotated']);
+      await sdk.updateSalesOrder(id, { remarks: 'after the cursor' });
+      await eventually(async () => (await sdk.listEvents({ types, after: tail.cursor })).items.length > 0, 10_000);
+      const resumed: SalesOrderEvent[] = [];
+      for await (const event of sdk.events({ types, after: tail.cursor })) resumed.push(event);
+      expect(resumed.map((event) => event.data.remarks)).toEqual(['after the cursor']);
     } finally {
       receiver.closeAllConnections();
       await new Promise((resolve) => receiver.close(resolve));

@@ -104,7 +104,8 @@ describe('HTTP timeouts from configuration', () => {
 });
 
 describe('SIGTERM on the real server process', () => {
-  const DRAIN_DELAY_MS = 3_000;
+  // Long enough for the requests made while draining to arrive on a loaded machine.
+  const DRAIN_DELAY_MS = 15_000;
   let server: ServerProcess;
 
   beforeAll(async () => {
@@ -112,79 +113,83 @@ describe('SIGTERM on the real server process', () => {
   });
   afterAll(() => (server ? stopServerProcess(server) : undefined));
 
-  it('turns /readyz 503 first while still serving, then stops accepting, lets the slow in-flight request finish with 200, and exits 0', async () => {
-    const origin = server.api.replace(/\/api$/, '');
-    const authorization = `Bearer ${await signJwt({ payload: { permissions: ['*'] }, expiresIn: '10m' })}`;
-    expect((await request(origin).get('/readyz')).status).toBe(200);
+  it(
+    'turns /readyz 503 first while still serving, then stops accepting, lets the slow in-flight request finish with 200, and exits 0',
+    { timeout: 300_000 },
+    async () => {
+      const origin = server.api.replace(/\/api$/, '');
+      const authorization = `Bearer ${await signJwt({ payload: { permissions: ['*'] }, expiresIn: '10m' })}`;
+      expect((await request(origin).get('/readyz')).status).toBe(200);
 
-    // A request in flight over the whole shutdown: its body arrives in two parts.
-    const slow = http.request(`${server.api}/sales-orders/calculate-totals`, {
-      method: 'POST',
-      headers: {
-        Authorization: authorization,
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(TOTALS_BODY),
-      },
-    });
-    const slowAnswer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      slow.on('response', (response) => {
-        let body = '';
-        response.on('data', (chunk: Buffer) => {
-          body += chunk.toString('utf8');
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      // A request in flight over the whole shutdown: its body arrives in two parts.
+      const slow = http.request(`${server.api}/sales-orders/calculate-totals`, {
+        method: 'POST',
+        headers: {
+          Authorization: authorization,
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(TOTALS_BODY),
+        },
       });
-      slow.on('error', reject);
-    });
-    slow.write(TOTALS_BODY.slice(0, 10));
-    await sleep(200);
+      const slowAnswer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        slow.on('response', (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => {
+            body += chunk.toString('utf8');
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        slow.on('error', reject);
+      });
+      slow.write(TOTALS_BODY.slice(0, 10));
+      await sleep(200);
 
-    const exited = once(server.child, 'exit');
-    server.child.kill('SIGTERM');
+      const exited = once(server.child, 'exit');
+      server.child.kill('SIGTERM');
 
-    // Draining: not ready, yet every request is still served.
-    await vi.waitFor(async () => expect((await request(origin).get('/readyz')).status).toBe(503), {
-      timeout: 1_000,
-      interval: 50,
-    });
-    const readiness = await request(origin).get('/readyz');
-    expect(readiness.headers['retry-after']).toBeDefined();
-    expect(readiness.body).toEqual({
-      success: false,
-      error: {
-        message: 'The service is shutting down',
-        code: 503,
-        details: [expect.objectContaining({ code: 'shutting_down' })],
-      },
-    });
-    const during = await request(server.api)
-      .post('/sales-orders/calculate-totals')
-      .set('Authorization', authorization)
-      .set('Content-Type', 'application/json')
-      .send(TOTALS_BODY);
-    expect(during.status).toBe(200);
-    expect(during.body.data.grand_total).toBe(21);
+      // Draining: not ready, yet every request is still served.
+      await vi.waitFor(async () => expect((await request(origin).get('/readyz')).status).toBe(503), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      const readiness = await request(origin).get('/readyz');
+      expect(readiness.headers['retry-after']).toBeDefined();
+      expect(readiness.body).toEqual({
+        success: false,
+        error: {
+          message: 'The service is shutting down',
+          code: 503,
+          details: [expect.objectContaining({ code: 'shutting_down' })],
+        },
+      });
+      const during = await request(server.api)
+        .post('/sales-orders/calculate-totals')
+        .set('Authorization', authorization)
+        .set('Content-Type', 'application/json')
+        .send(TOTALS_BODY);
+      expect(during.status).toBe(200);
+      expect(during.body.data.grand_total).toBe(21);
 
-    // After the drain delay new connections are refused, while the slow request is still open.
-    const port = Number(new URL(origin).port);
-    await vi.waitFor(async () => expect(await connectionRefused(port)).toBe(true), {
-      timeout: DRAIN_DELAY_MS + 5_000,
-      interval: 100,
-    });
-    expect(server.child.exitCode).toBeNull();
+      // After the drain delay new connections are refused, while the slow request is still open.
+      const port = Number(new URL(origin).port);
+      await vi.waitFor(async () => expect(await connectionRefused(port)).toBe(true), {
+        timeout: DRAIN_DELAY_MS + 60_000,
+        interval: 100,
+      });
+      expect(server.child.exitCode).toBeNull();
 
-    slow.end(TOTALS_BODY.slice(10));
-    const answer = await slowAnswer;
-    expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body).data.grand_total).toBe(21);
+      slow.end(TOTALS_BODY.slice(10));
+      const answer = await slowAnswer;
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).data.grand_total).toBe(21);
 
-    const [code] = await exited;
-    expect(code).toBe(0);
-    const messages = server.output
-      .filter((line) => line.startsWith('{'))
-      .map((line) => (JSON.parse(line) as { msg?: string }).msg);
-    expect(messages).toEqual(
-      expect.arrayContaining(['draining: /readyz answers 503, requests are still served', 'stopped']),
-    );
-  });
+      const [code] = await exited;
+      expect(code).toBe(0);
+      const messages = server.output
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { msg?: string }).msg);
+      expect(messages).toEqual(
+        expect.arrayContaining(['draining: /readyz answers 503, requests are still served', 'stopped']),
+      );
+    },
+  );
 });

@@ -469,7 +469,7 @@ describe('webhook deliveries', () => {
 
     // 24 hours later (the expiry moved into the past), the old one signs no more.
     await suite.server.database.prisma.$executeRaw`
-      UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = ${endpoint.id}`;
+      UPDATE webhook_previous_secrets SET expires_at = now() - interval '1 second' WHERE endpoint_id = ${endpoint.id}`;
     await createOrder();
     await eventually(async () => target.received.length === 2, 10_000);
     const after = target.received[1]!;

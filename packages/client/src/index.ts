@@ -22,6 +22,8 @@ import {
   type EventPage,
   type EventType,
   type HistoryEntry,
+  type Import,
+  type ImportResult,
   type LicenceValidation,
   type ListApiKeysQuery,
   type ListSalesOrdersQuery,
@@ -124,7 +126,7 @@ export type {
   SalesOrderDetail,
   SalesOrderDetailInput,
 } from '@sales-order/contract';
-export type { DetailCode } from '@sales-order/contract';
+export type { DetailCode, Import, ImportResult, ImportState } from '@sales-order/contract';
 export {
   AccessCode,
   apiContract,
@@ -133,6 +135,7 @@ export {
   DETAIL_CODES,
   ErrorCode,
   EVENT_TYPES,
+  ImportCode,
   LicenceWarningCode,
   LifecycleCode,
   PING_EVENT_TYPE,
@@ -158,28 +161,28 @@ export type SalesOrderClientAuth =
 export interface SalesOrderClientOptions {
   /** The service's base address including its base path, e.g. `https://erp.example.com/api`. */
   baseUrl: string;
-  auth?: SalesOrderClientAuth;
+  auth?: SalesOrderClientAuth | undefined;
   /** A fetch implementation (defaults to the global one): for tests, proxies, instrumentation. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Extra headers sent with every request, e.g. `X-Request-Id`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** How `createSalesOrder` retries (always with the same Idempotency-Key). */
-  retry?: SalesOrderRetryOptions;
+  retry?: SalesOrderRetryOptions | undefined;
 }
 
 export interface SalesOrderRetryOptions {
   /** Tries in all, the first included; 1 switches retries off. Default 3. */
-  attempts?: number;
+  attempts?: number | undefined;
   /** Delay before the first retry, doubled for each next one, with jitter. Default 200 ms. */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** Longest wait before a retry; a `Retry-After` asking for longer ends the retries. Default 30 s. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
 }
 
 /** Per-call options of `createSalesOrder`. */
 export interface CreateSalesOrderOptions {
   /** The order's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }
 
 /** Per-call options of `updateSalesOrder`, `deleteSalesOrder` and the transitions. */
@@ -189,13 +192,13 @@ export interface ConditionalWriteOptions {
    * header of the read (e.g. `"3-0a1B2c3D4e5F6g7H"`: the whole representation compared), or
    * `'*'`: any live order. Sent as If-Match.
    */
-  ifMatch?: number | string;
+  ifMatch?: number | string | undefined;
 }
 
 /** Per-call options of the transitions (confirm, cancel, close, amend). */
 export interface TransitionOptions extends ConditionalWriteOptions {
   /** The call's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }
 
 /** A failed call: the HTTP status and the error envelope's `code`, `message` and `details`. */
@@ -288,35 +291,49 @@ const authorizationOf = async (auth: SalesOrderClientAuth | undefined): Promise<
 };
 
 const fetcher =
-  ({ auth, fetch: fetchImpl, headers }: SalesOrderClientOptions): ApiFetcher =>
-  async ({ path, method, headers: routeHeaders, body }) => {
-    const send = fetchImpl ?? globalThis.fetch;
-    const authorization = await authorizationOf(auth);
-    let response: Response;
-    let text: string;
-    try {
-      response = await send(path, {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...headers,
-          ...routeHeaders,
-          ...(authorization ? { authorization } : {}),
-        },
-        body: body ?? undefined,
-        credentials: auth?.type === 'session' ? 'include' : 'same-origin',
-      });
-      text = await response.text();
-    } catch (error) {
-      throw new SalesOrderNetworkError(
-        `${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    }
-    let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
-    return { status: response.status, body: parsed, headers: response.headers };
-  };
+  (options: SalesOrderClientOptions): ApiFetcher =>
+  (request) =>
+    send(options, request);
+
+/** One request with the client's credentials and headers: what every route's call comes down to. */
+const send = async (
+  { auth, fetch: fetchImpl, headers }: SalesOrderClientOptions,
+  {
+    path,
+    method,
+    headers: routeHeaders,
+    body,
+  }: { path: string; method: string; headers: Record<string, string>; body?: BodyInit | null },
+): Promise<RawResponse> => {
+  const send = fetchImpl ?? globalThis.fetch;
+  const authorization = await authorizationOf(auth);
+  let response: Response;
+  let text: string;
+  try {
+    response = await send(path, {
+      method,
+      headers: {
+        accept: 'application/json',
+        ...headers,
+        ...routeHeaders,
+        ...(authorization ? { authorization } : {}),
+      },
+      body: body ?? undefined,
+      credentials: auth?.type === 'session' ? 'include' : 'same-origin',
+    });
+    text = await response.text();
+  } catch (error) {
+    throw new SalesOrderNetworkError(
+      `${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  let parsed: unknown = text;
+  // JSON (or a +json type); not JSON Lines (application/x-ndjson), which is text of many values.
+  if (/^application\/(?:[\w.-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '') && text !== '')
+    parsed = JSON.parse(text);
+  return { status: response.status, body: parsed, headers: response.headers };
+};
 
 interface RawResponse {
   status: number;
@@ -415,22 +432,34 @@ const transitionHeaders = ({ ifMatch, idempotencyKey }: TransitionOptions, key: 
 });
 
 /**
+ * The members whose value is not undefined: under `exactOptionalPropertyTypes` a caller may pass
+ * `{ after: undefined }` for "not given", which must not reach the query string as a value.
+ */
+const definedOnly = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+
+/**
  * A client for the sales order service: one typed method per route. Each resolves with the
  * `data` of the success envelope and rejects with a SalesOrderApiError (a subclass for 409,
  * 412 and 428) or, when no response arrived, a SalesOrderNetworkError.
  */
 export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const client = initClient(apiContract, {
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl,
     baseHeaders: {},
     api: fetcher(options),
     throwOnUnknownStatus: false,
   });
   const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
-    unwrap<SalesOrderPage>(client.listSalesOrders({ query: filters }));
+    unwrap<SalesOrderPage>(client.listSalesOrders({ query: definedOnly(filters) }));
+  const getImport = (id: number) => unwrap<Import>(client.getImport({ params: { id } }));
   const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
-    unwrap<EventPage>(client.listEvents({ query: { ...query, ...(types ? { types: types.join(',') } : {}) } }));
-  const listApiKeys = (query: ListApiKeysQuery = {}) => unwrap<ApiKeyPage>(client.listApiKeys({ query }));
+    unwrap<EventPage>(
+      client.listEvents({ query: definedOnly({ ...query, ...(types ? { types: types.join(',') } : {}) }) }),
+    );
+  const listApiKeys = (query: ListApiKeysQuery = {}) =>
+    unwrap<ApiKeyPage>(client.listApiKeys({ query: definedOnly(query) }));
 
   return {
     /** GET /sales-orders: one page; pass its `next_cursor` as `cursor` (same filters and sort) for the next. */
@@ -454,11 +483,11 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * orders); pass `next_cursor` as `cursor` for the next page.
      */
     getSalesOrderHistory: (id: number, query: SalesOrderHistoryQuery = {}) =>
-      unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id }, query })),
+      unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id }, query: definedOnly(query) })),
     /** Every history entry of an order, page after page: `for await (const entry of client.salesOrderHistory(4))`. */
     salesOrderHistory: async function* (
       id: number,
-      { limit }: { limit?: number } = {},
+      { limit }: { limit?: number | undefined } = {},
     ): AsyncGenerator<HistoryEntry, void, undefined> {
       let cursor: string | undefined;
       do {
@@ -530,7 +559,11 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * most 5000) plus the selected one; `truncated` in the answer tells whether `q` (a
      * case-insensitive part of the name) is needed to reach the rest.
      */
-    getDropdownOptions: (type: DropdownType, selectedId?: number, { q, limit }: { q?: string; limit?: number } = {}) =>
+    getDropdownOptions: (
+      type: DropdownType,
+      selectedId?: number,
+      { q, limit }: { q?: string | undefined; limit?: number | undefined } = {},
+    ) =>
       unwrap<DropdownOptions>(
         client.getDropdownOptions({
           params: { type },
@@ -548,17 +581,22 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     listEvents,
     /**
      * Every event after `after` until the feed is caught up, page after page, for
-     * `for await (const event of client.events({ after }))`; the returned value is the cursor to
-     * resume from next time.
+     * `for await (const event of feed)` where `feed = client.events({ after })`; then
+     * `feed.cursor` is where to resume next time (also after a `break`: the cursor of the last
+     * page read; events of that page after the one you stopped at come again). The generator's
+     * return value is the same cursor.
      */
-    events: async function* (options: ListEventsOptions = {}): AsyncGenerator<SalesOrderEvent, string, undefined> {
-      let after = options.after;
-      for (;;) {
-        const page = await listEvents({ ...options, ...(after === undefined ? {} : { after }) });
-        yield* page.items;
-        after = page.next_cursor;
-        if (!page.has_more) return after;
-      }
+    events: (options: ListEventsOptions = {}): EventFeed => {
+      let cursor = options.after;
+      const pages = async function* (): AsyncGenerator<SalesOrderEvent, string, undefined> {
+        for (;;) {
+          const page = await listEvents({ ...options, after: cursor });
+          yield* page.items;
+          cursor = page.next_cursor;
+          if (!page.has_more) return cursor;
+        }
+      };
+      return Object.defineProperty(pages(), 'cursor', { get: () => cursor, enumerable: true }) as EventFeed;
     },
     /** POST /webhook-endpoints: the answer's `secret` is shown this once; keep it in the receiver. */
     createWebhookEndpoint: (body: CreateWebhookEndpointBody) =>
@@ -577,12 +615,53 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     rotateWebhookSecret: (id: number) => unwrap<RotatedWebhookSecret>(client.rotateWebhookSecret({ params: { id } })),
     /** GET /webhook-endpoints/{id}/deliveries: newest first, with every attempt and the next retry. */
     listWebhookDeliveries: (id: number, query: ListWebhookDeliveriesQuery = {}) =>
-      unwrap<WebhookDeliveryPage>(client.listWebhookDeliveries({ params: { id }, query })),
+      unwrap<WebhookDeliveryPage>(client.listWebhookDeliveries({ params: { id }, query: definedOnly(query) })),
     /** POST /webhook-endpoints/{id}/replay: `{ after: cursor }` or `{ since: '2026-11-24 08:00:00' }`. */
     replayWebhookEvents: (id: number, body: ReplayWebhookEventsBody) =>
       unwrap<ReplayedWebhookEvents>(client.replayWebhookEvents({ params: { id }, body })),
     /** POST /webhook-endpoints/{id}/ping: sends a signed test event now and says how the receiver answered. */
     pingWebhookEndpoint: (id: number) => unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
+    /**
+     * POST /imports: sends the file as it is (`csv` as text/csv, `ndjson` as application/x-ndjson)
+     * and resolves with the queued import; its orders are created in the background.
+     */
+    startImport: (file: string | Uint8Array<ArrayBuffer> | Blob, format: ImportFormat) =>
+      unwrap<Import>(
+        send(options, {
+          path: `${baseUrl}/imports`,
+          method: 'POST',
+          headers: { 'content-type': IMPORT_CONTENT_TYPES[format] },
+          body: file,
+        }),
+      ),
+    /** GET /imports/{id}: state, counts, and while it runs an estimate of the seconds left. */
+    getImport,
+    /** GET /imports: the caller's last 100 imports, newest first. */
+    listImports: () => unwrap<{ items: Import[] }>(client.listImports()),
+    /** POST /imports/{id}/cancel: stops after the current chunk; the orders made stay. */
+    cancelImport: (id: number) => unwrap<Import>(client.cancelImport({ params: { id } })),
+    /** Every result of an import so far, in file order, for `for await (const result of client.importResults(id))`. */
+    importResults: async function* (id: number): AsyncGenerator<ImportResult, void, undefined> {
+      const response = await client.getImportResults({ params: { id } });
+      if (response.status !== 200) throw errorOf(response);
+      for (const line of String(response.body).split('\n'))
+        if (line.trim() !== '') yield JSON.parse(line) as ImportResult;
+    },
+    /**
+     * Resolves once the import has finished (completed, failed or cancelled), polling
+     * GET /imports/{id} every `intervalMs` (1 s) and telling `onProgress` each reading.
+     */
+    waitForImport: async (
+      id: number,
+      { onProgress, intervalMs = 1_000 }: { onProgress?: (progress: Import) => void; intervalMs?: number } = {},
+    ): Promise<Import> => {
+      for (;;) {
+        const progress = await getImport(id);
+        onProgress?.(progress);
+        if (progress.state !== 'queued' && progress.state !== 'running') return progress;
+        await sleep(intervalMs);
+      }
+    },
     /**
      * POST /api-keys: the answer's `secret` is the key, shown this once. Its permissions (and
      * locations) must be held by the caller, which needs `api_keys.manage`.
@@ -635,16 +714,26 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
   };
 };
 
+/** The two file formats of an import and the media type each is sent as. */
+export type ImportFormat = 'csv' | 'ndjson';
+const IMPORT_CONTENT_TYPES: Record<ImportFormat, string> = { csv: 'text/csv', ndjson: 'application/x-ndjson' };
+
 export type SalesOrderClient = ReturnType<typeof createSalesOrderClient>;
+
+/**
+ * The events of `client.events()`, for `for await`; `cursor` is the feed's `next_cursor` as far
+ * as it has been read (the `after` given until the first page arrives).
+ */
+export type EventFeed = AsyncGenerator<SalesOrderEvent, string, undefined> & { readonly cursor: string | undefined };
 
 /** Options of `listEvents` and `events`: `types` as a list rather than the query's comma-separated text. */
 export interface ListEventsOptions {
   /** A `next_cursor` of the feed. */
-  after?: string;
+  after?: string | undefined;
   /** 1..500, default 100. */
-  limit?: number;
-  types?: EventType[];
-  sales_order_id?: number;
+  limit?: number | undefined;
+  types?: EventType[] | undefined;
+  sales_order_id?: number | undefined;
 }
 
 /** A verified webhook delivery: its payload, with `id` (the `webhook-id`, the event's id). */

@@ -63,7 +63,19 @@ export const CommonErrorResponses = {
   ),
   401: describedError('Unauthorized: authentication is missing or invalid.'),
   403: describedError('Forbidden: the caller lacks the permission this route needs.'),
+  408: describedError(
+    'Request timeout: the request was not received in full within HTTP_REQUEST_TIMEOUT_MS (`request_timeout`).',
+  ),
+  413: describedError(
+    'Payload too large: the body is larger than BODY_LIMIT (`entity.too.large`), or its chunk extensions are too large ' +
+      '(`chunk_extensions_too_large`).',
+  ),
+  415: describedError(
+    'Unsupported media type: a Content-Encoding other than identity, gzip or deflate (`encoding.unsupported`), or a ' +
+      'charset other than UTF-8 (`charset.unsupported`).',
+  ),
   429: describedError('Too many requests: the per-client rate limit is exhausted.'),
+  431: describedError('Request header fields too large: the headers pass 16 KiB (`headers_too_large`).'),
   500: describedError('Internal server error.'),
   503: describedError(
     'Service unavailable: the database did not answer in time (outage or overload: `database_unavailable`), or another ' +

@@ -39,6 +39,8 @@ export const WebhookCode = {
   endpointDisabled: 'webhook_endpoint_disabled',
   /** 400: the URL carries a user name, password or fragment. */
   invalidUrl: 'invalid_webhook_url',
+  /** 422: rotate-secret while PREVIOUS_SECRETS_MAX replaced secrets still sign: wait for the oldest to expire. */
+  tooManySecrets: 'too_many_webhook_secrets',
 } as const;
 export type WebhookCode = (typeof WebhookCode)[keyof typeof WebhookCode];
 
@@ -52,6 +54,11 @@ export const WEBHOOK_SECRET_MAX_LENGTH = 64;
 const OWNER_MAX_LENGTH = 220;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const PREVIOUS_SECRET_HOURS = 24;
+/**
+ * Replaced secrets that may sign at once beside the current one: each rotation within
+ * PREVIOUS_SECRET_HOURS adds one, and every delivery carries a signature by each.
+ */
+export const PREVIOUS_SECRETS_MAX = 5;
 
 const webhookUrl = () =>
   documented(z.string(), { format: 'uri', maxLength: WEBHOOK_URL_MAX_LENGTH, pattern: '^[hH][tT][tT][pP][sS]?://' })
@@ -147,7 +154,10 @@ export const WebhookEndpointSchema = z.object({
     .describe('The first failed attempt since the last success; 3 days of failures disable the endpoint.'),
   previous_secret_expires_at: dateTime()
     .nullable()
-    .describe('Until then the secret replaced by the last rotation signs beside the current one.'),
+    .describe(
+      'Until then the secret replaced by the last rotation signs beside the current one (each earlier replaced ' +
+        'secret until its own expiry, 24 h after its rotation); null when none signs.',
+    ),
   owner: z
     .string()
     .max(OWNER_MAX_LENGTH)
@@ -181,7 +191,8 @@ export type DeletedWebhookEndpoint = z.infer<typeof DeletedWebhookEndpointSchema
 export const RotatedWebhookSecretSchema = z.object({
   secret: secret(),
   previous_secret_expires_at: dateTime().describe(
-    `Until then (${PREVIOUS_SECRET_HOURS} h) every delivery carries a signature by the old secret too.`,
+    `Until then (${PREVIOUS_SECRET_HOURS} h) every delivery carries a signature by the old secret too; secrets ` +
+      'replaced by earlier rotations keep signing until their own expiry.',
   ),
 });
 export type RotatedWebhookSecret = z.infer<typeof RotatedWebhookSecretSchema>;
@@ -363,8 +374,19 @@ export const webhookEndpointsContract = c.router(
       path: '/webhook-endpoints/:id/rotate-secret',
       pathParams: WebhookEndpointIdParamsSchema,
       body: c.noBody(),
-      responses: { 200: successEnvelope(RotatedWebhookSecretSchema), 404: NotFoundEndpointResponse },
+      responses: {
+        200: successEnvelope(RotatedWebhookSecretSchema),
+        404: NotFoundEndpointResponse,
+        422: describedError(
+          `Unprocessable entity: ${PREVIOUS_SECRETS_MAX} replaced secrets still sign (\`too_many_webhook_secrets\`): ` +
+            'rotate again once the oldest has expired.',
+        ),
+      },
       summary: `A new signing secret; the old one keeps signing beside it for ${PREVIOUS_SECRET_HOURS} h`,
+      description:
+        `Every secret replaced within the last ${PREVIOUS_SECRET_HOURS} h keeps signing until its own expiry, so a ` +
+        'receiver on any of them still verifies (Standard Webhooks: one signature per secret, separated by spaces); at ' +
+        `most ${PREVIOUS_SECRETS_MAX} at once.`,
       metadata: manage,
     },
     listWebhookDeliveries: {

@@ -47,6 +47,9 @@ export const listenForChanges = (
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let delay = RECONNECT_FIRST_DELAY_MS;
+  // Said 'lost' (LISTEN was in place and went): only then is a reconnect news worth a line. A
+  // first connection that needs a retry at start-up was never lost.
+  let lossReported = false;
 
   const reset = () => {
     for (const listener of resetListeners) listener();
@@ -66,6 +69,7 @@ export const listenForChanges = (
         { reason: error instanceof Error ? error.message : undefined },
         'change notifications lost: caches rely on their TTL until they are back',
       );
+      lossReported = true;
     }
     listening = false;
     reset();
@@ -93,7 +97,8 @@ export const listenForChanges = (
       .then(() => candidate.query(CHANNELS.map((channel) => `LISTEN ${channel}`).join('; ')))
       .then(() => {
         if (client !== candidate) return;
-        if (delay > RECONNECT_FIRST_DELAY_MS) logger.info('change notifications are back');
+        if (lossReported) logger.info('change notifications are back');
+        lossReported = false;
         listening = true;
         delay = RECONNECT_FIRST_DELAY_MS;
         // Whatever changed while nobody listened is unknown: start afresh.

@@ -31,6 +31,11 @@ export interface Database {
 
 interface OpenOptions {
   log?: (message: string) => void;
+  /**
+   * Told each start-up step as it ends, with how long it took (starting the embedded database,
+   * migrating), for the person at the terminal (startProgress).
+   */
+  progress?: (step: string, ms: number) => void;
   /** Called with the SQL of every statement Prisma sends (diagnostics and query-count tests). */
   onQuery?: (sql: string) => void;
   /** Where database outages are reported (once per outage); none when absent. */
@@ -90,18 +95,31 @@ const statementName = ({ sql }: { sql: string }): string => {
  */
 export const openDatabase = async (
   config: Pick<AppConfig, 'database'>,
-  { log = () => {}, onQuery, logger = createLogger('silent'), migrate = true }: OpenOptions = {},
+  { log = () => {}, progress = () => {}, onQuery, logger = createLogger('silent'), migrate = true }: OpenOptions = {},
 ): Promise<Database> => {
+  let stepStarted = performance.now();
+  const stepEnded = (step: string) => {
+    progress(step, performance.now() - stepStarted);
+    stepStarted = performance.now();
+  };
   // Imported on demand: a process on a PostgreSQL server never loads PGlite, and one that does
   // not migrate never loads the schema engine's WASM (both stay resident once loaded).
   const embedded = config.database.url
     ? undefined
     : await (await import('./embedded.js')).startEmbeddedPostgres(config.database.dataDir);
+  if (embedded) stepEnded('started the embedded database');
   const url = config.database.url ?? embedded!.url;
   // The process that migrates a PostgreSQL server's database first makes sure it exists.
   if (!embedded && migrate) await (await import('./database-exists.js')).ensureDatabaseExists(url, log);
   try {
     const appliedMigrations = migrate ? await (await import('./migrate.js')).applyMigrations(url) : [];
+    if (migrate) {
+      stepEnded(
+        appliedMigrations.length > 0
+          ? `migrated the database (${appliedMigrations.length} migrations applied)`
+          : 'checked the migrations (none pending)',
+      );
+    }
     if (appliedMigrations.length > 0) log(`applied migrations: ${appliedMigrations.join(', ')}`);
     const pool = new pg.Pool({
       connectionString: url,

@@ -3,6 +3,7 @@ import {
   type CreateWebhookEndpointBody,
   type DeletedWebhookEndpoint,
   PREVIOUS_SECRET_HOURS,
+  PREVIOUS_SECRETS_MAX,
   type RotatedWebhookSecret,
   type UpdateWebhookEndpointBody,
   WEBHOOK_ENDPOINTS_MAX,
@@ -131,17 +132,34 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
       return { id, deleted: true };
     },
 
+    /**
+     * A new secret; every replaced one keeps signing until its own expiry, at most
+     * PREVIOUS_SECRETS_MAX at once (422 beyond: a receiver cannot be asked to check more).
+     */
     rotateSecret: async (id: number, scope: EndpointScope): Promise<RotatedWebhookSecret> => {
       const secret = newWebhookSecret();
-      const expiresAt = await webhookEndpointStore.rotateSecret(
-        transactions.db,
-        id,
-        secret,
-        PREVIOUS_SECRET_HOURS,
-        scope,
+      const rotated = await transactions.withTransaction((tx) =>
+        webhookEndpointStore.rotateSecret(
+          tx,
+          id,
+          secret,
+          { previousValidHours: PREVIOUS_SECRET_HOURS, maximum: PREVIOUS_SECRETS_MAX },
+          scope,
+        ),
       );
-      if (expiresAt === null) throw endpointNotFound(id);
-      return { secret, previous_secret_expires_at: expiresAt };
+      if (rotated === null) throw endpointNotFound(id);
+      if (rotated === 'full') {
+        throw unprocessable([
+          {
+            path: '',
+            message:
+              `${PREVIOUS_SECRETS_MAX} replaced secrets of this endpoint still sign (each for ${PREVIOUS_SECRET_HOURS} h ` +
+              'after its rotation): rotate again once the oldest has expired',
+            code: WebhookCode.tooManySecrets,
+          },
+        ]);
+      }
+      return { secret, previous_secret_expires_at: rotated.previousExpiresAt };
     },
   };
 };

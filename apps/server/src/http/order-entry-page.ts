@@ -13,6 +13,10 @@ import { securityHeaders } from './security-headers.js';
 /** Where the page is served: at the root, beside BASE_PATH, as a host's own pages would be. */
 export const ORDER_ENTRY_PATH = '/order-entry';
 
+/** The `http_route` metrics label of the page, and that of its assets. */
+export const PAGE_ROUTE = `${ORDER_ENTRY_PATH}/`;
+export const ASSETS_ROUTE = `${ORDER_ENTRY_PATH}/assets/*`;
+
 /**
  * The page's own Content-Security-Policy: the service's, with styles from its own origin only
  * (helmet's default also lets `https:` and inline styles through, which the page never needs:
@@ -62,6 +66,8 @@ export const orderEntryRouter = (
     res.redirect(301, `${ORDER_ENTRY_PATH}/`);
   });
   router.get([`${ORDER_ENTRY_PATH}/`, `${ORDER_ENTRY_PATH}/index.html`], pageHeaders, (_req, res, next) => {
+    // One metrics label for the page, whichever of its two addresses was asked for.
+    res.locals.httpRoute = PAGE_ROUTE;
     if (index === undefined) {
       next(notFound('The order entry page is not built: run pnpm build'));
       return;
@@ -72,6 +78,11 @@ export const orderEntryRouter = (
   if (distDir !== undefined) {
     router.use(
       `${ORDER_ENTRY_PATH}/assets`,
+      // One metrics label for every asset (express.static matches no route of its own).
+      (_req, res, next) => {
+        res.locals.httpRoute = ASSETS_ROUTE;
+        next();
+      },
       // Names carry a content hash: a year's caching is safe.
       express.static(path.join(distDir, 'assets'), { index: false, immutable: true, maxAge: '365d', redirect: false }),
     );

@@ -10,7 +10,11 @@ import type { AppConfig } from '../startup/config.js';
  */
 export const startTracing = async ({ serviceName }: NonNullable<AppConfig['tracing']>) => {
   // The service is ES modules: Node's loader hook lets the instrumentations patch what they import.
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+  // Prisma's generated client is left alone: no instrumentation patches it (pg's does, below it),
+  // and under tsx its TypeScript source cannot be wrapped (a warning per start, twice).
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, {
+    data: { exclude: [/\/generated\/prisma\//] },
+  });
   const [
     { NodeSDK },
     { OTLPTraceExporter },

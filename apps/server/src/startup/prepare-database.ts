@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { todayIn } from '../shared/calendar.js';
 import { type AppConfig, loadConfig } from './config.js';
 import { PREPARE_EXIT_REPORTED } from './prepare-exit.js';
+import { printStartStep } from './start-progress.js';
 
 /** Demo data is loaded on request (always), or by default on the embedded database only. */
 export const seedWantedFor = (config: AppConfig, embedded: boolean) =>
@@ -19,11 +20,19 @@ export const seedWantedFor = (config: AppConfig, embedded: boolean) =>
  * runs this file as a process of its own (below) on a PostgreSQL server.
  */
 export const prepareDatabase = async (config: AppConfig, logger: Logger) => {
-  const database = await openDatabase(config, { log: (message) => logger.info(message), logger });
+  const database = await openDatabase(config, {
+    log: (message) => logger.info(message),
+    progress: printStartStep,
+    logger,
+  });
   try {
     if (seedWantedFor(config, database.embedded)) {
+      const seeding = performance.now();
       const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
-      if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
+      if (result.seeded) {
+        logger.info({ counts: result.counts }, 'loaded demo data');
+        printStartStep('loaded the demo data', performance.now() - seeding);
+      }
       // The database was empty and now holds the demo data: it gets the demo key too (serve.ts
       // prints it), as the embedded database does.
       if (result.seeded && !database.embedded) await ensureDemoApiKey(database.prisma, config.database.dataDir);

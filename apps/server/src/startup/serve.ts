@@ -19,6 +19,7 @@ import { BACKGROUND_JOBS_SLOT, isShutdownMessage, type ShutdownMessage } from '.
 import type { AppConfig } from './config.js';
 import { createHttpServer } from './http-server.js';
 import { seedWantedFor } from './prepare-database.js';
+import { printStartStep } from './start-progress.js';
 
 /**
  * Serves HTTP: as the single process (stops on signals; runs the background jobs), or as
@@ -51,6 +52,7 @@ export const serve = async (
   }
   const database = await openDatabase(config, {
     log: (message) => logger.info(message),
+    ...(worker ? {} : { progress: printStartStep }),
     logger,
     migrate: !prepared,
   });
@@ -61,8 +63,12 @@ export const serve = async (
 
   const seedWanted = !prepared && seedWantedFor(config, database.embedded);
   if (seedWanted) {
+    const seeding = performance.now();
     const result = await seedDemoData(database.prisma, todayIn(config.businessTimeZone));
-    if (result.seeded) logger.info({ counts: result.counts }, 'loaded demo data');
+    if (result.seeded) {
+      logger.info({ counts: result.counts }, 'loaded demo data');
+      printStartStep('loaded the demo data', performance.now() - seeding);
+    }
   }
   // The embedded database with demo data always has a demo key; a PostgreSQL server only when
   // the start that loaded the demo data into it made one (prepare-database.ts).
@@ -101,9 +107,14 @@ export const serve = async (
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  // The banner below, for the person at the terminal; the log line says whether it follows.
+  const banner = database.embedded || demoKey !== undefined;
   // A cluster's primary says 'listening' once every worker does.
-  logger.info({ host: config.host, port, basePath: config.basePath }, worker ? 'worker listening' : 'listening');
-  if (database.embedded || demoKey) {
+  logger.info(
+    { host: config.host, port, basePath: config.basePath, banner },
+    worker ? 'worker listening' : 'listening',
+  );
+  if (banner) {
     // Plain text for the person at the terminal, on stderr: stdout carries only the JSON log
     // lines (which never hold a key), so that a log collector reading it never meets the banner
     // and the key (docs/decisions.md).

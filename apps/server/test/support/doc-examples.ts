@@ -186,7 +186,8 @@ export const segments = (output: string): Segment[] => {
 
 /**
  * What varies from run to run, matched by its shape: timestamps, dates, UUIDs, API key prefixes
- * and keys, webhook secrets, the financial year in order numbers, order ids in paths.
+ * and keys, webhook secrets, the financial year in order numbers, order ids in paths and
+ * messages, ETags.
  */
 const VOLATILE: [RegExp, string][] = [
   [
@@ -203,6 +204,9 @@ const VOLATILE: [RegExp, string][] = [
   [/whsec_[A-Za-z0-9+/=]+/g, 'whsec_[A-Za-z0-9+/=]+'],
   [/\b[A-Z]{3}-\d{4}-\d{5}\b/g, ''],
   [/\/sales-orders\/\d+/g, String.raw`/sales-orders/\d+`],
+  // An order's id in a message ("sales order 7 is at version 2"), and an ETag's digest.
+  [/\bsales order \d+\b/g, String.raw`sales order \d+`],
+  [/"\d+-[A-Za-z0-9_-]{16}"/g, String.raw`"\d+-[A-Za-z0-9_-]{16}"`],
 ];
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -46,6 +46,8 @@ export const installPackedSdk = async (project: string, manifest: Record<string,
 /** A user's strict TypeScript project, for Node and browsers. */
 export const CONSUMER_COMPILER_OPTIONS = {
   strict: true,
+  // The strictest optional members: `{ after: undefined }` must still be accepted where `after` is optional.
+  exactOptionalPropertyTypes: true,
   module: 'NodeNext',
   moduleResolution: 'NodeNext',
   target: 'ES2022',

@@ -38,14 +38,16 @@ export default class SkippedTestsReporter implements Reporter {
   }
 }
 
-/** The test, or the outermost suite around it whose every test is skipped. */
+/**
+ * The test, or the outermost suite around it whose every test is skipped and that holds more than
+ * one test (a suite of one test is named by its test, which carries the reason).
+ */
 const outermostSkipped = (test: TestCase): TestCase | TestSuite => {
   let found: TestCase | TestSuite = test;
   let parent = test.parent;
-  while (
-    parent.type === 'suite' &&
-    [...parent.children.allTests()].every((each) => each.result().state === 'skipped')
-  ) {
+  while (parent.type === 'suite') {
+    const tests = [...parent.children.allTests()];
+    if (tests.length < 2 || !tests.every((each) => each.result().state === 'skipped')) break;
     found = parent;
     parent = parent.parent;
   }

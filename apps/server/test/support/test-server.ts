@@ -56,11 +56,24 @@ export interface TestServerOptions {
  * A database of its own for one test file: a clone of the migrated template on the
  * PostgreSQL server (TEST_DATABASE_URL), or an in-memory embedded PGlite.
  */
-export const createTestDatabase = async ({ timeZone, port }: { timeZone?: string; port?: number } = {}): Promise<{
+export const createTestDatabase = async ({
+  timeZone,
+  port,
+  demo = false,
+}: {
+  timeZone?: string;
+  port?: number;
+  /**
+   * Holding the demo data already (a clone of the demo template: milliseconds, where loading it
+   * takes seconds). On PGlite the database is empty: the service loads the data itself
+   * (SEED_DEMO_DATA=always).
+   */
+  demo?: boolean;
+} = {}): Promise<{
   env: Record<string, string>;
   drop(): Promise<void>;
 }> => {
-  const template = inject('templateDatabase');
+  const template = inject(demo ? 'demoTemplateDatabase' : 'templateDatabase');
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!template || !serverUrl) {
     if (timeZone !== undefined) throw new Error('databaseTimeZone needs TEST_DATABASE_URL');
@@ -74,7 +87,7 @@ export const createTestDatabase = async ({ timeZone, port }: { timeZone?: string
       drop: async () => {},
     };
   }
-  const name = template.replace(/_template$/, `_${randomBytes(6).toString('hex')}`);
+  const name = template.replace(/(_demo)?_template$/, `_${randomBytes(6).toString('hex')}`);
   await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   if (timeZone !== undefined) await adminQuery(serverUrl, `ALTER DATABASE "${name}" SET timezone = '${timeZone}'`);
   const url = new URL(databaseUrl(serverUrl, name));

@@ -9,7 +9,9 @@ import { Prisma } from '../../generated/prisma/client.js';
 const READ_COLUMNS = Prisma.sql`id, url, description, event_types, enabled, disabled_reason,
   to_char(disabled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS disabled_at,
   to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS failing_since,
-  to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS previous_secret_expires_at, owner,
+  to_char((SELECT max(p.expires_at) FROM webhook_previous_secrets p
+    WHERE p.endpoint_id = webhook_endpoints.id AND p.expires_at > now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')
+    AS previous_secret_expires_at, owner,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS updated_at`;
 
@@ -46,7 +48,7 @@ export interface EndpointTarget {
   id: number;
   url: string;
   enabled: boolean;
-  /** The current secret first, then the rotated-out one while it still signs. */
+  /** The current secret first, then every replaced one that still signs, newest first. */
   secrets: string[];
   /** Who the endpoint belongs to (null: nobody, it receives nothing). */
   owner: string | null;
@@ -68,7 +70,8 @@ const RECEIVING_PERMISSIONS = [Permission.eventsRead, Permission.all];
  */
 const OWNER_RECEIVES = Prisma.sql`CASE
   WHEN starts_with(w.owner, 'api_key:') THEN EXISTS (SELECT 1 FROM api_keys k
-    WHERE k.prefix = substr(w.owner, 9) AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+    WHERE k.prefix = substr(w.owner, 9) AND (k.revoked_at IS NULL OR k.revoked_at > now())
+      AND (k.expires_at IS NULL OR k.expires_at > now())
       AND k.permissions && ${RECEIVING_PERMISSIONS}::text[])
   WHEN starts_with(w.owner, 'session:') THEN coalesce((SELECT s.permissions && ${RECEIVING_PERMISSIONS}::text[] FROM sessions s
     WHERE s.user_id = substr(w.owner, 9) AND s.revoked_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT 1), false)
@@ -134,22 +137,37 @@ export const webhookEndpointStore = {
     (await db.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${id}::int ${inScope(scope)}`) === 1,
 
   /**
-   * Replaces the secret; the replaced one keeps signing until `previousValidHours` from now.
-   * The expiry as the API writes it; null when there is no such endpoint.
+   * Replaces the secret; the replaced one keeps signing until `previousValidHours` from now,
+   * beside those earlier rotations replaced until their own expiry, unless `maximum` of them
+   * still sign ('full': nothing changes). Expired ones are deleted. In one transaction, the
+   * endpoint's row locked. The new previous secret's expiry as the API writes it; null when
+   * there is no such endpoint (in the scope).
    */
   rotateSecret: async (
-    db: Db,
+    tx: Db,
     id: number,
     secret: string,
-    previousValidHours: number,
+    { previousValidHours, maximum }: { previousValidHours: number; maximum: number },
     scope: EndpointScope,
-  ): Promise<string | null> => {
-    const [row] = await db.$queryRaw<{ previous_secret_expires_at: string }[]>`
-      UPDATE webhook_endpoints SET previous_secret = secret, secret = ${secret},
-        previous_secret_expires_at = now() + make_interval(hours => ${previousValidHours}::int), updated_at = now()
-      WHERE id = ${id}::int ${inScope(scope)}
-      RETURNING to_char(previous_secret_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS previous_secret_expires_at`;
-    return row?.previous_secret_expires_at ?? null;
+  ): Promise<{ previousExpiresAt: string } | 'full' | null> => {
+    const [endpoint] = await tx.$queryRaw<{ signing: number }[]>`
+      SELECT (SELECT count(*) FROM webhook_previous_secrets p WHERE p.endpoint_id = webhook_endpoints.id
+        AND p.expires_at > now())::int AS signing
+      FROM webhook_endpoints WHERE id = ${id}::int ${inScope(scope)}
+      FOR UPDATE`;
+    if (!endpoint) return null;
+    if (endpoint.signing >= maximum) return 'full';
+    const [row] = await tx.$queryRaw<{ expires_at: string }[]>`
+      WITH expired AS (DELETE FROM webhook_previous_secrets WHERE endpoint_id = ${id}::int AND expires_at <= now()),
+      kept AS (
+        INSERT INTO webhook_previous_secrets (endpoint_id, secret, expires_at)
+        SELECT id, secret, now() + make_interval(hours => ${previousValidHours}::int)
+        FROM webhook_endpoints WHERE id = ${id}::int
+        RETURNING expires_at)
+      UPDATE webhook_endpoints SET secret = ${secret}, updated_at = now()
+      FROM kept WHERE id = ${id}::int
+      RETURNING to_char(kept.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS expires_at`;
+    return { previousExpiresAt: row!.expires_at };
   },
 
   /**
@@ -159,8 +177,8 @@ export const webhookEndpointStore = {
    */
   target: async (db: Db, id: number, scope?: EndpointScope): Promise<EndpointTarget | null> => {
     const [row] = await db.$queryRaw<EndpointTarget[]>`
-      SELECT w.id, w.url, w.enabled, array_remove(ARRAY[w.secret,
-        CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END], NULL) AS secrets,
+      SELECT w.id, w.url, w.enabled, ARRAY[w.secret] || ARRAY(SELECT p.secret FROM webhook_previous_secrets p
+          WHERE p.endpoint_id = w.id AND p.expires_at > now() ORDER BY p.expires_at DESC, p.id DESC) AS secrets,
         w.owner, ${OWNER_RECEIVES} AS receives
       FROM webhook_endpoints w WHERE w.id = ${id}::int ${scope ? inScope(scope) : Prisma.empty}`;
     return row ?? null;
