@@ -192,6 +192,7 @@ export const WORDING = {
   rate_limited: `Too many requests from this computer's network just now. ${TRY_AGAIN}`,
   database_unavailable: `The order service cannot reach its database. ${TRY_AGAIN}`,
   busy: `The order is busy with another change. ${TRY_AGAIN}`,
+  overloaded: `The order service has more requests than it can take just now. ${TRY_AGAIN}`,
   shutting_down: `The order service is restarting. ${TRY_AGAIN}`,
 } satisfies Record<DetailCode | (typeof ShapeIssueCodes)[number], Wording>;
 

@@ -41,6 +41,10 @@
  * WEBHOOK_ALLOW_PRIVATE_NETWORKS for it), read as a cost against the create without: what the
  * outbox, its relay and the deliveries take from create throughput. Below the table: deliveries
  * per second while they drain, and the latency from commit to receipt (see webhookLatency).
+ *
+ * Bursts (scripts/bench-burst.ts): 200 creates of one series at once, then 200 confirms at once
+ * of drafts sharing a product licensed for 150 units, on the one service process with its
+ * default pool: the answers by status (none may be 503) and their p50/p99.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -54,6 +58,7 @@ import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 
+import { burst, type BurstFigures, describeBurst } from './bench-burst.js';
 import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
 import { loadBulkOrders } from './bulk-orders.js';
 
@@ -439,6 +444,7 @@ const main = async () => {
   // The webhook scenario's receiver is on loopback, over http.
   env = { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
   let webhookFigures: WebhookFigures | undefined;
+  const bursts: BurstFigures[] = [];
   const service = startService(env, profileArgs);
   try {
     const origin = await service.origin;
@@ -661,6 +667,38 @@ const main = async () => {
         await receiver?.close();
       }
     }
+    if (wanted('burst')) {
+      // Issue 29, item 3: all at once on this one process and its default pool; none may be 503.
+      const post = (url: string, body: unknown) => () =>
+        fetch(url, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      bursts.push(
+        await burst(
+          'burst: 200 concurrent creates, one series',
+          Array.from({ length: 200 }, () => post(`${origin}/api/sales-orders`, createBody)),
+        ),
+      );
+      // The demo data's product 2 is licensed for 150 units: the confirms past them answer 422.
+      const drafts: number[] = [];
+      for (let start = 0; start < 200; start += 10) {
+        drafts.push(
+          ...(await Promise.all(
+            Array.from({ length: 10 }, () =>
+              createOrder({ ...createBody, details: [{ product_id: 2, quantity: 1, rate: 10 }] }),
+            ),
+          )),
+        );
+      }
+      bursts.push(
+        await burst(
+          'burst: 200 concurrent confirms sharing a limited product',
+          drafts.map((id) => post(`${origin}/api/sales-orders/${id}/confirm`, {})),
+        ),
+      );
+    }
     if (serverUrl && wanted('GET order (5 lines) with metrics')) {
       // The same read on a second process of the same build and database with METRICS_PORT set,
       // scraped every second as a busy Prometheus would (the usual interval is 15 s): the cost
@@ -790,6 +828,7 @@ const main = async () => {
         `commit -> receipt p50 ${p50} ms, p99 ${p99} ms (${probes} creates one at a time)`,
     );
   }
+  for (const figures of bursts) console.log(describeBurst(figures));
   // The figures are for people to read: this machine's noise is too large for a threshold on
   // them. A route that mostly fails, though, is broken, not slow: CI (.ci/run) fails on it. A few
   // failures stay a note (a 503 for a wait past DATABASE_CONNECT_TIMEOUT_MS is by design).

@@ -229,17 +229,26 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('metrics of a cluster (needs TES
   });
 });
 
+/** A span as OTLP/HTTP JSON carries it. */
+type CollectedSpan = {
+  traceId: string;
+  name: string;
+  /** 2: a server span (OTLP's SPAN_KIND_SERVER). */
+  kind?: number;
+  attributes?: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
+};
+const attributeOf = (span: CollectedSpan, key: string) =>
+  span.attributes?.find((attribute) => attribute.key === key)?.value.stringValue;
+
 /** A collector of OTLP/HTTP (JSON) traces on loopback. */
 const startCollector = async () => {
-  const spans: { traceId: string; name: string }[] = [];
+  const spans: CollectedSpan[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       if (req.url === '/v1/traces') {
-        const payload = JSON.parse(body) as {
-          resourceSpans: { scopeSpans: { spans: { traceId: string; name: string }[] }[] }[];
-        };
+        const payload = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: CollectedSpan[] }[] }[] };
         for (const resource of payload.resourceSpans)
           for (const scope of resource.scopeSpans) spans.push(...scope.spans);
       }
@@ -273,6 +282,45 @@ describe('tracing', PROCESS_TESTS, () => {
     } finally {
       await stopServerProcess(server);
       collector.close();
+    }
+  });
+
+  it('names a request span by its route template and leaves the query string out, unless TRACING_RECORD_QUERY=true (issue 29)', async () => {
+    for (const recordQuery of [false, true]) {
+      const collector = await startCollector();
+      const server = await startServerProcess({
+        ...(await demoDatabase()),
+        JWT_SECRET: TEST_JWT_SECRET,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        ...(recordQuery ? { TRACING_RECORD_QUERY: 'true' } : {}),
+      });
+      try {
+        const authorization = await bearer();
+        expect(
+          (await fetch(`${server.api}/sales-orders?q=Talukder&limit=5`, { headers: { authorization } })).status,
+        ).toBe(200);
+        expect((await fetch(`${server.api}/sales-orders/1`, { headers: { authorization } })).status).toBe(200);
+        const serverSpan = (route: string) =>
+          collector.spans.find((span) => span.kind === 2 && attributeOf(span, 'http.route') === route);
+        await eventually(
+          async () => !!serverSpan('/api/sales-orders') && !!serverSpan('/api/sales-orders/:id'),
+          10_000,
+        );
+        const list = serverSpan('/api/sales-orders')!;
+        expect(list.name).toBe('GET /api/sales-orders');
+        expect(serverSpan('/api/sales-orders/:id')!.name).toBe('GET /api/sales-orders/:id');
+        const everything = JSON.stringify(collector.spans.filter((span) => span.traceId === list.traceId));
+        if (recordQuery) {
+          expect(attributeOf(list, 'url.query'), everything).toContain('q=Talukder');
+        } else {
+          expect(attributeOf(list, 'url.query')).toBeUndefined();
+          expect(everything).not.toContain('Talukder');
+        }
+      } finally {
+        await stopServerProcess(server);
+        collector.close();
+      }
     }
   });
 

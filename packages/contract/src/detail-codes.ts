@@ -67,6 +67,8 @@ export const ServiceCode = {
   databaseUnavailable: 'database_unavailable',
   /** Lock contention: another request held the order or its series' counter too long. */
   busy: 'busy',
+  /** Shed: the request could not get a database connection before its deadline (a queue too long). */
+  overloaded: 'overloaded',
   shuttingDown: 'shutting_down',
 } as const;
 export type ServiceCode = (typeof ServiceCode)[keyof typeof ServiceCode];

@@ -78,8 +78,9 @@ export const CommonErrorResponses = {
   431: describedError('Request header fields too large: the headers pass 16 KiB (`headers_too_large`).'),
   500: describedError('Internal server error.'),
   503: describedError(
-    'Service unavailable: the database did not answer in time (outage or overload: `database_unavailable`), or another ' +
-      'request held a lock this one needed for too long (contention: `busy`); retry after the `Retry-After` seconds.',
+    'Service unavailable: the database did not answer in time (outage: `database_unavailable`), the request could not ' +
+      'get a database connection before its deadline (load shed: `overloaded`), or another request held a lock this one ' +
+      'needed for too long (contention: `busy`); retry after the `Retry-After` seconds.',
   ),
 } as const;
 

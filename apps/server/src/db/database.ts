@@ -1,10 +1,11 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import type pg from 'pg';
 
 import { PrismaClient } from '../generated/prisma/client.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import type { AppConfig } from '../startup/config.js';
 import { type ChangeNotifications, listenForChanges, noChangeNotifications } from './change-notifications.js';
+import { type ConnectionGate, createGatedPool } from './connection-gate.js';
 import { createDatabaseAvailability, type DatabaseAvailability } from './database-availability.js';
 import { UTC_SESSION_OPTIONS } from './time-zone.js';
 
@@ -14,6 +15,8 @@ export interface Database {
   prisma: PrismaClient;
   /** The pool under `prisma`, for a library that runs its own SQL (the webhook job queue). */
   pool: pg.Pool;
+  /** The queue of checkouts waiting for one of the pool's connections (connection-gate.ts). */
+  gate: ConnectionGate;
   /** True when this process serves its own embedded PGlite database. */
   embedded: boolean;
   /** Migrations applied while opening (none when already up to date). */
@@ -121,15 +124,19 @@ export const openDatabase = async (
       );
     }
     if (appliedMigrations.length > 0) log(`applied migrations: ${appliedMigrations.join(', ')}`);
-    const pool = new pg.Pool({
-      connectionString: url,
-      options: UTC_SESSION_OPTIONS,
-      max: embedded ? 1 : config.database.poolMax,
-      // Both the wait for a free pooled connection and the opening of a new one.
-      connectionTimeoutMillis: config.database.connectTimeoutMs,
-      idleTimeoutMillis: 30_000,
-      ...(embedded ? {} : serverTimeouts(config.database)),
-    });
+    const connections = embedded ? 1 : config.database.poolMax;
+    const { pool, gate } = createGatedPool(
+      {
+        connectionString: url,
+        options: UTC_SESSION_OPTIONS,
+        max: connections,
+        // The opening of a new connection: the wait for a free one is the gate's, up to the request's deadline.
+        connectionTimeoutMillis: config.database.connectTimeoutMs,
+        idleTimeoutMillis: 30_000,
+        ...(embedded ? {} : serverTimeouts(config.database)),
+      },
+      { connections, requestDeadlineMs: config.database.requestDeadlineMs },
+    );
     const ping = async () => {
       await pool.query('SELECT 1');
     };
@@ -148,8 +155,12 @@ export const openDatabase = async (
       // Otherwise every query captures a stack trace (new Error()) for a code frame in error
       // messages: about 4 % of a create's CPU. Errors keep their codes and meta.
       errorFormat: 'minimal',
-      // Waiting to start a transaction is waiting for a connection: the same bound.
-      transactionOptions: { maxWait: config.database.connectTimeoutMs, timeout: TRANSACTION_TIMEOUT_MS },
+      // Waiting to start a transaction is waiting for a connection: the gate bounds it by the
+      // request's deadline, then opening one by the connect timeout; this is only a backstop.
+      transactionOptions: {
+        maxWait: config.database.requestDeadlineMs + config.database.connectTimeoutMs,
+        timeout: TRANSACTION_TIMEOUT_MS,
+      },
     });
     if (onQuery) prisma.$on('query' as never, (event: { query: string }) => onQuery(event.query));
     // PGlite's socket server serves one connection at a time: a LISTEN connection would hold it.
@@ -160,6 +171,7 @@ export const openDatabase = async (
     return {
       prisma,
       pool,
+      gate,
       embedded: embedded !== undefined,
       appliedMigrations,
       ping,

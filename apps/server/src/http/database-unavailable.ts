@@ -1,6 +1,7 @@
 import { ErrorCode, ServiceCode } from '@sales-order/contract';
 import type { ErrorRequestHandler, Response } from 'express';
 
+import { isDatabaseOverloaded } from '../db/connection-gate.js';
 import type { DatabaseAvailability } from '../db/database-availability.js';
 import { isDatabaseUnavailable, isLockNotAvailable, sqlStateOf } from '../db/database-errors.js';
 import { failure } from './envelope.js';
@@ -49,6 +50,34 @@ export const lockContentionHandler: ErrorRequestHandler = (error: unknown, req, 
     .json(
       failure(ErrorCode.serviceUnavailable, BUSY_MESSAGE, [
         { path: '', message: BUSY_MESSAGE, code: ServiceCode.busy },
+      ]),
+    );
+};
+
+const OVERLOADED_MESSAGE =
+  'The service has more requests than it can serve in time: this one could not get a database connection before its deadline. Retry later.';
+
+/**
+ * A request shed by the connection gate (db/connection-gate.ts) is not an outage either: 503
+ * `overloaded` with a short Retry-After, logged at info, not reported to the availability monitor.
+ * The shed checkout is refused before its statement or transaction starts: that one changed nothing.
+ */
+export const overloadHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
+  if (!isDatabaseOverloaded(error)) {
+    next(error);
+    return;
+  }
+  req.log.info('shed: no database connection before the request deadline');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res
+    .status(ErrorCode.serviceUnavailable)
+    .set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS))
+    .json(
+      failure(ErrorCode.serviceUnavailable, OVERLOADED_MESSAGE, [
+        { path: '', message: OVERLOADED_MESSAGE, code: ServiceCode.overloaded },
       ]),
     );
 };

@@ -8,7 +8,7 @@ import type { AppConfig } from '../startup/config.js';
  * route and statement, exported over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT. Not loaded at
  * all when tracing is off: no SDK, no hook, no span.
  */
-export const startTracing = async ({ serviceName }: NonNullable<AppConfig['tracing']>) => {
+export const startTracing = async ({ serviceName, recordQuery }: NonNullable<AppConfig['tracing']>) => {
   // The service is ES modules: Node's loader hook lets the instrumentations patch what they import.
   // Prisma's generated client is left alone: no instrumentation patches it (pg's does, below it),
   // and under tsx its TypeScript source cannot be wrapped (a warning per start, twice).
@@ -32,7 +32,14 @@ export const startTracing = async ({ serviceName }: NonNullable<AppConfig['traci
     serviceName,
     // The exporter reads OTEL_EXPORTER_OTLP_ENDPOINT (and the rest of OpenTelemetry's variables).
     traceExporter: new OTLPTraceExporter(),
-    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation(), new PgInstrumentation()],
+    instrumentations: [
+      // A request's span is named by its route template (`GET /api/sales-orders/:id`, from the
+      // Express instrumentation's http.route); its query string (search terms: `q=...`) is left
+      // out unless TRACING_RECORD_QUERY=true. An attribute set to undefined is dropped.
+      new HttpInstrumentation(recordQuery ? {} : { startIncomingSpanHook: () => ({ 'url.query': undefined }) }),
+      new ExpressInstrumentation(),
+      new PgInstrumentation(),
+    ],
   });
   sdk.start();
   return sdk;

@@ -9,6 +9,7 @@ import { createJwtVerifier } from '../auth/jwt-verifier.js';
 import { createLastUsedRecorder } from '../auth/last-used-recorder.js';
 import { createSessionService } from '../auth/sessions.js';
 import { CREDENTIALS_CHANNEL, MASTER_DATA_CHANNEL } from '../db/change-notifications.js';
+import { withRequestDeadline } from '../db/connection-gate.js';
 import type { Database } from '../db/database.js';
 import { transactionPort } from '../db/transactions.js';
 import type { EventProcessing } from '../events/event-processing.js';
@@ -22,6 +23,7 @@ import {
   answerServiceUnavailable,
   databaseUnavailableHandler,
   lockContentionHandler,
+  overloadHandler,
 } from '../http/database-unavailable.js';
 import { success } from '../http/envelope.js';
 import {
@@ -92,6 +94,11 @@ export const createApp = ({
   app.set('query parser', 'simple');
 
   useRequestLogging(app, logger);
+  // Every request's deadline for a database connection counts from its arrival (db/connection-gate.ts).
+  app.use((_req, res, next) => {
+    res.locals.deadline = Date.now() + config.database.requestDeadlineMs;
+    withRequestDeadline(res.locals.deadline as number, next);
+  });
   // No upgrade-insecure-requests: behind plain HTTP (an internal network) it would send the
   // docs page's own assets to an https:// address that does not exist.
   app.use(securityHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
@@ -191,6 +198,8 @@ export const createApp = ({
       express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
       // What the body's field values ask for (status confirmed, acknowledge_warnings), before validation.
       requireFieldPermissions,
+      // Again: a body read from the socket's events runs outside the context set at arrival.
+      (_req, res, next) => withRequestDeadline(res.locals.deadline as number, next),
     ],
     // Validation failures go to errorHandler like every other error.
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
@@ -199,6 +208,7 @@ export const createApp = ({
 
   app.use(notFoundHandler);
   app.use(lockContentionHandler);
+  app.use(overloadHandler);
   app.use(databaseUnavailableHandler(database.availability, () => metrics.databaseUnavailable.inc()));
   app.use(errorHandler);
   return app;

@@ -262,6 +262,7 @@ const EnvironmentSchema = z
     DATABASE_CONNECT_TIMEOUT_MS: integer('DATABASE_CONNECT_TIMEOUT_MS', 1_000, 100, 60_000),
     DATABASE_STATEMENT_TIMEOUT_MS: integer('DATABASE_STATEMENT_TIMEOUT_MS', 1_500, 100, 3_600_000),
     DATABASE_LOCK_TIMEOUT_MS: integer('DATABASE_LOCK_TIMEOUT_MS', 1_000, 100, 3_600_000),
+    REQUEST_DEADLINE_MS: integer('REQUEST_DEADLINE_MS', 10_000, 100, 600_000),
     DATA_DIR: optionalString.transform((value) => value ?? './data'),
     REDIS_URL: url(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL'),
     REDIS_KEY_PREFIX: optionalString.transform((value) => value ?? 'sales-order:'),
@@ -296,6 +297,7 @@ const EnvironmentSchema = z
     METRICS_HOST: listenHost,
     OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
     OTEL_SERVICE_NAME: optionalString.transform((value) => value ?? 'sales-order-service'),
+    TRACING_RECORD_QUERY: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     EVENT_RETENTION_DAYS: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
     EVENT_PURGE_INTERVAL_SECONDS: integer('EVENT_PURGE_INTERVAL_SECONDS', 3_600, 1, 86_400),
     WEBHOOK_RETRY_SCHEDULE: retrySchedule,
@@ -363,8 +365,13 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     url: value.DATABASE_URL,
     poolMax: value.DATABASE_POOL_MAX,
     dataDir: value.DATA_DIR,
-    /** Longest wait for a connection: a free one from the pool, a new one, or a transaction's start. */
+    /** Longest wait for a new connection to open. */
     connectTimeoutMs: value.DATABASE_CONNECT_TIMEOUT_MS,
+    /**
+     * How long after its arrival a request may still wait for a pooled connection: past it, or
+     * when it could not start by then, it is shed (503 overloaded; db/connection-gate.ts).
+     */
+    requestDeadlineMs: value.REQUEST_DEADLINE_MS,
     statementTimeoutMs: value.DATABASE_STATEMENT_TIMEOUT_MS,
     lockTimeoutMs: value.DATABASE_LOCK_TIMEOUT_MS,
   },
@@ -427,7 +434,11 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   tracing:
     value.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
       ? undefined
-      : { endpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: value.OTEL_SERVICE_NAME },
+      : {
+          endpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT,
+          serviceName: value.OTEL_SERVICE_NAME,
+          recordQuery: value.TRACING_RECORD_QUERY,
+        },
   events: {
     retentionDays: value.EVENT_RETENTION_DAYS,
     purgeIntervalSeconds: value.EVENT_PURGE_INTERVAL_SECONDS,
