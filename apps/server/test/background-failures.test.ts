@@ -42,7 +42,7 @@ describe.skipIf(!serverUrl)('a failed background poll (needs TEST_DATABASE_URL)'
   it('is not an outage while the database answers: one warning, no error line, the service stays available', async () => {
     const mark = serviceLog.entries.length;
     report('outbox relay: positioning events failed')(readTimeout());
-    await eventually(async () => pollLog.entries.length > 0, 5_000);
+    await eventually(async () => pollLog.entries.length > 0, 60_000);
     expect(pollLog.entries).toEqual([
       expect.objectContaining({
         level: WARN_LEVEL,

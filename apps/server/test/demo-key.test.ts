@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -35,7 +35,13 @@ describe('the demo API key printed at start-up', { timeout: 180_000 }, () => {
   describe('on the embedded database with demo data', () => {
     let embedded: ServerProcess;
     beforeAll(async () => {
-      embedded = await startServerProcess({ SEED_DEMO_DATA: 'auto' });
+      embedded = await startServerProcess({
+        SEED_DEMO_DATA: 'auto',
+        // The embedded database has one connection: on a loaded machine a request may wait for it
+        // longer than the service's 1 s default (a 503 here was the load, not the key).
+        DATABASE_CONNECT_TIMEOUT_MS: '10000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '30000',
+      });
     }, 300_000);
     afterAll(() => (embedded ? stopServerProcess(embedded) : undefined));
 
@@ -95,15 +101,25 @@ describe('the demo API key printed at start-up', { timeout: 180_000 }, () => {
       // DATA_DIR as on a fresh clone: nothing has made it yet (CI's bench met this).
       const dataDir = path.join(parent, 'data');
       try {
+        // The embedded database's key, as an earlier `pnpm start` without DATABASE_URL left it.
+        await mkdir(dataDir, { recursive: true });
+        await writeFile(path.join(dataDir, 'demo-api-key'), 'sok_embedded_key_of_another_database\n');
         running = await startServerProcess({ DATABASE_URL: url, SEED_DEMO_DATA: 'always', DATA_DIR: dataDir });
         const key = printedKey(running);
-        expect((await readFile(path.join(dataDir, 'demo-api-key'), 'utf8')).trim()).toBe(key);
+        // A file of this database's own, beside the embedded one's, which is left as it was.
+        const keyFile = path.join(dataDir, `demo-api-key.127.0.0.1-5432-${new URL(url).pathname.slice(1)}`);
+        expect((await readFile(keyFile, 'utf8')).trim()).toBe(key);
+        expect(await readFile(path.join(dataDir, 'demo-api-key'), 'utf8')).toBe(
+          'sok_embedded_key_of_another_database\n',
+        );
+        expect(running.errors).toContain(`made a new demo API key, kept in ${keyFile}`);
         const response = await request(running.api).get('/sales-orders/1').set('Authorization', `ApiKey ${key}`);
         expect(response.status).toBe(200);
         await stopServerProcess(running);
 
         running = await startServerProcess({ DATABASE_URL: url, SEED_DEMO_DATA: 'always', DATA_DIR: dataDir });
         expect(printedKey(running)).toBe(key);
+        expect(running.errors.filter((line) => line.startsWith('made a new demo API key'))).toEqual([]);
         expect(await apiKeyCount(url)).toBe(1);
         // Neither a demo session nor the page: both are for the embedded database unless set.
         expect(running.errors.join('\n')).not.toMatch(/order entry page|sign in/);

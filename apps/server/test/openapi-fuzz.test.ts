@@ -193,6 +193,13 @@ describe('requests generated from the served OpenAPI document', () => {
       getImport: REQUESTS_PER_OPERATION,
       getImportResults: REQUESTS_PER_OPERATION,
       cancelImport: REQUESTS_PER_OPERATION,
+      createApiKey: REQUESTS_PER_OPERATION,
+      listApiKeys: REQUESTS_PER_OPERATION,
+      getApiKey: REQUESTS_PER_OPERATION,
+      updateApiKey: REQUESTS_PER_OPERATION,
+      rotateApiKey: REQUESTS_PER_OPERATION,
+      revokeApiKey: REQUESTS_PER_OPERATION,
+      listApiKeyHistory: REQUESTS_PER_OPERATION,
     });
 
     // Optional fields were exercised too, not only the required ones.

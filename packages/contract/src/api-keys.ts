@@ -85,42 +85,62 @@ const graceSeconds = (what: string) =>
     .default(0)
     .describe(`${what} 0 (default) to ${API_KEY_GRACE_MAX_SECONDS} (7 days).`);
 
-export const CreateApiKeyBodySchema = z.object({
+const CreateApiKeyBodySchemaObject = z.object({
   name: name(),
   permissions: permissions(),
   locations: locationsInput().optional(),
   expires_at: expiresAt().optional(),
 });
+type CreateApiKeyBodySchemaObject = typeof CreateApiKeyBodySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface CreateApiKeyBodySchema extends CreateApiKeyBodySchemaObject {}
+export const CreateApiKeyBodySchema: CreateApiKeyBodySchema = CreateApiKeyBodySchemaObject;
 export type CreateApiKeyBody = z.input<typeof CreateApiKeyBodySchema>;
 export type CreateApiKeyRequest = z.output<typeof CreateApiKeyBodySchema>;
 
-export const UpdateApiKeyBodySchema = z.object({ name: name() });
+const UpdateApiKeyBodySchemaObject = z.object({ name: name() });
+type UpdateApiKeyBodySchemaObject = typeof UpdateApiKeyBodySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface UpdateApiKeyBodySchema extends UpdateApiKeyBodySchemaObject {}
+export const UpdateApiKeyBodySchema: UpdateApiKeyBodySchema = UpdateApiKeyBodySchemaObject;
 export type UpdateApiKeyBody = z.input<typeof UpdateApiKeyBodySchema>;
 
-export const RotateApiKeyBodySchema = z.object({
+const RotateApiKeyBodySchemaObject = z.object({
   expire_current_in_seconds: graceSeconds('How long the current key keeps working beside its successor:'),
   expires_at: expiresAt()
     .optional()
     .describe("The successor's expiry (in the future; null: never); omitted: the current key's expiry."),
 });
+type RotateApiKeyBodySchemaObject = typeof RotateApiKeyBodySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface RotateApiKeyBodySchema extends RotateApiKeyBodySchemaObject {}
+export const RotateApiKeyBodySchema: RotateApiKeyBodySchema = RotateApiKeyBodySchemaObject;
 export type RotateApiKeyBody = z.input<typeof RotateApiKeyBodySchema>;
 export type RotateApiKeyRequest = z.output<typeof RotateApiKeyBodySchema>;
 
-export const RevokeApiKeyBodySchema = z.object({
+const RevokeApiKeyBodySchemaObject = z.object({
   revoke_in_seconds: graceSeconds('How long the key keeps working before the revocation takes effect:'),
   confirm_self: z
     .boolean()
     .default(false)
     .describe('true: revoke the very key this request is authenticated with (refused otherwise).'),
 });
+type RevokeApiKeyBodySchemaObject = typeof RevokeApiKeyBodySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface RevokeApiKeyBodySchema extends RevokeApiKeyBodySchemaObject {}
+export const RevokeApiKeyBodySchema: RevokeApiKeyBodySchema = RevokeApiKeyBodySchemaObject;
 export type RevokeApiKeyBody = z.input<typeof RevokeApiKeyBodySchema>;
 export type RevokeApiKeyRequest = z.output<typeof RevokeApiKeyBodySchema>;
 
-export const ApiKeyIdParamsSchema = z.object({ id: idParam().describe('API key id.') });
+const ApiKeyIdParamsSchemaObject = z.object({ id: idParam().describe('API key id.') });
+type ApiKeyIdParamsSchemaObject = typeof ApiKeyIdParamsSchemaObject;
+/** Named, like ApiKeySchema. */
+export interface ApiKeyIdParamsSchema extends ApiKeyIdParamsSchemaObject {}
+export const ApiKeyIdParamsSchema: ApiKeyIdParamsSchema = ApiKeyIdParamsSchemaObject;
 
 const subject = () => z.string().max(SUBJECT_MAX_LENGTH);
 
-export const ApiKeySchema = z.object({
+const ApiKeySchemaObject = z.object({
   id: id(),
   name: z.string().max(API_KEY_NAME_MAX_LENGTH),
   prefix: z
@@ -148,17 +168,25 @@ export const ApiKeySchema = z.object({
   revoked_by: subject().nullable(),
   rotated_from_id: id().nullable().describe('The key this one replaced by a rotation.'),
 });
+type ApiKeySchemaObject = typeof ApiKeySchemaObject;
+/** Named (an interface derived from the schema) so that declarations refer to it instead of writing it out at every route. */
+export interface ApiKeySchema extends ApiKeySchemaObject {}
+export const ApiKeySchema: ApiKeySchema = ApiKeySchemaObject;
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 
-export const CreatedApiKeySchema = ApiKeySchema.extend({
+const CreatedApiKeySchemaObject = ApiKeySchemaObject.extend({
   secret: z
     .string()
     .max(API_KEY_SECRET_MAX_LENGTH)
     .describe('The key itself, shown only in this answer: send it as `Authorization: ApiKey <secret>`.'),
 });
+type CreatedApiKeySchemaObject = typeof CreatedApiKeySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface CreatedApiKeySchema extends CreatedApiKeySchemaObject {}
+export const CreatedApiKeySchema: CreatedApiKeySchema = CreatedApiKeySchemaObject;
 export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
 
-export const ListApiKeysQuerySchema = z.object({
+const ListApiKeysQuerySchemaObject = z.object({
   active: queryBoolean().describe('true: only keys that authenticate now; false: only revoked or expired ones.'),
   name: text(API_KEY_NAME_MAX_LENGTH).optional().describe('Only keys whose name contains this (any case).'),
   limit: queryInteger(1, API_KEYS_LIMIT_MAX)
@@ -166,13 +194,21 @@ export const ListApiKeysQuerySchema = z.object({
     .describe(`1..${API_KEYS_LIMIT_MAX}, default ${API_KEYS_LIMIT_DEFAULT}.`),
   cursor: idParam().optional().describe('The next_cursor of the previous page: older keys.'),
 });
+type ListApiKeysQuerySchemaObject = typeof ListApiKeysQuerySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface ListApiKeysQuerySchema extends ListApiKeysQuerySchemaObject {}
+export const ListApiKeysQuerySchema: ListApiKeysQuerySchema = ListApiKeysQuerySchemaObject;
 export type ListApiKeysQuery = z.input<typeof ListApiKeysQuerySchema>;
 export type ListApiKeysFilters = z.output<typeof ListApiKeysQuerySchema>;
 
-export const ApiKeyPageSchema = z.object({
+const ApiKeyPageSchemaObject = z.object({
   items: z.array(ApiKeySchema).max(API_KEYS_LIMIT_MAX).describe('Newest first.'),
   next_cursor: id().nullable().describe('Pass as `cursor` for older keys; null on the last page.'),
 });
+type ApiKeyPageSchemaObject = typeof ApiKeyPageSchemaObject;
+/** Named, like ApiKeySchema. */
+export interface ApiKeyPageSchema extends ApiKeyPageSchemaObject {}
+export const ApiKeyPageSchema: ApiKeyPageSchema = ApiKeyPageSchemaObject;
 export type ApiKeyPage = z.infer<typeof ApiKeyPageSchema>;
 
 export const ApiKeyActionSchema = z.enum(['created', 'renamed', 'rotated', 'revoked']);
@@ -193,7 +229,7 @@ export const ApiKeyFieldChangeSchema = z.object({
   to: changeValue(),
 });
 
-export const ApiKeyHistoryEntrySchema = z.object({
+const ApiKeyHistoryEntrySchemaObject = z.object({
   id: id(),
   action: ApiKeyActionSchema.describe(
     'created (rotated_from_id set when by a rotation), renamed, rotated (the key got a successor and an expiry), revoked.',
@@ -205,22 +241,44 @@ export const ApiKeyHistoryEntrySchema = z.object({
     .max(20)
     .describe('Each field the action set, from its value before to its value after; never the secret.'),
 });
+type ApiKeyHistoryEntrySchemaObject = typeof ApiKeyHistoryEntrySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface ApiKeyHistoryEntrySchema extends ApiKeyHistoryEntrySchemaObject {}
+export const ApiKeyHistoryEntrySchema: ApiKeyHistoryEntrySchema = ApiKeyHistoryEntrySchemaObject;
 export type ApiKeyHistoryEntry = z.infer<typeof ApiKeyHistoryEntrySchema>;
 
-export const ApiKeyHistoryQuerySchema = z.object({
+const ApiKeyHistoryQuerySchemaObject = z.object({
   limit: queryInteger(1, API_KEY_HISTORY_LIMIT_MAX)
     .default(API_KEY_HISTORY_LIMIT_DEFAULT)
     .describe(`1..${API_KEY_HISTORY_LIMIT_MAX}, default ${API_KEY_HISTORY_LIMIT_DEFAULT}.`),
   cursor: idParam().optional().describe('The next_cursor of the previous page: later entries.'),
 });
+type ApiKeyHistoryQuerySchemaObject = typeof ApiKeyHistoryQuerySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface ApiKeyHistoryQuerySchema extends ApiKeyHistoryQuerySchemaObject {}
+export const ApiKeyHistoryQuerySchema: ApiKeyHistoryQuerySchema = ApiKeyHistoryQuerySchemaObject;
 export type ApiKeyHistoryQuery = z.input<typeof ApiKeyHistoryQuerySchema>;
 export type ApiKeyHistoryFilters = z.output<typeof ApiKeyHistoryQuerySchema>;
 
-export const ApiKeyHistorySchema = z.object({
+const ApiKeyHistorySchemaObject = z.object({
   items: z.array(ApiKeyHistoryEntrySchema).max(API_KEY_HISTORY_LIMIT_MAX).describe('Oldest first.'),
   next_cursor: id().nullable().describe('Pass as `cursor` for later entries; null on the last page.'),
 });
+type ApiKeyHistorySchemaObject = typeof ApiKeyHistorySchemaObject;
+/** Named, like ApiKeySchema. */
+export interface ApiKeyHistorySchema extends ApiKeyHistorySchemaObject {}
+export const ApiKeyHistorySchema: ApiKeyHistorySchema = ApiKeyHistorySchemaObject;
 export type ApiKeyHistory = z.infer<typeof ApiKeyHistorySchema>;
+
+/** The answers with a key, named so that declarations write each out once. */
+const ApiKeyEnvelopeObject = successEnvelope(ApiKeySchema);
+type ApiKeyEnvelopeObject = typeof ApiKeyEnvelopeObject;
+interface ApiKeyEnvelope extends ApiKeyEnvelopeObject {}
+const ApiKeyEnvelope: ApiKeyEnvelope = ApiKeyEnvelopeObject;
+const CreatedApiKeyEnvelopeObject = successEnvelope(CreatedApiKeySchema);
+type CreatedApiKeyEnvelopeObject = typeof CreatedApiKeyEnvelopeObject;
+interface CreatedApiKeyEnvelope extends CreatedApiKeyEnvelopeObject {}
+const CreatedApiKeyEnvelope: CreatedApiKeyEnvelope = CreatedApiKeyEnvelopeObject;
 
 const NotFoundApiKeyResponse = describedError(
   "Not found: no API key has this id (or it lies outside the caller's locations).",
@@ -243,7 +301,7 @@ export const apiKeysContract = c.router(
       path: '/api-keys',
       body: CreateApiKeyBodySchema,
       responses: {
-        201: successEnvelope(CreatedApiKeySchema),
+        201: CreatedApiKeyEnvelope,
         403: ForbiddenGrantResponse,
         422: describedError('Unprocessable entity: the expiry is not in the future, or a location does not exist.'),
       },
@@ -262,7 +320,7 @@ export const apiKeysContract = c.router(
       method: 'GET',
       path: '/api-keys/:id',
       pathParams: ApiKeyIdParamsSchema,
-      responses: { 200: successEnvelope(ApiKeySchema), 404: NotFoundApiKeyResponse },
+      responses: { 200: ApiKeyEnvelope, 404: NotFoundApiKeyResponse },
       summary: 'Read one API key',
       metadata: manage,
     },
@@ -271,7 +329,7 @@ export const apiKeysContract = c.router(
       path: '/api-keys/:id',
       pathParams: ApiKeyIdParamsSchema,
       body: UpdateApiKeyBodySchema,
-      responses: { 200: successEnvelope(ApiKeySchema), 404: NotFoundApiKeyResponse },
+      responses: { 200: ApiKeyEnvelope, 404: NotFoundApiKeyResponse },
       summary: 'Rename an API key (nothing else of a key changes; rotate to change the secret)',
       metadata: manage,
     },
@@ -281,7 +339,7 @@ export const apiKeysContract = c.router(
       pathParams: ApiKeyIdParamsSchema,
       body: RotateApiKeyBodySchema,
       responses: {
-        201: successEnvelope(CreatedApiKeySchema),
+        201: CreatedApiKeyEnvelope,
         403: ForbiddenGrantResponse,
         404: NotFoundApiKeyResponse,
         409: ConflictKeyResponse,
@@ -300,7 +358,7 @@ export const apiKeysContract = c.router(
       pathParams: ApiKeyIdParamsSchema,
       body: RevokeApiKeyBodySchema,
       responses: {
-        200: successEnvelope(ApiKeySchema),
+        200: ApiKeyEnvelope,
         404: NotFoundApiKeyResponse,
         409: ConflictKeyResponse,
         422: describedError(

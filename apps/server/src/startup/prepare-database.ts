@@ -35,7 +35,9 @@ export const prepareDatabase = async (config: AppConfig, logger: Logger) => {
       }
       // The database was empty and now holds the demo data: it gets the demo key too (serve.ts
       // prints it), as the embedded database does.
-      if (result.seeded && !database.embedded) await ensureDemoApiKey(database.prisma, config.database.dataDir);
+      if (result.seeded && !database.embedded) {
+        await ensureDemoApiKey(database.prisma, { dataDir: config.database.dataDir, databaseUrl: config.database.url });
+      }
     }
   } finally {
     await database.close();

@@ -70,14 +70,15 @@ export const serve = async (
       printStartStep('loaded the demo data', performance.now() - seeding);
     }
   }
+  const demoKeyPlace = { dataDir: config.database.dataDir, databaseUrl: config.database.url };
   // The embedded database with demo data always has a demo key; a PostgreSQL server only when
   // the start that loaded the demo data into it made one (prepare-database.ts).
   const demoKey = database.embedded
     ? seedWanted
-      ? await ensureDemoApiKey(database.prisma, config.database.dataDir)
+      ? await ensureDemoApiKey(database.prisma, demoKeyPlace)
       : undefined
     : config.seedDemoData === 'always' && !worker
-      ? await savedDemoApiKey(database.prisma, config.database.dataDir)
+      ? await savedDemoApiKey(database.prisma, demoKeyPlace)
       : undefined;
 
   const demoSession =

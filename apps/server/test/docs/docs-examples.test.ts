@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
+import { demoKeyFile } from '../../src/demo/demo-api-key.js';
 import { answerDifferences, examplesOf, markdownPages, ROOT, type Step, stepsOf } from '../support/doc-examples.js';
 import { PageShell } from '../support/page-shell.js';
 import { adminQuery, databaseUrl } from '../support/postgres-server.js';
@@ -84,6 +86,11 @@ const start = async (extra: Record<string, string>) => {
   );
   port = Number(new URL(server.api).port);
   startedWith = extra;
+  // The pages read data/demo-api-key, the embedded database's key file (the README's reader starts
+  // on it). On a PostgreSQL server the key is in that database's own file: the reader's link to it.
+  const keyFile = demoKeyFile({ dataDir: path.join(dir, 'data'), databaseUrl: database!.env.DATABASE_URL });
+  const readersFile = path.join(dir, 'data', 'demo-api-key');
+  if (keyFile && keyFile !== readersFile && !existsSync(readersFile)) await symlink(keyFile, readersFile);
 };
 
 beforeAll(async () => {

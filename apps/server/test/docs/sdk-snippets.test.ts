@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
+import { demoKeyFile } from '../../src/demo/demo-api-key.js';
 import { examplesOf, ROOT } from '../support/doc-examples.js';
 import { CONSUMER_COMPILER_OPTIONS, installPackedSdk } from '../support/packed-sdk.js';
 import { adminQuery, databaseUrl } from '../support/postgres-server.js';
@@ -86,7 +87,9 @@ describe('the SDK snippets of the documentation', () => {
     }
     await mkdir(env.DATA_DIR!);
     server = await startServerProcess(env);
-    const apiKey = (await readFile(path.join(env.DATA_DIR!, 'demo-api-key'), 'utf8')).trim();
+    const apiKey = (
+      await readFile(demoKeyFile({ dataDir: env.DATA_DIR!, databaseUrl: env.DATABASE_URL })!, 'utf8')
+    ).trim();
 
     await installPackedSdk(project, { name: 'snippets', type: 'module' });
 
