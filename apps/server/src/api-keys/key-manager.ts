@@ -1,6 +1,6 @@
 import { ApiKeyCode, type ErrorDetail, Permission } from '@sales-order/contract';
 
-import { type AccessContext,API_KEY_SUBJECT_PREFIX } from '../auth/access-context.js';
+import { type AccessContext, API_KEY_SUBJECT_PREFIX } from '../auth/access-context.js';
 import { DomainError } from '../errors/domain-error.js';
 
 /** Who manages keys, and the bounds of what it can hand out: never more than it holds itself. */
