@@ -73,6 +73,8 @@ import {
   WebhookPayloadSchema,
 } from './webhook-endpoints.js';
 
+/** A file body or text answer is at most the largest IMPORT_MAX_BYTES the service accepts (1 GiB). */
+const TEXT_BODY_MAX_LENGTH = 1024 * 1024 * 1024;
 /**
  * The OpenAPI 3.0 document, generated from the contract (no hand-written paths): ts-rest
  * renders every route, then named schemas become components and the security schemes,
@@ -398,7 +400,12 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
           // A success answered as text (import results): one media type per form it takes.
           const { textAnswers } = metadata as { textAnswers?: readonly string[] };
           const content = textAnswers
-            ? Object.fromEntries(textAnswers.map((type) => [type, { schema: { type: 'string' as const } }]))
+            ? Object.fromEntries(
+                textAnswers.map((type) => [
+                  type,
+                  { schema: { type: 'string' as const, maxLength: TEXT_BODY_MAX_LENGTH } },
+                ]),
+              )
             : response.content;
           return [
             status,
@@ -442,7 +449,9 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
   if (requestBody && fileBody) {
     // The body is a file (an import), not JSON: one text media type per format it may have.
     requestBody.description = 'The file, UTF-8, at most IMPORT_MAX_BYTES (20 MiB by default).';
-    requestBody.content = Object.fromEntries(fileBody.map((type) => [type, { schema: { type: 'string' } }]));
+    requestBody.content = Object.fromEntries(
+      fileBody.map((type) => [type, { schema: { type: 'string', maxLength: TEXT_BODY_MAX_LENGTH } }]),
+    );
   } else if (requestBody)
     requestBody.description = `JSON (\`application/json\`, UTF-8), at most ${bodyLimit} (\`BODY_LIMIT\`).`;
   // A path or query string has no JSON null: a coerced schema that would accept null in an

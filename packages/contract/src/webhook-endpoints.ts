@@ -148,6 +148,7 @@ export const WebhookEndpointSchema = z.object({
   event_types: z.array(EventTypeSchema).max(EVENT_TYPES.length).nullable().describe('null: every type.'),
   locations: z
     .array(id())
+    .max(1000)
     .nullable()
     .describe(
       'The location scope of the caller that registered the endpoint: it receives only the events of orders in these locations. null: every location.',
