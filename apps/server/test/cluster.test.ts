@@ -105,6 +105,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         // drain's end, not for this bound.
         SHUTDOWN_DRAIN_DELAY_MS: '10000',
       });
+      // The primary's 'listening' line may come before its workers' own: wait for each of them.
+      await vi.waitFor(() => expect(pidsOf(server, 'worker listening')).toHaveLength(WORKERS), {
+        timeout: 180_000,
+        interval: 200,
+      });
     });
     afterAll(async () => {
       if (server) await stopServerProcess(server);

@@ -18,6 +18,7 @@ describe('error detail codes, declared once', () => {
       'AccessCode',
       'ApiKeyCode',
       'AuthenticationCode',
+      'FeedCode',
       'ImportCode',
       'LicenceWarningCode',
       'LifecycleCode',
