@@ -1,5 +1,5 @@
 import { ErrorCode, ServiceCode } from '@sales-order/contract';
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 
 import { isDatabaseOverloaded } from '../db/connection-gate.js';
 import type { DatabaseAvailability } from '../db/database-availability.js';
@@ -14,73 +14,72 @@ const DATABASE_MESSAGE = 'The service is temporarily unavailable: its database d
 /** 503 in the envelope with `Retry-After` (`code` names the reason in `details`). */
 export const answerServiceUnavailable = (
   res: Response,
-  { message = DATABASE_MESSAGE, code = ServiceCode.databaseUnavailable }: { message?: string; code?: ServiceCode } = {},
+  {
+    message = DATABASE_MESSAGE,
+    code = ServiceCode.databaseUnavailable,
+    retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS,
+  }: { message?: string; code?: ServiceCode; retryAfterSeconds?: number } = {},
 ): void => {
   res
     .status(ErrorCode.serviceUnavailable)
-    .set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS))
+    .set('Retry-After', String(retryAfterSeconds))
     .json(failure(ErrorCode.serviceUnavailable, message, [{ path: '', message, code }]));
 };
 
 /** Seconds a caller is asked to wait after meeting another request's lock: contention passes quickly. */
 export const BUSY_RETRY_AFTER_SECONDS = 1;
 
-const BUSY_MESSAGE =
-  'The service is busy: another request held what this one needed (the order or its series) for too long. Retry later.';
+/**
+ * A 503 that is not an outage (contention, a shed request): a short Retry-After, logged at info
+ * by `log` (alerts on warnings and errors stay for outages and faults), neither reported to the
+ * availability monitor nor counted as an outage.
+ */
+const passingTroubleHandler =
+  (
+    matches: (error: unknown) => boolean,
+    { code, message }: { code: ServiceCode; message: string },
+    log: (req: Request, error: unknown) => void,
+  ): ErrorRequestHandler =>
+  (error: unknown, req, res, next) => {
+    if (!matches(error)) {
+      next(error);
+      return;
+    }
+    log(req, error);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    answerServiceUnavailable(res, { message, code, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS });
+  };
 
 /**
- * Lock contention (lock_timeout ended a wait for another request's lock) is not an outage: 503
- * `busy` with a short Retry-After, logged at info (alerts on warnings and errors stay for
- * outages and faults), neither reported to the availability monitor nor counted as an outage.
- * A failed write was rolled back as a whole, so the same request can be retried as it is.
+ * Lock contention (lock_timeout ended a wait for another request's lock): 503 `busy`. A failed
+ * write was rolled back as a whole, so the same request can be retried as it is.
  */
-export const lockContentionHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
-  if (!isLockNotAvailable(error)) {
-    next(error);
-    return;
-  }
-  req.log.info({ sqlState: sqlStateOf(error) }, 'lock wait timed out: another request held the lock');
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  res
-    .status(ErrorCode.serviceUnavailable)
-    .set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS))
-    .json(
-      failure(ErrorCode.serviceUnavailable, BUSY_MESSAGE, [
-        { path: '', message: BUSY_MESSAGE, code: ServiceCode.busy },
-      ]),
-    );
-};
-
-const OVERLOADED_MESSAGE =
-  'The service has more requests than it can serve in time: this one could not get a database connection before its deadline. Retry later.';
+export const lockContentionHandler = passingTroubleHandler(
+  isLockNotAvailable,
+  {
+    code: ServiceCode.busy,
+    message:
+      'The service is busy: another request held what this one needed (the order or its series) for too long. Retry later.',
+  },
+  (req, error) => req.log.info({ sqlState: sqlStateOf(error) }, 'lock wait timed out: another request held the lock'),
+);
 
 /**
- * A request shed by the connection gate (db/connection-gate.ts) is not an outage either: 503
- * `overloaded` with a short Retry-After, logged at info, not reported to the availability monitor.
- * The shed checkout is refused before its statement or transaction starts: that one changed nothing.
+ * A request shed by the connection gate (db/connection-gate.ts): 503 `overloaded`. The shed
+ * checkout is refused before its statement or transaction starts: that one changed nothing.
  */
-export const overloadHandler: ErrorRequestHandler = (error: unknown, req, res, next) => {
-  if (!isDatabaseOverloaded(error)) {
-    next(error);
-    return;
-  }
-  req.log.info('shed: no database connection before the request deadline');
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  res
-    .status(ErrorCode.serviceUnavailable)
-    .set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS))
-    .json(
-      failure(ErrorCode.serviceUnavailable, OVERLOADED_MESSAGE, [
-        { path: '', message: OVERLOADED_MESSAGE, code: ServiceCode.overloaded },
-      ]),
-    );
-};
+export const overloadHandler = passingTroubleHandler(
+  isDatabaseOverloaded,
+  {
+    code: ServiceCode.overloaded,
+    message:
+      'The service has more requests than it can serve in time: this one could not get a database connection before its deadline. Retry later.',
+  },
+  (req) => req.log.info('shed: no database connection before the request deadline'),
+);
 
 /**
  * Answers 503 for failures that mean the database is unreachable, hung or overloaded; anything
