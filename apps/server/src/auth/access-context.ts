@@ -51,10 +51,6 @@ export const hasPermission = (access: Pick<AccessContext, 'permissions'>, permis
 export const allowsLocation = ({ locations }: Pick<AccessContext, 'locations'>, locationId: number): boolean =>
   locations === null || locations.includes(locationId);
 
-/** Whether `inner` lies inside `outer` (every location of it is in `outer`). */
-export const scopeWithin = (inner: LocationScope, outer: LocationScope): boolean =>
-  outer === null || (inner !== null && inner.every((id) => outer.includes(id)));
-
 /** The size of a scope for logs (never its list): `all` or the number of locations. */
 export const scopeSize = (locations: LocationScope): number | 'all' => (locations === null ? 'all' : locations.length);
 
