@@ -7,7 +7,7 @@ import {
 } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
-import { jsonObjectText,JsonText } from '../shared/json-text.js';
+import { jsonObjectText, JsonText } from '../shared/json-text.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type OrderListFilter, orderListStore } from './store/order-list-store.js';
 
