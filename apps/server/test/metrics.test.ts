@@ -303,7 +303,10 @@ describe('tracing', PROCESS_TESTS, () => {
         collector.close();
       }
       const printed = [...server.errors, ...server.output];
-      expect(printed.filter((line) => /import-in-the-middle|failed to wrap/i.test(line)), from).toEqual([]);
+      expect(
+        printed.filter((line) => /import-in-the-middle|failed to wrap/i.test(line)),
+        from,
+      ).toEqual([]);
     }
   });
 
