@@ -7,6 +7,7 @@ import type { AppConfig } from '../startup/config.js';
 import { type ChangeNotifications, listenForChanges, noChangeNotifications } from './change-notifications.js';
 import { type ConnectionGate, createGatedPool } from './connection-gate.js';
 import { createDatabaseAvailability, type DatabaseAvailability } from './database-availability.js';
+import { StatementReader } from './statement-reader.js';
 import { UTC_SESSION_OPTIONS } from './time-zone.js';
 
 export type { PrismaClient };
@@ -15,6 +16,8 @@ export interface Database {
   prisma: PrismaClient;
   /** The pool under `prisma`, for a library that runs its own SQL (the webhook job queue). */
   pool: pg.Pool;
+  /** Single read statements on that pool without Prisma (statement-reader.ts). */
+  reader: StatementReader;
   /** The queue of checkouts waiting for one of the pool's connections (connection-gate.ts). */
   gate: ConnectionGate;
   /** True when this process serves its own embedded PGlite database. */
@@ -163,6 +166,10 @@ export const openDatabase = async (
       },
     });
     if (onQuery) prisma.$on('query' as never, (event: { query: string }) => onQuery(event.query));
+    const reader = new StatementReader(pool, {
+      ...(embedded ? {} : { statementName: (text: string) => statementName({ sql: text }) }),
+      ...(onQuery ? { onQuery } : {}),
+    });
     // PGlite's socket server serves one connection at a time: a LISTEN connection would hold it.
     const changes = embedded
       ? noChangeNotifications()
@@ -171,6 +178,7 @@ export const openDatabase = async (
     return {
       prisma,
       pool,
+      reader,
       gate,
       embedded: embedded !== undefined,
       appliedMigrations,

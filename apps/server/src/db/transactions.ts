@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { StatementReader } from './statement-reader.js';
 
 /**
  * A client or an open transaction: a repository runs its statements in whichever the caller
@@ -6,16 +7,32 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
  */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
+/**
+ * Where a read statement can run: a client or an open transaction, or straight on the pool
+ * (StatementReader, for single reads outside a transaction).
+ */
+export type Reader = Db | StatementReader;
+
+/** The rows of one read statement, wherever `reader` runs it. */
+export const readRows = <Row extends Record<string, unknown>>(reader: Reader, query: Prisma.Sql): Promise<Row[]> =>
+  reader instanceof StatementReader ? reader.rows<Row>(query) : reader.$queryRaw<Row[]>(query);
+
 /** What a use case needs of the database: statements that are their own transaction, and transactions. */
 export interface TransactionPort {
   /** For a single statement, which PostgreSQL runs as its own transaction (no BEGIN/COMMIT round trips). */
   readonly db: Db;
+  /**
+   * For a single read statement outside any transaction, straight on the pool where there is one
+   * (the hot reads whose answer their statement renders), else the client.
+   */
+  readonly reader: Reader;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   withTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
 }
 
 /** The port over a Prisma client (its interactive transactions, bounded as database.ts configures them). */
-export const transactionPort = (prisma: PrismaClient): TransactionPort => ({
+export const transactionPort = (prisma: PrismaClient, reader: Reader = prisma): TransactionPort => ({
   db: prisma,
+  reader,
   withTransaction: (work) => prisma.$transaction((tx) => work(tx)),
 });

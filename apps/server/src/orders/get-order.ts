@@ -13,7 +13,7 @@ export const getOrder = async (
   id: number,
 ): Promise<RenderedOrder> => {
   // An order outside the caller's scope is answered exactly as one that does not exist.
-  const order = await orderReadStore.findLive(transactions.db, id, access.locations);
+  const order = await orderReadStore.findLive(transactions.reader, id, access.locations);
   if (!order) throw notFound(`sales order ${id} not found`);
   return order;
 };

@@ -43,8 +43,8 @@ export const listOrders = async (
   // position in the caller's own, scoped order).
   const filter = filterOf(access, query);
   const [page, total] = await Promise.all([
-    orderListStore.page(transactions.db, filter, query.sort, query.cursor, query.limit),
-    query.include_total ? orderListStore.count(transactions.db, filter) : undefined,
+    orderListStore.page(transactions.reader, filter, query.sort, query.cursor, query.limit),
+    query.include_total ? orderListStore.count(transactions.reader, filter) : undefined,
   ]);
   // The key of the page's last item: the cursor of the next page, with the sort it belongs to.
   // The statement writes each sort's key in the shape its cursor has; parsing keeps that honest.

@@ -161,7 +161,7 @@ export const createApp = ({
     (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
   const services = createServices(
-    transactionPort(database.prisma),
+    transactionPort(database.prisma, database.reader),
     config,
     events,
     (message) => (error) => logger.warn({ err: error }, message),

@@ -8,7 +8,7 @@ import {
 } from '@sales-order/contract';
 
 import type { LocationScope } from '../../auth/access-context.js';
-import type { Db } from '../../db/transactions.js';
+import { type Reader, readRows } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { JsonText } from '../../shared/json-text.js';
 import { jsonDate, jsonDateTime, jsonDecimal } from './order-read-shape.js';
@@ -175,22 +175,23 @@ export const countQuery = (filter: OrderListFilter) => Prisma.sql`
 export const orderListStore = {
   /** A page of at most `limit` items (the statement reads one more to know whether others follow). */
   page: async (
-    db: Db,
+    db: Reader,
     filter: OrderListFilter,
     sort: ListSort,
     cursor: ListCursor | undefined,
     limit: number,
   ): Promise<OrderListPage> => {
     // An aggregate over no group by always returns its one row.
-    const [page] = await db.$queryRaw<
-      { items: string; more: boolean; last_key: string | null; last_id: number | null }[]
-    >(pageQuery(filter, sort, cursor, limit));
+    const [page] = await readRows<{ items: string; more: boolean; last_key: string | null; last_id: number | null }>(
+      db,
+      pageQuery(filter, sort, cursor, limit),
+    );
     const { items, more, last_key: key, last_id: id } = page!;
     return { items: new JsonText(items), more, last: key === null || id === null ? null : [key, id] };
   },
 
-  count: async (db: Db, filter: OrderListFilter): Promise<number> => {
-    const [row] = await db.$queryRaw<{ count: number }[]>(countQuery(filter));
+  count: async (db: Reader, filter: OrderListFilter): Promise<number> => {
+    const [row] = await readRows<{ count: number }>(db, countQuery(filter));
     return row?.count ?? 0;
   },
 };

@@ -1,7 +1,7 @@
 import type { MaxNumber, SalesOrder } from '@sales-order/contract';
 
 import type { LocationScope } from '../../auth/access-context.js';
-import type { Db } from '../../db/transactions.js';
+import { type Db, type Reader, readRows } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { JsonText } from '../../shared/json-text.js';
 import { orderReadShape } from './order-read-shape.js';
@@ -43,10 +43,11 @@ export const orderReadStore = {
   /**
    * A live (not deleted) order in the caller's scope with its customer name, lines with product
    * names, and charges, rendered by PostgreSQL; the text is not parsed here (the statement's
-   * JSON is cast to text, which Prisma hands over as it is).
+   * JSON is cast to text, which the driver hands over as it is). In a transaction, or on the
+   * pool directly (a GET).
    */
-  findLive: async (db: Db, id: number, scope: LocationScope): Promise<RenderedOrder | null> => {
-    const [row] = await db.$queryRaw<{ version: number; json: string }[]>(liveOrderQuery(id, scope));
+  findLive: async (db: Reader, id: number, scope: LocationScope): Promise<RenderedOrder | null> => {
+    const [row] = await readRows<{ version: number; json: string }>(db, liveOrderQuery(id, scope));
     return row ? { version: row.version, json: new JsonText<SalesOrder>(row.json) } : null;
   },
 
