@@ -23,15 +23,17 @@ export const success = <T>(data: T, message?: string) =>
  */
 export const successRendered = <T>(data: JsonText<T>, message?: string) =>
   new JsonText(
-    `{"success":true,"data":${data.text}${message === undefined ? '' : `,"message":${JSON.stringify(message)}`}}`,
+    '{"success":true,"data":',
+    ...data.parts,
+    message === undefined ? '}' : `,"message":${JSON.stringify(message)}}`,
   ) as unknown as ReturnType<typeof success<T>>;
 
 /**
  * Makes `res.json` of `app` send a JsonText's text as it is, with the content type and length
  * of any JSON answer; any other body goes to Express's own `res.json`. Without it a JsonText would
- * still be written right (its toJSON), at the cost of a parse. The text is handed to Node as a
- * string, as a bare http server would: `res.send` copies a text of 1,000 characters or more into
- * a Buffer first, which is garbage for every list page. Express's own freshness check is not
+ * still be written right (its toJSON), at the cost of a parse. The text's parts are handed to
+ * Node as strings, as a bare http server would: `res.send` copies a text of 1,000 characters or
+ * more into a Buffer first, garbage for every list page. Express's own freshness check is not
  * needed: the routes that answer rendered text evaluate If-None-Match themselves.
  */
 export const sendRenderedJsonAsIs = (app: Express): void => {
@@ -40,9 +42,13 @@ export const sendRenderedJsonAsIs = (app: Express): void => {
     if (!(body instanceof JsonText)) return json.call(this, body);
     if (!this.get('Content-Type')) this.set('Content-Type', 'application/json; charset=utf-8');
     if (this.statusCode === 204 || this.statusCode === 304) return this.send(body.text);
-    this.set('Content-Length', String(Buffer.byteLength(body.text)));
+    const { parts } = body;
+    this.set('Content-Length', String(parts.reduce((length, part) => length + Buffer.byteLength(part), 0)));
     if (this.req.method === 'HEAD') return this.end();
-    return this.end(body.text, 'utf8');
+    // Node corks the socket for the first write of an answer until the next tick, so the
+    // parts go out together, in one system call.
+    for (const part of parts.slice(0, -1)) this.write(part, 'utf8');
+    return this.end(parts.at(-1), 'utf8');
   };
 };
 

@@ -7,7 +7,7 @@ import {
 } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
-import { jsonObjectText, JsonText } from '../shared/json-text.js';
+import { jsonObjectText, type JsonText } from '../shared/json-text.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type OrderListFilter, orderListStore } from './store/order-list-store.js';
 
@@ -52,12 +52,10 @@ export const listOrders = async (
     page.more && page.last
       ? encodeListCursor(ListCursorSchema.parse({ s: query.sort, k: page.last[0], i: page.last[1] }))
       : null;
-  return new JsonText(
-    jsonObjectText({
-      items: page.items,
-      next_cursor: next,
-      total: total === undefined ? undefined : Math.min(total, LIST_TOTAL_CAP),
-      total_capped: total === undefined ? undefined : total > LIST_TOTAL_CAP,
-    } satisfies Record<keyof SalesOrderPage, unknown>),
-  );
+  return jsonObjectText<SalesOrderPage>({
+    items: page.items,
+    next_cursor: next,
+    total: total === undefined ? undefined : Math.min(total, LIST_TOTAL_CAP),
+    total_capped: total === undefined ? undefined : total > LIST_TOTAL_CAP,
+  });
 };

@@ -23,7 +23,11 @@ export interface ExpectedTags {
 /** What a write expects; `undefined` means any live order. */
 export type Expected = ExpectedTags | undefined;
 
-const digestOf = (json: string) => createHash('sha256').update(json).digest('base64url').slice(0, 16);
+const digestOf = (...parts: readonly string[]) => {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return hash.digest('base64url').slice(0, 16);
+};
 
 /** The opaque part of the order's strong entity tag (ETag carries it in quotes). */
 export const entityTagOf = (order: SalesOrder): string => `${order.version}-${digestOf(JSON.stringify(order))}`;
@@ -32,7 +36,8 @@ export const entityTagOf = (order: SalesOrder): string => `${order.version}-${di
  * The same tag from the order's rendered text, without parsing it: the text is what
  * `JSON.stringify` writes for the parsed order (order-read-shape.ts), so the two agree.
  */
-export const entityTagOfRendered = (order: RenderedOrder): string => `${order.version}-${digestOf(order.json.text)}`;
+export const entityTagOfRendered = (order: RenderedOrder): string =>
+  `${order.version}-${digestOf(...order.json.parts)}`;
 
 const versionOfTag = (tag: string): number | undefined => {
   const match = ORDER_ENTITY_TAG_PATTERN.exec(tag);

@@ -6,12 +6,26 @@
  * as JavaScript prints them), which the strict-parse tests hold it to
  * (test/read-shapes.test.ts), so the text and the value are interchangeable: a digest of either
  * is the same.
+ *
+ * The text is kept as the parts it was put together from (the envelope around a statement's
+ * text, a page around its items), written to the socket one after the other: joining them would
+ * copy a list page's 30 KB of text in the heap twice more for every answer, which the garbage
+ * collector then pays for.
  */
 export class JsonText<T> {
   /** Ties the text to its type; never set. */
   declare readonly value?: T;
 
-  constructor(readonly text: string) {}
+  readonly parts: readonly string[];
+
+  constructor(...parts: string[]) {
+    this.parts = parts;
+  }
+
+  /** The whole text (a copy of the parts). */
+  get text(): string {
+    return this.parts.join('');
+  }
 
   /** The value itself, for a reader that needs its fields (costs a parse). */
   parse(): T {
@@ -25,15 +39,23 @@ export class JsonText<T> {
 }
 
 /**
- * The text of an object whose properties may be rendered JSON: each property written as
- * `JSON.stringify` would write the value, without parsing the rendered ones. Properties that are
- * `undefined` are left out, as `JSON.stringify` leaves them out.
+ * An object whose properties may be rendered JSON, as JSON text: each property written as
+ * `JSON.stringify` would write the value, the rendered ones as they are (not parsed, not copied).
+ * Properties that are `undefined` are left out, as `JSON.stringify` leaves them out.
  */
-export const jsonObjectText = (properties: Record<string, unknown>): string => {
-  const members: string[] = [];
+export const jsonObjectText = <T>(properties: { [K in keyof T]-?: unknown }): JsonText<T> => {
+  const parts: string[] = [];
+  let pending = '{';
+  let first = true;
   for (const [key, value] of Object.entries(properties)) {
     if (value === undefined) continue;
-    members.push(`${JSON.stringify(key)}:${value instanceof JsonText ? value.text : JSON.stringify(value)}`);
+    pending += `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (value instanceof JsonText) {
+      parts.push(pending, ...(value as JsonText<unknown>).parts);
+      pending = '';
+    } else pending += JSON.stringify(value);
   }
-  return `{${members.join(',')}}`;
+  parts.push(`${pending}}`);
+  return new JsonText<T>(...parts);
 };
