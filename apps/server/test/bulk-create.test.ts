@@ -142,7 +142,9 @@ describe('bulk create: error policies', () => {
       expect(data).toMatchObject({ error_policy: 'reject_failed_rows', created: 5 - bad.length, failed: bad.length });
       expect(data.results.map((result: { index: number }) => result.index)).toEqual([0, 1, 2, 3, 4]);
       let expected = first;
-      for (const [index, result] of (data.results as Record<string, any>[]).entries()) {
+      for (const [index, result] of (
+        data.results as { status: string; error?: unknown; order: { order_number: string } }[]
+      ).entries()) {
         if (bad.includes(index)) {
           expect(result).toEqual({
             index,

@@ -5,6 +5,8 @@ import {
   type ApiKeyHistoryEntry,
   type ApiKeyHistoryQuery,
   type ApiKeyPage,
+  type BulkCreatedSalesOrders,
+  type BulkCreateSalesOrdersBody,
   type CalculateTotalsBody,
   type CancelSalesOrderBody,
   type ConfirmSalesOrderBody,
@@ -127,6 +129,14 @@ export type {
   SalesOrderDetailInput,
 } from '@sales-order/contract';
 export type { DetailCode, Import, ImportResult, ImportState } from '@sales-order/contract';
+export type {
+  BulkCreatedSalesOrders,
+  BulkCreateSalesOrdersBody,
+  BulkErrorPolicy,
+  BulkOrder,
+  BulkOrderError,
+  BulkOrderResult,
+} from '@sales-order/contract';
 export {
   AccessCode,
   apiContract,
@@ -182,6 +192,12 @@ export interface SalesOrderRetryOptions {
 /** Per-call options of `createSalesOrder`. */
 export interface CreateSalesOrderOptions {
   /** The order's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
+  idempotencyKey?: string | undefined;
+}
+
+/** Per-call options of `bulkCreateSalesOrders`. */
+export interface BulkCreateSalesOrdersOptions {
+  /** The call's Idempotency-Key (1-255 printable ASCII), which replays the whole answer; a random UUID when not given. */
   idempotencyKey?: string | undefined;
 }
 
@@ -451,14 +467,14 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     api: fetcher(options),
     throwOnUnknownStatus: false,
   });
-  const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
+  const listSalesOrders = (filters: ListSalesOrdersQuery = {}): Promise<SalesOrderPage> =>
     unwrap<SalesOrderPage>(client.listSalesOrders({ query: definedOnly(filters) }));
-  const getImport = (id: number) => unwrap<Import>(client.getImport({ params: { id } }));
-  const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
+  const getImport = (id: number): Promise<Import> => unwrap<Import>(client.getImport({ params: { id } }));
+  const listEvents = ({ types, ...query }: ListEventsOptions = {}): Promise<EventPage> =>
     unwrap<EventPage>(
       client.listEvents({ query: definedOnly({ ...query, ...(types ? { types: types.join(',') } : {}) }) }),
     );
-  const listApiKeys = (query: ListApiKeysQuery = {}) =>
+  const listApiKeys = (query: ListApiKeysQuery = {}): Promise<ApiKeyPage> =>
     unwrap<ApiKeyPage>(client.listApiKeys({ query: definedOnly(query) }));
 
   return {
@@ -482,7 +498,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * GET /sales-orders/{id}/history: a page of its changes, oldest first (also of deleted
      * orders); pass `next_cursor` as `cursor` for the next page.
      */
-    getSalesOrderHistory: (id: number, query: SalesOrderHistoryQuery = {}) =>
+    getSalesOrderHistory: (id: number, query: SalesOrderHistoryQuery = {}): Promise<SalesOrderHistory> =>
       unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id }, query: definedOnly(query) })),
     /** Every history entry of an order, page after page: `for await (const entry of client.salesOrderHistory(4))`. */
     salesOrderHistory: async function* (
@@ -508,20 +524,40 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     createSalesOrder: (
       body: CreateSalesOrderBody,
       { idempotencyKey = globalThis.crypto.randomUUID() }: CreateSalesOrderOptions = {},
-    ) =>
+    ): Promise<CreatedSalesOrder> =>
       withRetries<CreatedSalesOrder>(options.retry, () =>
         client.createSalesOrder({ body, headers: { 'idempotency-key': idempotencyKey } }),
       ),
+    /**
+     * POST /sales-orders/bulk: many orders in one call (at most BULK_MAX_ORDERS, 100 by default).
+     * `error_policy` `reject_everything` (the default) creates all or none: a refused order
+     * rejects with SalesOrderUnprocessableError, each detail naming its order by `index` and its
+     * path (`orders.3.details.0.product_id`); `reject_failed_rows` resolves with one result per
+     * order, created or failed. Give each order an `idempotency_key` to re-send a partly failed
+     * batch whole without duplicates. Network errors, 409, 429, 502, 503 and 504 are retried with
+     * one Idempotency-Key for the call.
+     */
+    bulkCreateSalesOrders: (
+      body: BulkCreateSalesOrdersBody,
+      { idempotencyKey = globalThis.crypto.randomUUID() }: BulkCreateSalesOrdersOptions = {},
+    ): Promise<BulkCreatedSalesOrders> =>
+      withRetries<BulkCreatedSalesOrders>(options.retry, () =>
+        client.bulkCreateSalesOrders({ body, headers: { 'idempotency-key': idempotencyKey } }),
+      ),
     /** GET /sales-orders/{id}; `version` is what `ifMatch` takes. */
-    getSalesOrder: (id: number) => unwrap<SalesOrder>(client.getSalesOrder({ params: { id } })),
+    getSalesOrder: (id: number): Promise<SalesOrder> => unwrap<SalesOrder>(client.getSalesOrder({ params: { id } })),
     /**
      * PUT /sales-orders/{id}: `details` / `other_charges`, when sent, replace the stored sets.
      * With `ifMatch`, a stale version rejects with SalesOrderPreconditionFailedError.
      */
-    updateSalesOrder: (id: number, body: UpdateSalesOrderBody, { ifMatch }: ConditionalWriteOptions = {}) =>
+    updateSalesOrder: (
+      id: number,
+      body: UpdateSalesOrderBody,
+      { ifMatch }: ConditionalWriteOptions = {},
+    ): Promise<UpdatedSalesOrder> =>
       unwrap<UpdatedSalesOrder>(client.updateSalesOrder({ params: { id }, body, headers: ifMatchHeader(ifMatch) })),
     /** DELETE /sales-orders/{id} (soft delete); `ifMatch` as for updates. */
-    deleteSalesOrder: (id: number, { ifMatch }: ConditionalWriteOptions = {}) =>
+    deleteSalesOrder: (id: number, { ifMatch }: ConditionalWriteOptions = {}): Promise<DeletedSalesOrder> =>
       unwrap<DeletedSalesOrder>(client.deleteSalesOrder({ params: { id }, headers: ifMatchHeader(ifMatch) })),
     /**
      * POST /sales-orders/{id}/confirm: draft -> confirmed. Licence warnings reject with
@@ -529,31 +565,36 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * true; a status that does not allow it rejects with SalesOrderConflictError. Retried like
      * `createSalesOrder`, with one Idempotency-Key.
      */
-    confirmSalesOrder: (id: number, body: ConfirmSalesOrderBody = {}, call: TransitionOptions = {}) => {
+    confirmSalesOrder: (
+      id: number,
+      body: ConfirmSalesOrderBody = {},
+      call: TransitionOptions = {},
+    ): Promise<SalesOrder> => {
       const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
       return withRetries<SalesOrder>(options.retry, () => client.confirmSalesOrder({ params: { id }, body, headers }));
     },
     /** POST /sales-orders/{id}/cancel: draft or confirmed -> cancelled, with a reason (1..500 characters). */
-    cancelSalesOrder: (id: number, body: CancelSalesOrderBody, call: TransitionOptions = {}) => {
+    cancelSalesOrder: (id: number, body: CancelSalesOrderBody, call: TransitionOptions = {}): Promise<SalesOrder> => {
       const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
       return withRetries<SalesOrder>(options.retry, () => client.cancelSalesOrder({ params: { id }, body, headers }));
     },
     /** POST /sales-orders/{id}/close: confirmed -> closed (fulfilled). */
-    closeSalesOrder: (id: number, call: TransitionOptions = {}) => {
+    closeSalesOrder: (id: number, call: TransitionOptions = {}): Promise<SalesOrder> => {
       const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
       return withRetries<SalesOrder>(options.retry, () => client.closeSalesOrder({ params: { id }, headers }));
     },
     /** POST /sales-orders/{id}/amend: a cancelled order -> a new draft (resolved), `amended_from_id` naming it. */
-    amendSalesOrder: (id: number, call: TransitionOptions = {}) => {
+    amendSalesOrder: (id: number, call: TransitionOptions = {}): Promise<SalesOrder> => {
       const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
       return withRetries<SalesOrder>(options.retry, () => client.amendSalesOrder({ params: { id }, headers }));
     },
     /** GET /sales-orders/max-number */
-    getMaxNumber: (query: MaxNumberQuery) => unwrap<MaxNumber>(client.getMaxNumber({ query })),
+    getMaxNumber: (query: MaxNumberQuery): Promise<MaxNumber> => unwrap<MaxNumber>(client.getMaxNumber({ query })),
     /** POST /sales-orders/calculate-totals */
-    calculateTotals: (body: CalculateTotalsBody) => unwrap<Totals>(client.calculateTotals({ body })),
+    calculateTotals: (body: CalculateTotalsBody): Promise<Totals> => unwrap<Totals>(client.calculateTotals({ body })),
     /** POST /sales-orders/validate-licence */
-    validateLicence: (body: ValidateLicenceBody) => unwrap<LicenceValidation>(client.validateLicence({ body })),
+    validateLicence: (body: ValidateLicenceBody): Promise<LicenceValidation> =>
+      unwrap<LicenceValidation>(client.validateLicence({ body })),
     /**
      * GET /sales-orders/dropdown-options/{type}: at most `limit` options (server default 1000, at
      * most 5000) plus the selected one; `truncated` in the answer tells whether `q` (a
@@ -563,7 +604,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       type: DropdownType,
       selectedId?: number,
       { q, limit }: { q?: string | undefined; limit?: number | undefined } = {},
-    ) =>
+    ): Promise<DropdownOptions> =>
       unwrap<DropdownOptions>(
         client.getDropdownOptions({
           params: { type },
@@ -599,33 +640,37 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       return Object.defineProperty(pages(), 'cursor', { get: () => cursor, enumerable: true }) as EventFeed;
     },
     /** POST /webhook-endpoints: the answer's `secret` is shown this once; keep it in the receiver. */
-    createWebhookEndpoint: (body: CreateWebhookEndpointBody) =>
+    createWebhookEndpoint: (body: CreateWebhookEndpointBody): Promise<CreatedWebhookEndpoint> =>
       unwrap<CreatedWebhookEndpoint>(client.createWebhookEndpoint({ body })),
     /** GET /webhook-endpoints */
-    listWebhookEndpoints: () => unwrap<WebhookEndpointList>(client.listWebhookEndpoints()),
+    listWebhookEndpoints: (): Promise<WebhookEndpointList> =>
+      unwrap<WebhookEndpointList>(client.listWebhookEndpoints()),
     /** GET /webhook-endpoints/{id}: a disabled endpoint says why in `disabled_reason`. */
-    getWebhookEndpoint: (id: number) => unwrap<WebhookEndpoint>(client.getWebhookEndpoint({ params: { id } })),
+    getWebhookEndpoint: (id: number): Promise<WebhookEndpoint> =>
+      unwrap<WebhookEndpoint>(client.getWebhookEndpoint({ params: { id } })),
     /** PATCH /webhook-endpoints/{id}: URL, event types, description; `enabled` disables or enables it. */
-    updateWebhookEndpoint: (id: number, body: UpdateWebhookEndpointBody) =>
+    updateWebhookEndpoint: (id: number, body: UpdateWebhookEndpointBody): Promise<WebhookEndpoint> =>
       unwrap<WebhookEndpoint>(client.updateWebhookEndpoint({ params: { id }, body })),
     /** DELETE /webhook-endpoints/{id} */
-    deleteWebhookEndpoint: (id: number) =>
+    deleteWebhookEndpoint: (id: number): Promise<DeletedWebhookEndpoint> =>
       unwrap<DeletedWebhookEndpoint>(client.deleteWebhookEndpoint({ params: { id } })),
     /** POST /webhook-endpoints/{id}/rotate-secret: the new secret; the old one still signs for 24 hours. */
-    rotateWebhookSecret: (id: number) => unwrap<RotatedWebhookSecret>(client.rotateWebhookSecret({ params: { id } })),
+    rotateWebhookSecret: (id: number): Promise<RotatedWebhookSecret> =>
+      unwrap<RotatedWebhookSecret>(client.rotateWebhookSecret({ params: { id } })),
     /** GET /webhook-endpoints/{id}/deliveries: newest first, with every attempt and the next retry. */
-    listWebhookDeliveries: (id: number, query: ListWebhookDeliveriesQuery = {}) =>
+    listWebhookDeliveries: (id: number, query: ListWebhookDeliveriesQuery = {}): Promise<WebhookDeliveryPage> =>
       unwrap<WebhookDeliveryPage>(client.listWebhookDeliveries({ params: { id }, query: definedOnly(query) })),
     /** POST /webhook-endpoints/{id}/replay: `{ after: cursor }` or `{ since: '2026-11-24 08:00:00' }`. */
-    replayWebhookEvents: (id: number, body: ReplayWebhookEventsBody) =>
+    replayWebhookEvents: (id: number, body: ReplayWebhookEventsBody): Promise<ReplayedWebhookEvents> =>
       unwrap<ReplayedWebhookEvents>(client.replayWebhookEvents({ params: { id }, body })),
     /** POST /webhook-endpoints/{id}/ping: sends a signed test event now and says how the receiver answered. */
-    pingWebhookEndpoint: (id: number) => unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
+    pingWebhookEndpoint: (id: number): Promise<PingedWebhookEndpoint> =>
+      unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
     /**
      * POST /imports: sends the file as it is (`csv` as text/csv, `ndjson` as application/x-ndjson)
      * and resolves with the queued import; its orders are created in the background.
      */
-    startImport: (file: string | Uint8Array<ArrayBuffer> | Blob, format: ImportFormat) =>
+    startImport: (file: string | Uint8Array<ArrayBuffer> | Blob, format: ImportFormat): Promise<Import> =>
       unwrap<Import>(
         send(options, {
           path: `${baseUrl}/imports`,
@@ -637,9 +682,9 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     /** GET /imports/{id}: state, counts, and while it runs an estimate of the seconds left. */
     getImport,
     /** GET /imports: the caller's last 100 imports, newest first. */
-    listImports: () => unwrap<{ items: Import[] }>(client.listImports()),
+    listImports: (): Promise<{ items: Import[] }> => unwrap<{ items: Import[] }>(client.listImports()),
     /** POST /imports/{id}/cancel: stops after the current chunk; the orders made stay. */
-    cancelImport: (id: number) => unwrap<Import>(client.cancelImport({ params: { id } })),
+    cancelImport: (id: number): Promise<Import> => unwrap<Import>(client.cancelImport({ params: { id } })),
     /** Every result of an import so far, in file order, for `for await (const result of client.importResults(id))`. */
     importResults: async function* (id: number): AsyncGenerator<ImportResult, void, undefined> {
       const response = await client.getImportResults({ params: { id } });
@@ -666,7 +711,8 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * POST /api-keys: the answer's `secret` is the key, shown this once. Its permissions (and
      * locations) must be held by the caller, which needs `api_keys.manage`.
      */
-    createApiKey: (body: CreateApiKeyBody) => unwrap<CreatedApiKey>(client.createApiKey({ body })),
+    createApiKey: (body: CreateApiKeyBody): Promise<CreatedApiKey> =>
+      unwrap<CreatedApiKey>(client.createApiKey({ body })),
     /** GET /api-keys: one page, newest first; `next_cursor` is the next page's `cursor`. */
     listApiKeys,
     /** Every key the filters match, page after page: `for await (const key of client.apiKeys({ active: true }))`. */
@@ -679,20 +725,21 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       } while (cursor !== undefined);
     },
     /** GET /api-keys/{id} */
-    getApiKey: (id: number) => unwrap<ApiKey>(client.getApiKey({ params: { id } })),
+    getApiKey: (id: number): Promise<ApiKey> => unwrap<ApiKey>(client.getApiKey({ params: { id } })),
     /** PATCH /api-keys/{id}: the name is all that changes. */
-    renameApiKey: (id: number, name: string) => unwrap<ApiKey>(client.updateApiKey({ params: { id }, body: { name } })),
+    renameApiKey: (id: number, name: string): Promise<ApiKey> =>
+      unwrap<ApiKey>(client.updateApiKey({ params: { id }, body: { name } })),
     /**
      * POST /api-keys/{id}/rotate: a successor with a new `secret` (shown this once); the current
      * key keeps working for `expire_current_in_seconds` (0..604800, default 0).
      */
-    rotateApiKey: (id: number, body: RotateApiKeyBody = {}) =>
+    rotateApiKey: (id: number, body: RotateApiKeyBody = {}): Promise<CreatedApiKey> =>
       unwrap<CreatedApiKey>(client.rotateApiKey({ params: { id }, body })),
     /**
      * POST /api-keys/{id}/revoke: now, or after `revoke_in_seconds`. Revoking the key the client
      * itself authenticates with needs `confirm_self: true`.
      */
-    revokeApiKey: (id: number, body: RevokeApiKeyBody = {}) =>
+    revokeApiKey: (id: number, body: RevokeApiKeyBody = {}): Promise<ApiKey> =>
       unwrap<ApiKey>(client.revokeApiKey({ params: { id }, body })),
     /** GET /api-keys/{id}/history: who created, renamed, rotated and revoked the key, oldest first. */
     apiKeyHistory: async function* (

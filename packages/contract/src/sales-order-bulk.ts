@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { ErrorDetailSchema } from './envelope.js';
+import { ErrorDetailSchema, successEnvelope } from './envelope.js';
 import { CreatedSalesOrderSchema, CreateSalesOrderBodySchema } from './sales-order.js';
 import { idempotencyKey } from './write-safety.js';
 
@@ -42,7 +42,7 @@ type BulkOrderObject = typeof BulkOrderObject;
 export interface BulkOrderSchema extends BulkOrderObject {}
 export const BulkOrderSchema: BulkOrderSchema = BulkOrderObject;
 
-export const BulkCreateSalesOrdersBodySchema = z.object({
+const BulkCreateSalesOrdersBodyObject = z.object({
   orders: z
     .array(BulkOrderSchema)
     .min(1)
@@ -53,6 +53,9 @@ export const BulkCreateSalesOrdersBodySchema = z.object({
     ),
   error_policy: BulkErrorPolicySchema.optional(),
 });
+type BulkCreateSalesOrdersBodyObject = typeof BulkCreateSalesOrdersBodyObject;
+export interface BulkCreateSalesOrdersBodySchema extends BulkCreateSalesOrdersBodyObject {}
+export const BulkCreateSalesOrdersBodySchema: BulkCreateSalesOrdersBodySchema = BulkCreateSalesOrdersBodyObject;
 
 /** Why an order of a bulk create failed: the status and details its single create would have answered. */
 export const BulkOrderErrorSchema = z.object({
@@ -81,7 +84,7 @@ type BulkOrderResultObject = typeof BulkOrderResultObject;
 export interface BulkOrderResultSchema extends BulkOrderResultObject {}
 export const BulkOrderResultSchema: BulkOrderResultSchema = BulkOrderResultObject;
 
-export const BulkCreatedSalesOrdersSchema = z.object({
+const BulkCreatedSalesOrdersObject = z.object({
   error_policy: BulkErrorPolicySchema,
   created: z.number().int().min(0).max(BULK_MAX_ORDERS_CEILING).describe('Orders with status created.'),
   failed: z.number().int().min(0).max(BULK_MAX_ORDERS_CEILING).describe('Orders with status failed.'),
@@ -90,6 +93,15 @@ export const BulkCreatedSalesOrdersSchema = z.object({
     .max(BULK_MAX_ORDERS_CEILING)
     .describe('One per order, in the order of `orders`.'),
 });
+type BulkCreatedSalesOrdersObject = typeof BulkCreatedSalesOrdersObject;
+export interface BulkCreatedSalesOrdersSchema extends BulkCreatedSalesOrdersObject {}
+export const BulkCreatedSalesOrdersSchema: BulkCreatedSalesOrdersSchema = BulkCreatedSalesOrdersObject;
+
+const BulkCreatedEnvelopeObject = successEnvelope(BulkCreatedSalesOrdersSchema);
+type BulkCreatedEnvelopeObject = typeof BulkCreatedEnvelopeObject;
+/** The answer of a bulk create (200 and 201 alike), named so that declarations write it once. */
+export interface BulkCreatedEnvelopeSchema extends BulkCreatedEnvelopeObject {}
+export const BulkCreatedEnvelopeSchema: BulkCreatedEnvelopeSchema = BulkCreatedEnvelopeObject;
 
 export type BulkOrder = z.infer<typeof BulkOrderSchema>;
 export type BulkCreateSalesOrdersBody = z.infer<typeof BulkCreateSalesOrdersBodySchema>;
