@@ -1,71 +1,15 @@
-import {
-  apiContract,
-  type ApiKey,
-  type ApiKeyHistory,
-  type ApiKeyHistoryEntry,
-  type ApiKeyHistoryQuery,
-  type ApiKeyPage,
-  type BulkCreatedSalesOrders,
-  type BulkCreateSalesOrdersBody,
-  type CalculateTotalsBody,
-  type CancelSalesOrderBody,
-  type ConfirmSalesOrderBody,
-  type CreateApiKeyBody,
-  type CreatedApiKey,
-  type CreatedSalesOrder,
-  type CreatedWebhookEndpoint,
-  type CreateSalesOrderBody,
-  type CreateWebhookEndpointBody,
-  type DeletedSalesOrder,
-  type DeletedWebhookEndpoint,
-  type DropdownOptions,
-  type DropdownType,
-  type ErrorDetail,
-  type EventPage,
-  type EventType,
-  type HistoryEntry,
-  type Import,
-  type ImportResult,
-  type LicenceValidation,
-  type ListApiKeysQuery,
-  type ListSalesOrdersQuery,
-  type ListWebhookDeliveriesQuery,
-  type MaxNumber,
-  type MaxNumberQuery,
-  type PingedWebhookEndpoint,
-  type ReplayedWebhookEvents,
-  type ReplayWebhookEventsBody,
-  type RevokeApiKeyBody,
-  type RotateApiKeyBody,
-  type RotatedWebhookSecret,
-  type SalesOrder,
-  type SalesOrderEvent,
-  type SalesOrderHistory,
-  type SalesOrderHistoryQuery,
-  type SalesOrderListItem,
-  type SalesOrderPage,
-  type SalesOrderStatus,
-  type Totals,
-  type UpdatedSalesOrder,
-  type UpdateSalesOrderBody,
-  type UpdateWebhookEndpointBody,
-  type ValidateLicenceBody,
-  versionEntityTag,
-  type WebhookDeliveryPage,
-  type WebhookEndpoint,
-  type WebhookEndpointList,
-  type WebhookPayload,
-  WriteSafetyCode,
-} from '@sales-order/contract';
+import { apiContract, versionEntityTag, WriteSafetyCode } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
-export type {
+import type {
   ApiKey,
   ApiKeyHistory,
   ApiKeyHistoryEntry,
   ApiKeyHistoryQuery,
   ApiKeyPage,
+  BulkCreatedSalesOrders,
+  BulkCreateSalesOrdersBody,
   CalculateTotalsBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
@@ -83,6 +27,8 @@ export type {
   EventPage,
   EventType,
   HistoryEntry,
+  Import,
+  ImportResult,
   LicenceValidation,
   ListApiKeysQuery,
   ListSalesOrdersQuery,
@@ -111,35 +57,12 @@ export type {
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookPayload,
-};
-export type {
-  FieldChange,
-  HistoryChanges,
-  HistoryCharge,
-  HistoryLine,
-  HistoryTotals,
-  ListSort,
-} from '@sales-order/contract';
-export type { DeliveryAttempt, WebhookDelivery } from '@sales-order/contract';
-export type {
-  LicenceWarning,
-  OtherCharge,
-  OtherChargeInput,
-  SalesOrderDetail,
-  SalesOrderDetailInput,
-} from '@sales-order/contract';
-export type { DetailCode, Import, ImportResult, ImportState } from '@sales-order/contract';
-export type {
-  BulkCreatedSalesOrders,
-  BulkCreateSalesOrdersBody,
-  BulkErrorPolicy,
-  BulkOrder,
-  BulkOrderError,
-  BulkOrderResult,
-} from '@sales-order/contract';
+} from './generated/contract-types.js';
+
+// Every data type of the contract, as plain TypeScript.
+export type * from './generated/contract-types.js';
 export {
   AccessCode,
-  apiContract,
   ApiKeyCode,
   AuthenticationCode,
   DETAIL_CODES,
@@ -151,7 +74,6 @@ export {
   PING_EVENT_TYPE,
   RequestCode,
   SALES_ORDER_STATUSES,
-  salesOrdersContract,
   SchemaIssueCode,
   ServiceCode,
   ValidationCode,
@@ -467,14 +389,14 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     api: fetcher(options),
     throwOnUnknownStatus: false,
   });
-  const listSalesOrders = (filters: ListSalesOrdersQuery = {}): Promise<SalesOrderPage> =>
+  const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
     unwrap<SalesOrderPage>(client.listSalesOrders({ query: definedOnly(filters) }));
-  const getImport = (id: number): Promise<Import> => unwrap<Import>(client.getImport({ params: { id } }));
-  const listEvents = ({ types, ...query }: ListEventsOptions = {}): Promise<EventPage> =>
+  const getImport = (id: number) => unwrap<Import>(client.getImport({ params: { id } }));
+  const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
     unwrap<EventPage>(
       client.listEvents({ query: definedOnly({ ...query, ...(types ? { types: types.join(',') } : {}) }) }),
     );
-  const listApiKeys = (query: ListApiKeysQuery = {}): Promise<ApiKeyPage> =>
+  const listApiKeys = (query: ListApiKeysQuery = {}) =>
     unwrap<ApiKeyPage>(client.listApiKeys({ query: definedOnly(query) }));
 
   return {
@@ -498,7 +420,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * GET /sales-orders/{id}/history: a page of its changes, oldest first (also of deleted
      * orders); pass `next_cursor` as `cursor` for the next page.
      */
-    getSalesOrderHistory: (id: number, query: SalesOrderHistoryQuery = {}): Promise<SalesOrderHistory> =>
+    getSalesOrderHistory: (id: number, query: SalesOrderHistoryQuery = {}) =>
       unwrap<SalesOrderHistory>(client.getSalesOrderHistory({ params: { id }, query: definedOnly(query) })),
     /** Every history entry of an order, page after page: `for await (const entry of client.salesOrderHistory(4))`. */
     salesOrderHistory: async function* (
@@ -524,7 +446,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     createSalesOrder: (
       body: CreateSalesOrderBody,
       { idempotencyKey = globalThis.crypto.randomUUID() }: CreateSalesOrderOptions = {},
-    ): Promise<CreatedSalesOrder> =>
+    ) =>
       withRetries<CreatedSalesOrder>(options.retry, () =>
         client.createSalesOrder({ body, headers: { 'idempotency-key': idempotencyKey } }),
       ),
@@ -545,19 +467,15 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
         client.bulkCreateSalesOrders({ body, headers: { 'idempotency-key': idempotencyKey } }),
       ),
     /** GET /sales-orders/{id}; `version` is what `ifMatch` takes. */
-    getSalesOrder: (id: number): Promise<SalesOrder> => unwrap<SalesOrder>(client.getSalesOrder({ params: { id } })),
+    getSalesOrder: (id: number) => unwrap<SalesOrder>(client.getSalesOrder({ params: { id } })),
     /**
      * PUT /sales-orders/{id}: `details` / `other_charges`, when sent, replace the stored sets.
      * With `ifMatch`, a stale version rejects with SalesOrderPreconditionFailedError.
      */
-    updateSalesOrder: (
-      id: number,
-      body: UpdateSalesOrderBody,
-      { ifMatch }: ConditionalWriteOptions = {},
-    ): Promise<UpdatedSalesOrder> =>
+    updateSalesOrder: (id: number, body: UpdateSalesOrderBody, { ifMatch }: ConditionalWriteOptions = {}) =>
       unwrap<UpdatedSalesOrder>(client.updateSalesOrder({ params: { id }, body, headers: ifMatchHeader(ifMatch) })),
     /** DELETE /sales-orders/{id} (soft delete); `ifMatch` as for updates. */
-    deleteSalesOrder: (id: number, { ifMatch }: ConditionalWriteOptions = {}): Promise<DeletedSalesOrder> =>
+    deleteSalesOrder: (id: number, { ifMatch }: ConditionalWriteOptions = {}) =>
       unwrap<DeletedSalesOrder>(client.deleteSalesOrder({ params: { id }, headers: ifMatchHeader(ifMatch) })),
     /**
      * POST /sales-orders/{id}/confirm: draft -> confirmed. Licence warnings reject with
@@ -565,36 +483,31 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * true; a status that does not allow it rejects with SalesOrderConflictError. Retried like
      * `createSalesOrder`, with one Idempotency-Key.
      */
-    confirmSalesOrder: (
-      id: number,
-      body: ConfirmSalesOrderBody = {},
-      call: TransitionOptions = {},
-    ): Promise<SalesOrder> => {
+    confirmSalesOrder: (id: number, body: ConfirmSalesOrderBody = {}, call: TransitionOptions = {}) => {
       const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
       return withRetries<SalesOrder>(options.retry, () => client.confirmSalesOrder({ params: { id }, body, headers }));
     },
     /** POST /sales-orders/{id}/cancel: draft or confirmed -> cancelled, with a reason (1..500 characters). */
-    cancelSalesOrder: (id: number, body: CancelSalesOrderBody, call: TransitionOptions = {}): Promise<SalesOrder> => {
+    cancelSalesOrder: (id: number, body: CancelSalesOrderBody, call: TransitionOptions = {}) => {
       const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
       return withRetries<SalesOrder>(options.retry, () => client.cancelSalesOrder({ params: { id }, body, headers }));
     },
     /** POST /sales-orders/{id}/close: confirmed -> closed (fulfilled). */
-    closeSalesOrder: (id: number, call: TransitionOptions = {}): Promise<SalesOrder> => {
+    closeSalesOrder: (id: number, call: TransitionOptions = {}) => {
       const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
       return withRetries<SalesOrder>(options.retry, () => client.closeSalesOrder({ params: { id }, headers }));
     },
     /** POST /sales-orders/{id}/amend: a cancelled order -> a new draft (resolved), `amended_from_id` naming it. */
-    amendSalesOrder: (id: number, call: TransitionOptions = {}): Promise<SalesOrder> => {
+    amendSalesOrder: (id: number, call: TransitionOptions = {}) => {
       const headers = transitionHeaders(call, globalThis.crypto.randomUUID());
       return withRetries<SalesOrder>(options.retry, () => client.amendSalesOrder({ params: { id }, headers }));
     },
     /** GET /sales-orders/max-number */
-    getMaxNumber: (query: MaxNumberQuery): Promise<MaxNumber> => unwrap<MaxNumber>(client.getMaxNumber({ query })),
+    getMaxNumber: (query: MaxNumberQuery) => unwrap<MaxNumber>(client.getMaxNumber({ query })),
     /** POST /sales-orders/calculate-totals */
-    calculateTotals: (body: CalculateTotalsBody): Promise<Totals> => unwrap<Totals>(client.calculateTotals({ body })),
+    calculateTotals: (body: CalculateTotalsBody) => unwrap<Totals>(client.calculateTotals({ body })),
     /** POST /sales-orders/validate-licence */
-    validateLicence: (body: ValidateLicenceBody): Promise<LicenceValidation> =>
-      unwrap<LicenceValidation>(client.validateLicence({ body })),
+    validateLicence: (body: ValidateLicenceBody) => unwrap<LicenceValidation>(client.validateLicence({ body })),
     /**
      * GET /sales-orders/dropdown-options/{type}: at most `limit` options (server default 1000, at
      * most 5000) plus the selected one; `truncated` in the answer tells whether `q` (a
@@ -604,7 +517,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       type: DropdownType,
       selectedId?: number,
       { q, limit }: { q?: string | undefined; limit?: number | undefined } = {},
-    ): Promise<DropdownOptions> =>
+    ) =>
       unwrap<DropdownOptions>(
         client.getDropdownOptions({
           params: { type },
@@ -640,37 +553,33 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       return Object.defineProperty(pages(), 'cursor', { get: () => cursor, enumerable: true }) as EventFeed;
     },
     /** POST /webhook-endpoints: the answer's `secret` is shown this once; keep it in the receiver. */
-    createWebhookEndpoint: (body: CreateWebhookEndpointBody): Promise<CreatedWebhookEndpoint> =>
+    createWebhookEndpoint: (body: CreateWebhookEndpointBody) =>
       unwrap<CreatedWebhookEndpoint>(client.createWebhookEndpoint({ body })),
     /** GET /webhook-endpoints */
-    listWebhookEndpoints: (): Promise<WebhookEndpointList> =>
-      unwrap<WebhookEndpointList>(client.listWebhookEndpoints()),
+    listWebhookEndpoints: () => unwrap<WebhookEndpointList>(client.listWebhookEndpoints()),
     /** GET /webhook-endpoints/{id}: a disabled endpoint says why in `disabled_reason`. */
-    getWebhookEndpoint: (id: number): Promise<WebhookEndpoint> =>
-      unwrap<WebhookEndpoint>(client.getWebhookEndpoint({ params: { id } })),
+    getWebhookEndpoint: (id: number) => unwrap<WebhookEndpoint>(client.getWebhookEndpoint({ params: { id } })),
     /** PATCH /webhook-endpoints/{id}: URL, event types, description; `enabled` disables or enables it. */
-    updateWebhookEndpoint: (id: number, body: UpdateWebhookEndpointBody): Promise<WebhookEndpoint> =>
+    updateWebhookEndpoint: (id: number, body: UpdateWebhookEndpointBody) =>
       unwrap<WebhookEndpoint>(client.updateWebhookEndpoint({ params: { id }, body })),
     /** DELETE /webhook-endpoints/{id} */
-    deleteWebhookEndpoint: (id: number): Promise<DeletedWebhookEndpoint> =>
+    deleteWebhookEndpoint: (id: number) =>
       unwrap<DeletedWebhookEndpoint>(client.deleteWebhookEndpoint({ params: { id } })),
     /** POST /webhook-endpoints/{id}/rotate-secret: the new secret; the old one still signs for 24 hours. */
-    rotateWebhookSecret: (id: number): Promise<RotatedWebhookSecret> =>
-      unwrap<RotatedWebhookSecret>(client.rotateWebhookSecret({ params: { id } })),
+    rotateWebhookSecret: (id: number) => unwrap<RotatedWebhookSecret>(client.rotateWebhookSecret({ params: { id } })),
     /** GET /webhook-endpoints/{id}/deliveries: newest first, with every attempt and the next retry. */
-    listWebhookDeliveries: (id: number, query: ListWebhookDeliveriesQuery = {}): Promise<WebhookDeliveryPage> =>
+    listWebhookDeliveries: (id: number, query: ListWebhookDeliveriesQuery = {}) =>
       unwrap<WebhookDeliveryPage>(client.listWebhookDeliveries({ params: { id }, query: definedOnly(query) })),
     /** POST /webhook-endpoints/{id}/replay: `{ after: cursor }` or `{ since: '2026-11-24 08:00:00' }`. */
-    replayWebhookEvents: (id: number, body: ReplayWebhookEventsBody): Promise<ReplayedWebhookEvents> =>
+    replayWebhookEvents: (id: number, body: ReplayWebhookEventsBody) =>
       unwrap<ReplayedWebhookEvents>(client.replayWebhookEvents({ params: { id }, body })),
     /** POST /webhook-endpoints/{id}/ping: sends a signed test event now and says how the receiver answered. */
-    pingWebhookEndpoint: (id: number): Promise<PingedWebhookEndpoint> =>
-      unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
+    pingWebhookEndpoint: (id: number) => unwrap<PingedWebhookEndpoint>(client.pingWebhookEndpoint({ params: { id } })),
     /**
      * POST /imports: sends the file as it is (`csv` as text/csv, `ndjson` as application/x-ndjson)
      * and resolves with the queued import; its orders are created in the background.
      */
-    startImport: (file: string | Uint8Array<ArrayBuffer> | Blob, format: ImportFormat): Promise<Import> =>
+    startImport: (file: string | Uint8Array<ArrayBuffer> | Blob, format: ImportFormat) =>
       unwrap<Import>(
         send(options, {
           path: `${baseUrl}/imports`,
@@ -682,15 +591,29 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     /** GET /imports/{id}: state, counts, and while it runs an estimate of the seconds left. */
     getImport,
     /** GET /imports: the caller's last 100 imports, newest first. */
-    listImports: (): Promise<{ items: Import[] }> => unwrap<{ items: Import[] }>(client.listImports()),
+    listImports: () => unwrap<{ items: Import[] }>(client.listImports()),
     /** POST /imports/{id}/cancel: stops after the current chunk; the orders made stay. */
-    cancelImport: (id: number): Promise<Import> => unwrap<Import>(client.cancelImport({ params: { id } })),
+    cancelImport: (id: number) => unwrap<Import>(client.cancelImport({ params: { id } })),
     /** Every result of an import so far, in file order, for `for await (const result of client.importResults(id))`. */
     importResults: async function* (id: number): AsyncGenerator<ImportResult, void, undefined> {
       const response = await client.getImportResults({ params: { id } });
       if (response.status !== 200) throw errorOf(response);
       for (const line of String(response.body).split('\n'))
         if (line.trim() !== '') yield JSON.parse(line) as ImportResult;
+    },
+    /**
+     * GET /imports/{id}/results as the file the service writes, to save as it is: JSON Lines
+     * (`ndjson`, the default) or CSV (`csv`, sent with `Accept: text/csv`; cells that would start
+     * a spreadsheet formula are escaped). Every result so far, in file order.
+     */
+    downloadImportResults: async (id: number, format: ImportFormat = 'ndjson'): Promise<string> => {
+      const response = await send(options, {
+        path: `${baseUrl}/imports/${encodeURIComponent(String(id))}/results`,
+        method: 'GET',
+        headers: { accept: IMPORT_CONTENT_TYPES[format] },
+      });
+      if (response.status !== 200) throw errorOf(response);
+      return String(response.body);
     },
     /**
      * Resolves once the import has finished (completed, failed or cancelled), polling
@@ -711,8 +634,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * POST /api-keys: the answer's `secret` is the key, shown this once. Its permissions (and
      * locations) must be held by the caller, which needs `api_keys.manage`.
      */
-    createApiKey: (body: CreateApiKeyBody): Promise<CreatedApiKey> =>
-      unwrap<CreatedApiKey>(client.createApiKey({ body })),
+    createApiKey: (body: CreateApiKeyBody) => unwrap<CreatedApiKey>(client.createApiKey({ body })),
     /** GET /api-keys: one page, newest first; `next_cursor` is the next page's `cursor`. */
     listApiKeys,
     /** Every key the filters match, page after page: `for await (const key of client.apiKeys({ active: true }))`. */
@@ -725,21 +647,20 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       } while (cursor !== undefined);
     },
     /** GET /api-keys/{id} */
-    getApiKey: (id: number): Promise<ApiKey> => unwrap<ApiKey>(client.getApiKey({ params: { id } })),
+    getApiKey: (id: number) => unwrap<ApiKey>(client.getApiKey({ params: { id } })),
     /** PATCH /api-keys/{id}: the name is all that changes. */
-    renameApiKey: (id: number, name: string): Promise<ApiKey> =>
-      unwrap<ApiKey>(client.updateApiKey({ params: { id }, body: { name } })),
+    renameApiKey: (id: number, name: string) => unwrap<ApiKey>(client.updateApiKey({ params: { id }, body: { name } })),
     /**
      * POST /api-keys/{id}/rotate: a successor with a new `secret` (shown this once); the current
      * key keeps working for `expire_current_in_seconds` (0..604800, default 0).
      */
-    rotateApiKey: (id: number, body: RotateApiKeyBody = {}): Promise<CreatedApiKey> =>
+    rotateApiKey: (id: number, body: RotateApiKeyBody = {}) =>
       unwrap<CreatedApiKey>(client.rotateApiKey({ params: { id }, body })),
     /**
      * POST /api-keys/{id}/revoke: now, or after `revoke_in_seconds`. Revoking the key the client
      * itself authenticates with needs `confirm_self: true`.
      */
-    revokeApiKey: (id: number, body: RevokeApiKeyBody = {}): Promise<ApiKey> =>
+    revokeApiKey: (id: number, body: RevokeApiKeyBody = {}) =>
       unwrap<ApiKey>(client.revokeApiKey({ params: { id }, body })),
     /** GET /api-keys/{id}/history: who created, renamed, rotated and revoked the key, oldest first. */
     apiKeyHistory: async function* (

@@ -20,7 +20,6 @@ import {
   SchemaIssueCode,
   text,
 } from './common.js';
-import { successEnvelope } from './envelope.js';
 import { CANCELLATION_REASON_MAX_LENGTH, SalesOrderStatusSchema } from './order-lifecycle.js';
 
 /** Text lengths of the stored columns (apps/server/prisma/schema.prisma), the same for input and output. */
@@ -204,15 +203,6 @@ type SalesOrderSchemaObject = typeof SalesOrderSchemaObject;
 /** Named (an interface derived from the schema, not a shape written by hand) so that declarations refer to it rather than writing it out again at every route that answers it. */
 export interface SalesOrderSchema extends SalesOrderSchemaObject {}
 export const SalesOrderSchema: SalesOrderSchema = SalesOrderSchemaObject;
-
-const SalesOrderEnvelopeObject = successEnvelope(SalesOrderSchema);
-type SalesOrderEnvelopeObject = typeof SalesOrderEnvelopeObject;
-/**
- * The answer of every route that answers with the order (read, confirm, cancel, close, amend),
- * named so that the declarations write it once rather than once per route.
- */
-export interface SalesOrderEnvelopeSchema extends SalesOrderEnvelopeObject {}
-export const SalesOrderEnvelopeSchema: SalesOrderEnvelopeSchema = SalesOrderEnvelopeObject;
 
 export const CreatedSalesOrderSchema = z.object({
   sales_order_id: id(),

@@ -31,8 +31,8 @@ import {
   DeletedSalesOrderSchema,
   MaxNumberQuerySchema,
   MaxNumberSchema,
-  SalesOrderEnvelopeSchema,
   SalesOrderIdParamsSchema,
+  SalesOrderSchema,
   UpdatedSalesOrderSchema,
   UpdateSalesOrderBodySchema,
 } from './sales-order.js';
@@ -177,7 +177,7 @@ export const salesOrdersContract = c.router(
       pathParams: SalesOrderIdParamsSchema,
       headers: IfNoneMatchHeadersSchema,
       responses: {
-        200: SalesOrderEnvelopeSchema,
+        200: successEnvelope(SalesOrderSchema),
         304: c.noBody(),
         404: NotFoundResponse,
       },
@@ -241,7 +241,7 @@ export const salesOrdersContract = c.router(
       pathParams: SalesOrderIdParamsSchema,
       headers: TransitionHeadersSchema,
       body: ConfirmSalesOrderBodySchema,
-      responses: { 200: SalesOrderEnvelopeSchema, ...transitionRefusals },
+      responses: { 200: successEnvelope(SalesOrderSchema), ...transitionRefusals },
       summary: 'Confirm a draft: it becomes the binding order',
       description:
         'Only when the customer, the location and every product are still active and the order date lies in an active ' +
@@ -261,7 +261,7 @@ export const salesOrdersContract = c.router(
       pathParams: SalesOrderIdParamsSchema,
       headers: TransitionHeadersSchema,
       body: CancelSalesOrderBodySchema,
-      responses: { 200: SalesOrderEnvelopeSchema, ...transitionRefusals },
+      responses: { 200: successEnvelope(SalesOrderSchema), ...transitionRefusals },
       summary: 'Cancel a draft or confirmed order, with a reason',
       description: `The order keeps its number and stays readable; its licence quota is released. ${TRANSITION_NOTES}`,
       metadata: { permission: Permission.cancel, readsOrder: true } as const,
@@ -272,7 +272,7 @@ export const salesOrdersContract = c.router(
       pathParams: SalesOrderIdParamsSchema,
       headers: TransitionHeadersSchema,
       body: c.noBody(),
-      responses: { 200: SalesOrderEnvelopeSchema, ...transitionRefusals },
+      responses: { 200: successEnvelope(SalesOrderSchema), ...transitionRefusals },
       summary: 'Close a confirmed order: fulfilled and done',
       description: `Read-only afterwards but for remarks; it cannot be cancelled. ${TRANSITION_NOTES}`,
       metadata: { permission: Permission.close, readsOrder: true } as const,
@@ -283,7 +283,7 @@ export const salesOrdersContract = c.router(
       pathParams: SalesOrderIdParamsSchema,
       headers: TransitionHeadersSchema,
       body: c.noBody(),
-      responses: { 201: SalesOrderEnvelopeSchema, ...transitionRefusals },
+      responses: { 201: successEnvelope(SalesOrderSchema), ...transitionRefusals },
       summary: 'Amend a cancelled order into a new draft',
       description:
         'Only a cancelled order: creates a new draft with the same customer, location, date, lines, charges and ' +

@@ -7,11 +7,10 @@ import type {
   SalesOrderDetailInput,
 } from '@sales-order/contract';
 
-import { formatDateTime } from '../shared/calendar.js';
 import { type Decimal, toDecimal, toJsonNumber } from '../shared/money.js';
 import type { OrderSnapshot } from './order-history.js';
 import type { PricedLine } from './order-pricing.js';
-import type { OrderReadRow } from './store/order-read-store.js';
+import type { RenderedOrder } from './store/order-read-store.js';
 import type { ChargeToStore, LineToStore, LockedOrder, StoredContents } from './store/order-write-store.js';
 
 /**
@@ -110,20 +109,8 @@ export const snapshotBefore = (order: LockedOrder, contents: StoredContents): Or
   totals: lockedTotals(order),
 });
 
-/** An order as the API reads it: decimals as JSON numbers, instants as the spec's DateTime. */
-export const toReadShape = (order: OrderReadRow): SalesOrder => ({
-  ...order,
-  subtotal: toJsonNumber(order.subtotal),
-  other_charges_total: toJsonNumber(order.other_charges_total),
-  grand_total: toJsonNumber(order.grand_total),
-  details: order.details.map((detail) => ({
-    ...detail,
-    quantity: toJsonNumber(detail.quantity),
-    rate: toJsonNumber(detail.rate),
-    amount: toJsonNumber(detail.amount),
-  })),
-  other_charges: order.other_charges.map((charge) => ({ ...charge, amount: toJsonNumber(charge.amount) })),
-  created_at: formatDateTime(order.created_at),
-  updated_at: formatDateTime(order.updated_at),
-  status_changed_at: formatDateTime(order.status_changed_at),
-});
+/**
+ * A rendered order's fields, for the writes that answer with the order or compare it (the read
+ * itself passes the text through). The text is the contract's shape already (order-read-shape.ts).
+ */
+export const toReadShape = (order: RenderedOrder): SalesOrder => order.json.parse();
