@@ -367,6 +367,14 @@ const fiveLines = [
   { product_id: 5, quantity: 7, rate: 1.25 },
   { product_id: 6, quantity: 0.5, rate: 1260 },
 ];
+/** Five lines on products whose licences set no quota (1: unlimited, 6: none needed). */
+const unlimitedFive = [
+  { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.333 },
+  { product_id: 6, quantity: 2, rate: 10 },
+  { product_id: 1, quantity: 1, rate: 5.5 },
+  { product_id: 6, quantity: 7, rate: 1.25 },
+  { product_id: 1, quantity: 0.5, rate: 1260 },
+];
 const totalsBody = { details: fiveLines, other_charges: [{ amount: 150 }] };
 /** The fixed stack's own rows (scripts/bench-floor.mjs), by name. */
 const FLOOR = {
@@ -404,8 +412,11 @@ interface Row {
   rssNote?: string;
   /** The floor row (FLOOR) this route is also read against: its req/s over the floor's. */
   floor?: string;
-  /** `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this one's). */
-  against: 'hello' | 'pgbench' | 'read' | 'create' | 'update' | 'metrics' | null;
+  /**
+   * `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this
+   * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates).
+   */
+  against: 'hello' | 'pgbench' | 'read' | 'create' | 'create-rate' | 'update' | 'metrics' | null;
 }
 
 const main = async () => {
@@ -538,7 +549,30 @@ const main = async () => {
       await new Promise((resolve) => floor.child.once('exit', resolve));
     }
 
-    const scenarios: (Load & { name: string; against: Row['against']; floor?: string; webhook?: true })[] = [
+    /**
+     * Drafts of `lines` to confirm, one per request and enough for the scenario's time at the
+     * 5-line create's rate (measured just before), confirmed in turn: issue 35, item 1.
+     */
+    const confirmations = async (lines: typeof fiveLines, body: object) => {
+      const createRow = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
+      const wantedDrafts = Math.ceil((createRow?.rps ?? 1_000) * seconds * 1.5);
+      const drafts: number[] = [];
+      while (drafts.length < wantedDrafts)
+        drafts.push(
+          ...(await Promise.all(
+            Array.from({ length: 16 }, () => createOrder({ ...createBody, details: lines, status: 'draft' })),
+          )),
+        );
+      return { rotate: drafts.map((id) => ({ path: `/api/sales-orders/${id}/confirm`, body })) };
+    };
+    const scenarios: (Load & {
+      name: string;
+      against: Row['against'];
+      floor?: string;
+      webhook?: true;
+      /** Work done right before the scenario, after those listed above it: what it sends. */
+      prepare?: () => Promise<Partial<Load>>;
+    })[] = [
       {
         name: 'POST calculate-totals',
         against: 'hello',
@@ -622,6 +656,23 @@ const main = async () => {
         webhook: true,
       },
       {
+        // Products 1 (an unlimited licence) and 6 (no licence needed): no quota, no lock.
+        name: 'POST confirm (5 lines, no limited product)',
+        against: 'create-rate',
+        method: 'POST',
+        url: origin,
+        prepare: () => confirmations(unlimitedFive, {}),
+      },
+      {
+        // The create row's lines: products 2 and 3 have limited licences, shared by every order,
+        // so each confirm takes their quota locks; the quota is overridden, not run out.
+        name: "POST confirm (the create row's 5 lines, 2 limited products shared)",
+        against: 'create-rate',
+        method: 'POST',
+        url: origin,
+        prepare: () => confirmations(fiveLines, { acknowledge_warnings: true }),
+      },
+      {
         name: 'POST order (500 lines)',
         against: 'create',
         method: 'POST',
@@ -643,9 +694,10 @@ const main = async () => {
         rotate: putFiveHundred,
       },
     ];
-    for (const { name, against, floor: floorRow, webhook, ...scenario } of scenarios.filter(
+    for (const { name, against, floor: floorRow, webhook, prepare, ...listed } of scenarios.filter(
       ({ name }) => !only || name.includes(only),
     )) {
+      const scenario = { ...listed, ...(await prepare?.()) };
       const receiver = webhook ? await startBenchReceiver() : undefined;
       const endpoint = receiver
         ? ((await setupCall(`${origin}/api/webhook-endpoints`, 201, { url: receiver.url })) as { data: { id: number } })
@@ -794,6 +846,10 @@ const main = async () => {
               ? fiveLineCreate
                 ? `cost ${(fiveLineCreate.rps / row.rps).toFixed(2)} x 5-line create`
                 : '-'
+              : row.against === 'create-rate'
+                ? fiveLineCreate
+                  ? `${(row.rps / fiveLineCreate.rps).toFixed(2)} x 5-line create`
+                  : '-'
               : row.against === 'metrics'
                 ? fiveLineRead
                   ? `${(row.rps / fiveLineRead.rps).toFixed(2)} x without metrics`

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { eventually } from './support/eventually.js';
+import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
@@ -219,7 +220,7 @@ describe('API keys over HTTP', () => {
     const revoked = await asToken(manager).post(`/api-keys/${now.id}/revoke`);
     expect(revoked.status).toBe(200);
     expect(revoked.body.data).toMatchObject({ active: false, revoked_by: 'key-admin' });
-    await eventually(async () => (await useKey(now.secret)) === 401, 2_000);
+    await eventually(async () => (await useKey(now.secret)) === 401, 8_000);
     expect((await asToken(manager).post(`/api-keys/${now.id}/revoke`)).status).toBe(409);
 
     const later = await create({ name: 'later', permissions: [Permission.read] });
@@ -239,7 +240,7 @@ describe('API keys over HTTP', () => {
     // Another caller needs no confirmation; the key itself does.
     const confirmed = await asKey(self.secret).post(`/api-keys/${self.id}/revoke`, { confirm_self: true });
     expect(confirmed.status).toBe(200);
-    await eventually(async () => (await useKey(self.secret)) === 401, 2_000);
+    await eventually(async () => (await useKey(self.secret)) === 401, 8_000);
   });
 
   it('lists newest first by keyset pages, filtered by active and by name', async () => {
@@ -269,5 +270,231 @@ describe('API keys over HTTP', () => {
     expect(inactive.map((key) => key.id)).toEqual([made[1]!.id]);
     // LIKE's wildcards are plain characters in a name search.
     expect((await asToken(manager).get('/api-keys?name=%25')).body.data.items).toEqual([]);
+  });
+
+  describe('keys limited to locations', () => {
+    /** A key-managing caller by JWT scoped to these locations (codes or ids). */
+    const scopedManager = (locations: (string | number)[], subject = 'dhaka-admin') =>
+      signJwt({
+        payload: { permissions: [Permission.apiKeysManage, Permission.read, Permission.create], locations },
+        subject,
+        expiresIn: '1h',
+      });
+    const locations = () => suite.fixtures.locations;
+    const keyCount = () => suite.server.database.prisma.apiKey.count();
+    /** The order ids a key sees on GET /sales-orders, and the total it is told. */
+    const ordersSeenBy = async (secret: string) => {
+      const response = await asKey(secret).get('/sales-orders?include_total=true&limit=200');
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return {
+        total: response.body.data.total as number,
+        ids: (response.body.data.items as { sales_order_id: number }[]).map((item) => item.sales_order_id).sort(),
+      };
+    };
+
+    it('creates a key by codes and ids (shown as ids), and the key is scoped when it is used', async () => {
+      const { dhaka, chattogram } = locations();
+      const orderIn = async (locationId: number) =>
+        (
+          await suite.server.http
+            .post('/sales-orders')
+            .send(orderBody(suite.fixtures, { location_id: locationId }))
+            .expect(201)
+        ).body.data.sales_order_id as number;
+      const inDhaka = await orderIn(dhaka.id);
+      const inCtg = await orderIn(chattogram.id);
+
+      const dhakaKey = await create({
+        name: 'Dhaka depot app',
+        permissions: [Permission.read],
+        locations: ['dhk', dhaka.id, String(dhaka.id)],
+      });
+      expect(dhakaKey.locations).toEqual([dhaka.id]);
+      const both = await create({
+        name: 'both',
+        permissions: [Permission.read],
+        locations: [chattogram.code, dhaka.id],
+      });
+      expect(both.locations).toEqual([dhaka.id, chattogram.id].sort((a, b) => a - b));
+      const none = await create({ name: 'none', permissions: [Permission.read], locations: [] });
+      expect(none.locations).toEqual([]);
+      const all = await create({ name: 'all', permissions: [Permission.read], locations: null });
+      expect(all.locations).toBeNull();
+      const omitted = await create({ name: 'omitted', permissions: [Permission.read] });
+      expect(omitted.locations).toBeNull();
+
+      // As read back (raw SQL: an empty list stays empty, NULL stays null), and in the history.
+      expect((await asToken(manager).get(`/api-keys/${none.id}`)).body.data.locations).toEqual([]);
+      expect((await asToken(manager).get(`/api-keys/${all.id}`)).body.data.locations).toBeNull();
+      const listed = (await asToken(manager).get('/api-keys?name=Dhaka%20depot')).body.data.items as ApiKey[];
+      expect(listed.map((key) => key.locations)).toEqual([[dhaka.id]]);
+      const history = (await asToken(manager).get(`/api-keys/${dhakaKey.id}/history`)).body.data.items;
+      expect(history[0].changes).toContainEqual({ field: 'locations', from: null, to: [dhaka.id] });
+
+      // Used on GET /sales-orders: Dhaka's key sees Dhaka's order only; [] sees nothing, never all.
+      const dhakaSees = await ordersSeenBy(dhakaKey.secret);
+      expect(dhakaSees.ids).toContain(inDhaka);
+      expect(dhakaSees.ids).not.toContain(inCtg);
+      expect((await asKey(dhakaKey.secret).get(`/sales-orders/${inCtg}`)).status).toBe(404);
+      expect(await ordersSeenBy(none.secret)).toEqual({ total: 0, ids: [] });
+      const allSees = await ordersSeenBy(all.secret);
+      expect(allSees.ids).toEqual(expect.arrayContaining([inDhaka, inCtg]));
+      expect((await ordersSeenBy(both.secret)).ids).toEqual(allSees.ids);
+    });
+
+    it('refuses a location that does not exist (422 unknown_location) and makes nothing', async () => {
+      const before = await keyCount();
+      const response = await asToken(manager).post('/api-keys', {
+        name: 'typo',
+        permissions: [Permission.read],
+        locations: [locations().dhaka.code, 'NOPE', 999_999],
+      });
+      expect(response.status).toBe(422);
+      expect(response.body.error.details).toEqual([
+        { path: 'locations.1', message: expect.stringContaining('NOPE'), code: 'unknown_location' },
+        { path: 'locations.2', message: expect.stringContaining('999999'), code: 'unknown_location' },
+      ]);
+      expect(await keyCount()).toBe(before);
+    });
+
+    it('no escalation by location: a caller scoped to Dhaka makes only keys inside Dhaka (403 location_not_held)', async () => {
+      const { dhaka, chattogram } = locations();
+      const dhakaAdmin = await scopedManager([dhaka.code]);
+      const before = await keyCount();
+      const attempts: { body: object; paths: string[] }[] = [
+        { body: {}, paths: ['locations'] },
+        { body: { locations: null }, paths: ['locations'] },
+        { body: { locations: [chattogram.code] }, paths: ['locations.0'] },
+        { body: { locations: [dhaka.code, chattogram.id] }, paths: ['locations.1'] },
+        // A location that does not exist is, to a scoped caller, just one it does not hold.
+        { body: { locations: ['NOPE'] }, paths: ['locations.0'] },
+      ];
+      for (const { body, paths } of attempts) {
+        const response = await asToken(dhakaAdmin).post('/api-keys', {
+          name: 'grab',
+          permissions: [Permission.read],
+          ...body,
+        });
+        expect(response.status, JSON.stringify(body)).toBe(403);
+        expect(response.body.error.details, JSON.stringify(body)).toEqual(
+          paths.map((path) => ({ path, message: expect.any(String), code: 'location_not_held' })),
+        );
+      }
+      // Permission and location refusals together.
+      const both = await asToken(dhakaAdmin).post('/api-keys', {
+        name: 'grab',
+        permissions: [Permission.delete],
+        locations: [chattogram.code],
+      });
+      expect(both.status).toBe(403);
+      expect(both.body.error.details.map((detail: { code: string }) => detail.code)).toEqual([
+        'permission_not_held',
+        'location_not_held',
+      ]);
+      expect(await keyCount()).toBe(before);
+
+      const inside = await create(
+        { name: 'dhaka child', permissions: [Permission.read], locations: [dhaka.id] },
+        dhakaAdmin,
+      );
+      expect(inside).toMatchObject({ locations: [dhaka.id], created_by: 'dhaka-admin' });
+      expect(
+        (await create({ name: 'sees none', permissions: [Permission.read], locations: [] }, dhakaAdmin)).locations,
+      ).toEqual([]);
+      // A key scoped to Dhaka with api_keys.manage is bound the same way.
+      const keyAdmin = await create(
+        { name: 'dhaka key admin', permissions: [Permission.apiKeysManage, Permission.read], locations: [dhaka.code] },
+        dhakaAdmin,
+      );
+      expect(
+        (await asKey(keyAdmin.secret).post('/api-keys', { name: 'x', permissions: [Permission.read] })).status,
+      ).toBe(403);
+      expect(
+        (
+          await asKey(keyAdmin.secret).post('/api-keys', {
+            name: 'x',
+            permissions: [Permission.read],
+            locations: [dhaka.id],
+          })
+        ).status,
+      ).toBe(201);
+    });
+
+    it('a scoped caller sees, changes and rotates only keys inside its locations; others read as missing', async () => {
+      const { dhaka, chattogram } = locations();
+      const tag = `scoped-${Date.now()}`;
+      const make = (suffix: string, locationIds: number[] | null) =>
+        create({ name: `${tag} ${suffix}`, permissions: [Permission.read], locations: locationIds });
+      const ctg = await make('ctg', [chattogram.id]);
+      const every = await make('every', null);
+      const wider = await make('wider', [dhaka.id, chattogram.id]);
+      const inside = await make('inside', [dhaka.id]);
+      const none = await make('none', []);
+      const dhakaAdmin = await scopedManager([dhaka.id]);
+      const as = asToken(dhakaAdmin);
+
+      const listed = (await as.get(`/api-keys?name=${tag}`)).body.data;
+      expect(listed.items.map((key: ApiKey) => key.id)).toEqual([none.id, inside.id]);
+      expect(listed.next_cursor).toBeNull();
+      // Paging does not reach past the scope either.
+      const paged = (await as.get(`/api-keys?name=${tag}&limit=1`)).body.data;
+      const rest = (await as.get(`/api-keys?name=${tag}&limit=5&cursor=${paged.next_cursor}`)).body.data;
+      expect([...paged.items, ...rest.items].map((key: ApiKey) => key.id)).toEqual([none.id, inside.id]);
+
+      for (const hidden of [ctg, every, wider]) {
+        const label = `key ${hidden.name}`;
+        const refusals = [
+          await as.get(`/api-keys/${hidden.id}`),
+          await as.get(`/api-keys/${hidden.id}/history`),
+          await as.patch(`/api-keys/${hidden.id}`, { name: 'taken' }),
+          await as.post(`/api-keys/${hidden.id}/revoke`),
+          // Escalation by rotation: a successor of a key wider than the caller is never made.
+          await as.post(`/api-keys/${hidden.id}/rotate`, { expire_current_in_seconds: 0 }),
+        ];
+        for (const response of refusals) {
+          expect(response.status, label).toBe(404);
+          expect(response.body.error.message, label).toBe(`API key ${hidden.id} not found`);
+        }
+        const unchanged = (await asToken(manager).get(`/api-keys/${hidden.id}`)).body.data as ApiKey;
+        expect(unchanged, label).toMatchObject({ name: hidden.name, active: true, revoked_at: null, expires_at: null });
+        expect(await useKey(hidden.secret), label).toBe(200);
+      }
+      expect(
+        (await asToken(manager).get(`/api-keys?name=${tag}`)).body.data.items.filter(
+          (key: ApiKey) => key.rotated_from_id !== null,
+        ),
+      ).toEqual([]);
+      expect((await as.get(`/api-keys/${inside.id}`)).status).toBe(200);
+      expect((await as.get(`/api-keys/${none.id}`)).status).toBe(200);
+    });
+
+    it('rotates a scoped key into a successor with the same locations', async () => {
+      const { dhaka } = locations();
+      const dhakaAdmin = await scopedManager([dhaka.code]);
+      const current = await create(
+        { name: 'depot tablet', permissions: [Permission.read], locations: [dhaka.id] },
+        dhakaAdmin,
+      );
+      const response = await asToken(dhakaAdmin).post(`/api-keys/${current.id}/rotate`);
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      const successor = response.body.data as CreatedApiKey;
+      expect(successor).toMatchObject({
+        locations: [dhaka.id],
+        rotated_from_id: current.id,
+        created_by: 'dhaka-admin',
+      });
+      const history = (await asToken(manager).get(`/api-keys/${successor.id}/history`)).body.data.items;
+      expect(history[0].changes).toContainEqual({ field: 'locations', from: null, to: [dhaka.id] });
+      // The successor is as scoped as its predecessor when used.
+      const seen = await asKey(successor.secret).get('/sales-orders?include_total=true');
+      expect(seen.status).toBe(200);
+      for (const item of seen.body.data.items as { location_id: number }[]) expect(item.location_id).toBe(dhaka.id);
+      // A rotation by an unscoped manager keeps them too, and an empty list stays empty.
+      const none = await create({ name: 'blind', permissions: [Permission.read], locations: [] });
+      const rotated = await asToken(manager).post(`/api-keys/${none.id}/rotate`);
+      expect(rotated.body.data.locations).toEqual([]);
+      const every = await create({ name: 'everywhere', permissions: [Permission.read] });
+      expect((await asToken(manager).post(`/api-keys/${every.id}/rotate`)).body.data.locations).toBeNull();
+    });
   });
 });

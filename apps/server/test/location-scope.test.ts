@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApiKey, createSession } from './support/credentials.js';
 import { eventually } from './support/eventually.js';
-import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
+import { createFixtures, type Fixtures, ORDER_DATE, orderBody } from './support/fixtures.js';
+import { createLicensedProduct } from './support/licences.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -224,18 +225,45 @@ describe('location scope', () => {
   });
 
   it('does not leave out of a licence check an order it cannot see', async () => {
-    const details = [{ product_id: fixtures.products.product.id, quantity: 1 }];
-    const asked = await request(server.api)
+    // A product of its own with a limited licence, 8 of whose 10 a confirmed Chattogram order holds.
+    const product = await createLicensedProduct(server.database.prisma, {
+      licences: [{ validFrom: '2026-07-01', validTo: '2026-12-31', quantity: '10' }],
+    });
+    const held = await server.http
+      .post('/sales-orders')
+      .send(
+        orderBody(fixtures, {
+          location_id: fixtures.locations.chattogram.id,
+          status: 'confirmed',
+          remarks: MARKER,
+          details: [{ product_id: product.id, quantity: 8, rate: 1 }],
+          other_charges: [],
+        }),
+      )
+      .expect(201);
+    const heldId = held.body.data.sales_order_id as number;
+    const details = [{ product_id: product.id, quantity: 5 }];
+    const check = (extra: Record<string, unknown>) =>
+      request(server.api)
+        .post('/sales-orders/validate-licence')
+        .set(scopedHeaders())
+        .send({ sales_order_date: ORDER_DATE, sales_order_details: details, ...extra })
+        .expect(200);
+    // Naming the invisible order must not leave its 8 out: 5 of the 2 left is over the licence.
+    const asked = await check({ sales_order_id: heldId });
+    expect(asked.body.data.warnings.map((warning: { code: string }) => warning.code)).toEqual([
+      'quantity_exceeds_licence',
+    ]);
+    expect(asked.body.data).toEqual((await check({})).body.data);
+    // The warning counts the order's quantity but names nothing of it.
+    expectNothingOfChattogram(JSON.stringify(asked.body), 'licence warning');
+    expect(JSON.stringify(asked.body)).not.toContain(held.body.data.order_number as string);
+    // An unscoped caller naming the order does leave it out: that is what the scoped one must not get.
+    const unscoped = await server.http
       .post('/sales-orders/validate-licence')
-      .set(scopedHeaders())
-      .send({ sales_order_id: ctgOrder.id, sales_order_details: details })
+      .send({ sales_order_date: ORDER_DATE, sales_order_details: details, sales_order_id: heldId })
       .expect(200);
-    const plain = await request(server.api)
-      .post('/sales-orders/validate-licence')
-      .set(scopedHeaders())
-      .send({ sales_order_details: details })
-      .expect(200);
-    expect(asked.body.data).toEqual(plain.body.data);
+    expect(unscoped.body.data.has_warnings).toBe(false);
   });
 
   it('reads only in-scope events in the feed, and its webhook receives only those', async () => {

@@ -1,64 +1,8 @@
-import {
-  apiContract,
-  type ApiKey,
-  type ApiKeyHistory,
-  type ApiKeyHistoryEntry,
-  type ApiKeyHistoryQuery,
-  type ApiKeyPage,
-  type CalculateTotalsBody,
-  type CancelSalesOrderBody,
-  type ConfirmSalesOrderBody,
-  type CreateApiKeyBody,
-  type CreatedApiKey,
-  type CreatedSalesOrder,
-  type CreatedWebhookEndpoint,
-  type CreateSalesOrderBody,
-  type CreateWebhookEndpointBody,
-  type DeletedSalesOrder,
-  type DeletedWebhookEndpoint,
-  type DropdownOptions,
-  type DropdownType,
-  type ErrorDetail,
-  type EventPage,
-  type EventType,
-  type HistoryEntry,
-  type Import,
-  type ImportResult,
-  type LicenceValidation,
-  type ListApiKeysQuery,
-  type ListSalesOrdersQuery,
-  type ListWebhookDeliveriesQuery,
-  type MaxNumber,
-  type MaxNumberQuery,
-  type PingedWebhookEndpoint,
-  type ReplayedWebhookEvents,
-  type ReplayWebhookEventsBody,
-  type RevokeApiKeyBody,
-  type RotateApiKeyBody,
-  type RotatedWebhookSecret,
-  type SalesOrder,
-  type SalesOrderEvent,
-  type SalesOrderHistory,
-  type SalesOrderHistoryQuery,
-  type SalesOrderListItem,
-  type SalesOrderPage,
-  type SalesOrderStatus,
-  type Totals,
-  type UpdatedSalesOrder,
-  type UpdateSalesOrderBody,
-  type UpdateWebhookEndpointBody,
-  type ValidateLicenceBody,
-  versionEntityTag,
-  type WebhookDeliveryPage,
-  type WebhookEndpoint,
-  type WebhookEndpointList,
-  type WebhookPayload,
-  WriteSafetyCode,
-} from '@sales-order/contract';
+import { apiContract, versionEntityTag, WriteSafetyCode } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
-export type {
+import type {
   ApiKey,
   ApiKeyHistory,
   ApiKeyHistoryEntry,
@@ -81,6 +25,8 @@ export type {
   EventPage,
   EventType,
   HistoryEntry,
+  Import,
+  ImportResult,
   LicenceValidation,
   ListApiKeysQuery,
   ListSalesOrdersQuery,
@@ -109,27 +55,12 @@ export type {
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookPayload,
-};
-export type {
-  FieldChange,
-  HistoryChanges,
-  HistoryCharge,
-  HistoryLine,
-  HistoryTotals,
-  ListSort,
-} from '@sales-order/contract';
-export type { DeliveryAttempt, WebhookDelivery } from '@sales-order/contract';
-export type {
-  LicenceWarning,
-  OtherCharge,
-  OtherChargeInput,
-  SalesOrderDetail,
-  SalesOrderDetailInput,
-} from '@sales-order/contract';
-export type { DetailCode, Import, ImportResult, ImportState } from '@sales-order/contract';
+} from './generated/contract-types.js';
+
+// Every data type of the contract, as plain TypeScript.
+export type * from './generated/contract-types.js';
 export {
   AccessCode,
-  apiContract,
   ApiKeyCode,
   AuthenticationCode,
   DETAIL_CODES,
@@ -141,7 +72,6 @@ export {
   PING_EVENT_TYPE,
   RequestCode,
   SALES_ORDER_STATUSES,
-  salesOrdersContract,
   SchemaIssueCode,
   ServiceCode,
   ValidationCode,

@@ -13,18 +13,22 @@ import {
   ValidationCode,
 } from '@sales-order/contract';
 
+import type { LocationScope } from '../auth/access-context.js';
 import { generateApiKey } from '../auth/api-keys.js';
+import { resolveEach } from '../auth/location-scopes.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
 import { DomainError, notFound, unprocessable } from '../errors/domain-error.js';
 import { formatDateTime } from '../shared/calendar.js';
-import { checkGrant, type KeyManager } from './key-manager.js';
+import { checkGrant, type KeyManager, type LocationEntry } from './key-manager.js';
 import { apiKeyStore, type KeyState } from './store/api-key-store.js';
 
 /**
  * Managing API keys: create, list, read, rename, rotate with a grace period, revoke now or
  * later, and each key's history. Every change and its history entry commit together. The
  * secret is generated here (auth/api-keys.ts: CSPRNG), stored only as its SHA-256 and returned
- * once to the caller; it never reaches a log, the history or an event.
+ * once to the caller; it never reaches a log, the history or an event. A key may be limited to
+ * locations; a manager limited to locations makes only keys inside its own, and sees and changes
+ * only those (others are 404, as if missing: docs/decisions.md, "API keys managed over HTTP").
  */
 
 const keyNotFound = (id: number) => notFound(`API key ${id} not found`);
@@ -43,18 +47,38 @@ const checkFutureExpiry = (expiresAt: Date | null | undefined, now: Date) => {
   }
 };
 
-/** Scope by location arrives with issue 31; until then a key is only ever unscoped. */
-const checkLocations = (locations: readonly unknown[] | null | undefined) => {
-  if (locations !== undefined && locations !== null) {
-    throw unprocessable([
-      {
-        path: 'locations',
-        message: 'keys limited to locations are not available yet: leave locations out',
+/** The request's `locations` entry by entry, with the location each names; null: every location. */
+const locationEntries = async (
+  db: Db,
+  locations: readonly (string | number)[] | null | undefined,
+): Promise<LocationEntry[] | null> => {
+  if (locations === undefined || locations === null) return null;
+  const ids = await resolveEach(db, locations);
+  return locations.map((entry, index) => ({ index, entry, id: ids[index] }));
+};
+
+/** The entries as ids, each once, ascending (as stored); null stays every location. */
+const idsOf = (entries: readonly LocationEntry[] | null): LocationScope =>
+  entries === null ? null : [...new Set(entries.map(({ id }) => id!))].sort((a, b) => a - b);
+
+/** 422 at each entry that names no location (a manager limited to locations got 403 for it already). */
+const checkKnownLocations = (entries: readonly LocationEntry[] | null) => {
+  const unknown = (entries ?? []).filter(({ id }) => id === undefined);
+  if (unknown.length > 0) {
+    throw unprocessable(
+      unknown.map(({ index, entry }) => ({
+        path: `locations.${index}`,
+        message: `no location has the code or id ${JSON.stringify(entry)}`,
         code: ValidationCode.unknownLocation,
-      },
-    ]);
+      })),
+      'The API key cannot be created',
+    );
   }
 };
+
+/** A stored key's locations as grant entries. */
+const entriesOfKey = (locations: LocationScope): LocationEntry[] | null =>
+  locations === null ? null : locations.map((id, index) => ({ index, entry: id, id }));
 
 const apiTime = (date: Date | null) => (date ? formatDateTime(date) : null);
 
@@ -68,9 +92,9 @@ export interface ApiKeyManagementDeps {
 export const createApiKeyManagement = ({ transactions, now = () => new Date() }: ApiKeyManagementDeps) => {
   const { db } = transactions;
 
-  /** Locks the key for the transaction, or 404. */
-  const lockKey = async (tx: Db, id: number): Promise<KeyState> => {
-    const key = await apiKeyStore.lock(tx, id);
+  /** Locks the key for the transaction, or 404 (also when it lies outside the manager's locations). */
+  const lockKey = async (tx: Db, id: number, manager: KeyManager): Promise<KeyState> => {
+    const key = await apiKeyStore.lock(tx, id, manager.locations);
     if (!key) throw keyNotFound(id);
     return key;
   };
@@ -79,7 +103,13 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
   const insertKey = async (
     tx: Db,
     manager: KeyManager,
-    key: { name: string; permissions: string[]; expiresAt: Date | null; rotatedFromId: number | null },
+    key: {
+      name: string;
+      permissions: string[];
+      locations: LocationScope;
+      expiresAt: Date | null;
+      rotatedFromId: number | null;
+    },
   ): Promise<CreatedApiKey> => {
     const { prefix, key: secret, keyHash } = generateApiKey();
     const created = await apiKeyStore.insert(tx, { ...key, prefix, keyHash, createdBy: manager.actor });
@@ -96,34 +126,37 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
 
   return {
     async create(input: CreateApiKeyRequest, manager: KeyManager): Promise<CreatedApiKey> {
-      checkGrant(manager, input.permissions);
-      checkLocations(input.locations);
+      const locations = await locationEntries(db, input.locations);
+      checkGrant(manager, { permissions: input.permissions, locations });
+      checkKnownLocations(locations);
       checkFutureExpiry(input.expires_at, now());
       return transactions.withTransaction((tx) =>
         insertKey(tx, manager, {
           name: input.name,
           permissions: input.permissions,
+          locations: idsOf(locations),
           expiresAt: input.expires_at ?? null,
           rotatedFromId: null,
         }),
       );
     },
 
-    async list({ active, name, limit, cursor }: ListApiKeysFilters): Promise<ApiKeyPage> {
-      const rows = await apiKeyStore.page(db, { active, name, limit, before: cursor });
+    /** The keys the manager may see: those whose locations lie inside its own. */
+    async list({ active, name, limit, cursor }: ListApiKeysFilters, manager: KeyManager): Promise<ApiKeyPage> {
+      const rows = await apiKeyStore.page(db, { active, name, limit, before: cursor, scope: manager.locations });
       const items = rows.slice(0, limit);
       return { items, next_cursor: rows.length > limit ? items.at(-1)!.id : null };
     },
 
-    async get(id: number): Promise<ApiKey> {
-      const key = await apiKeyStore.find(db, id);
+    async get(id: number, manager: KeyManager): Promise<ApiKey> {
+      const key = await apiKeyStore.find(db, id, manager.locations);
       if (!key) throw keyNotFound(id);
       return key;
     },
 
     async rename(id: number, name: string, manager: KeyManager): Promise<ApiKey> {
       return transactions.withTransaction(async (tx) => {
-        const before = await lockKey(tx, id);
+        const before = await lockKey(tx, id, manager);
         const renamed = await apiKeyStore.rename(tx, id, name);
         if (before.name !== name) {
           await apiKeyStore.recordChange(tx, {
@@ -145,17 +178,18 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
     async rotate(id: number, input: RotateApiKeyRequest, manager: KeyManager): Promise<CreatedApiKey> {
       checkFutureExpiry(input.expires_at, now());
       return transactions.withTransaction(async (tx) => {
-        const current = await lockKey(tx, id);
+        const current = await lockKey(tx, id, manager);
         if (!current.active) throw notActive(current);
         if (current.hasSuccessor) {
           throw new DomainError('conflict', `API key ${id} was rotated already`, [
             { path: '', message: 'rotate its successor instead', code: ApiKeyCode.apiKeyAlreadyRotated },
           ]);
         }
-        checkGrant(manager, current.permissions);
+        checkGrant(manager, { permissions: current.permissions, locations: entriesOfKey(current.locations) });
         const successor = await insertKey(tx, manager, {
           name: current.name,
           permissions: current.permissions,
+          locations: current.locations,
           expiresAt: input.expires_at === undefined ? current.expiresAt : input.expires_at,
           rotatedFromId: id,
         });
@@ -176,7 +210,7 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
     /** Revokes now or after a delay; a key revokes itself only when the caller confirms it. */
     async revoke(id: number, input: RevokeApiKeyRequest, manager: KeyManager): Promise<ApiKey> {
       return transactions.withTransaction(async (tx) => {
-        const current = await lockKey(tx, id);
+        const current = await lockKey(tx, id, manager);
         if (current.prefix === manager.ownKeyPrefix && !input.confirm_self) {
           throw unprocessable(
             [
@@ -201,8 +235,8 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
       });
     },
 
-    async history(id: number, { limit, cursor }: ApiKeyHistoryFilters): Promise<ApiKeyHistory> {
-      if (!(await apiKeyStore.find(db, id))) throw keyNotFound(id);
+    async history(id: number, { limit, cursor }: ApiKeyHistoryFilters, manager: KeyManager): Promise<ApiKeyHistory> {
+      if (!(await apiKeyStore.find(db, id, manager.locations))) throw keyNotFound(id);
       const rows = await apiKeyStore.history(db, id, { limit, after: cursor });
       const items = rows.slice(0, limit);
       return { items, next_cursor: rows.length > limit ? items.at(-1)!.id : null };

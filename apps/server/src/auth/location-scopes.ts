@@ -24,21 +24,28 @@ export type ResolvedLocations = {
   unknown: LocationReference[];
 };
 
-/** The ids a list of codes and ids names, and the entries that name none. */
-export const resolveLocations = async (db: Db, entries: readonly LocationReference[]): Promise<ResolvedLocations> => {
-  if (entries.length === 0) return { ids: [], unknown: [] };
+/** The location id each entry names, in the entries' order; undefined for an entry that names none. */
+export const resolveEach = async (db: Db, entries: readonly LocationReference[]): Promise<(number | undefined)[]> => {
+  if (entries.length === 0) return [];
   const ids = entries.map(idOf).filter((id): id is number => id !== undefined);
   const codes = entries.filter((entry): entry is string => typeof entry === 'string' && idOf(entry) === undefined);
   const found = await locationRepository.findByCodesOrIds(db, codes, ids);
   const byId = new Set(found.map((location) => location.id));
   const byCode = new Map(found.map((location) => [location.code.toUpperCase(), location.id]));
+  return entries.map((entry) => {
+    const id = idOf(entry);
+    return id !== undefined ? (byId.has(id) ? id : undefined) : byCode.get(String(entry).toUpperCase());
+  });
+};
+
+/** The ids a list of codes and ids names, and the entries that name none. */
+export const resolveLocations = async (db: Db, entries: readonly LocationReference[]): Promise<ResolvedLocations> => {
+  const matches = await resolveEach(db, entries);
   const resolved = new Set<number>();
   const unknown: LocationReference[] = [];
-  for (const entry of entries) {
-    const id = idOf(entry);
-    const match = id !== undefined ? (byId.has(id) ? id : undefined) : byCode.get(String(entry).toUpperCase());
-    if (match === undefined) unknown.push(entry);
+  matches.forEach((match, index) => {
+    if (match === undefined) unknown.push(entries[index]!);
     else resolved.add(match);
-  }
+  });
   return { ids: [...resolved].sort((a, b) => a - b), unknown };
 };

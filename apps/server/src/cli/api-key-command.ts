@@ -13,13 +13,15 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { addDays } from '../shared/calendar.js';
 
 export const API_KEY_USAGE = `usage:
-  api-key create --name <name> --permissions <p1,p2,...> [--expires-in-days <n>]
+  api-key create --name <name> --permissions <p1,p2,...> [--locations <code-or-id,...>] [--expires-in-days <n>]
   api-key revoke <prefix>
   api-key list
 permissions: ${KNOWN_PERMISSIONS.join(', ')} (* is all)
+locations: location codes or ids the key is limited to; without --locations the key reaches every location,
+  with --locations "" none
 The first key of an install; manage keys after it over HTTP (/api-keys, docs/authentication.md).`;
 
-/** `--permissions a, b,c` as the list `['a', 'b', 'c']`. */
+/** `--permissions a, b,c` (or `--locations`) as the list `['a', 'b', 'c']`. */
 export const permissionList = (text: string): string[] =>
   text
     .split(',')
@@ -36,6 +38,7 @@ const describe = (key: ApiKey): string =>
     key.prefix,
     `name=${JSON.stringify(key.name)}`,
     `permissions=${key.permissions.join(',')}`,
+    `locations=${key.locations === null ? 'all' : key.locations.length === 0 ? 'none' : key.locations.join(',')}`,
     `created=${key.created_at}`,
     `expires=${key.expires_at ?? 'never'}`,
     key.revoked_at ? `revoked=${key.revoked_at}` : 'active',
@@ -77,6 +80,7 @@ export const runApiKeyCommand = async (
       options: {
         name: { type: 'string' },
         permissions: { type: 'string' },
+        locations: { type: 'string' },
         'expires-in-days': { type: 'string' },
       },
     });
@@ -105,6 +109,7 @@ export const runApiKeyCommand = async (
     const body = CreateApiKeyBodySchema.safeParse({
       name: values.name,
       permissions,
+      locations: values.locations === undefined ? null : permissionList(values.locations),
       expires_at: days === null ? null : addDays(now(), days).toISOString(),
     });
     if (!body.success) {
@@ -146,7 +151,7 @@ export const runApiKeyCommand = async (
     let count = 0;
     let cursor: number | undefined;
     do {
-      const page = await apiKeys.list({ limit: 200, cursor });
+      const page = await apiKeys.list({ limit: 200, cursor }, operator);
       for (const key of page.items) out(describe(key));
       count += page.items.length;
       cursor = page.next_cursor ?? undefined;

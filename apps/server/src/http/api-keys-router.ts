@@ -15,8 +15,11 @@ export const createApiKeysRouter = ({ apiKeys }: Services) =>
       res.setHeader('Location', `${req.baseUrl}/api-keys/${created.id}`);
       return { status: 201, body: success(created, 'API key created: keep the secret, it is not shown again') };
     },
-    listApiKeys: async ({ query }) => ({ status: 200, body: success(await apiKeys.list(query)) }),
-    getApiKey: async ({ params }) => ({ status: 200, body: success(await apiKeys.get(params.id)) }),
+    listApiKeys: async ({ query, req }) => ({ status: 200, body: success(await apiKeys.list(query, managerOf(req))) }),
+    getApiKey: async ({ params, req }) => ({
+      status: 200,
+      body: success(await apiKeys.get(params.id, managerOf(req))),
+    }),
     updateApiKey: async ({ params, body, req }) => ({
       status: 200,
       body: success(await apiKeys.rename(params.id, body.name, managerOf(req))),
@@ -33,8 +36,8 @@ export const createApiKeysRouter = ({ apiKeys }: Services) =>
       status: 200,
       body: success(await apiKeys.revoke(params.id, body, managerOf(req)), 'API key revoked'),
     }),
-    listApiKeyHistory: async ({ params, query }) => ({
+    listApiKeyHistory: async ({ params, query, req }) => ({
       status: 200,
-      body: success(await apiKeys.history(params.id, query)),
+      body: success(await apiKeys.history(params.id, query, managerOf(req))),
     }),
   });

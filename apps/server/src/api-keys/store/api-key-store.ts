@@ -1,5 +1,6 @@
 import type { ApiKey, ApiKeyAction, ApiKeyHistoryEntry } from '@sales-order/contract';
 
+import type { LocationScope } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 
@@ -8,7 +9,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 const time = (column: string) => Prisma.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`);
 
 /** A key's columns in the read shape; `k` is api_keys. Never the hash. */
-const READ_COLUMNS = Prisma.sql`k.id, k.name, k.prefix, k.permissions, NULL::int[] AS locations,
+const READ_COLUMNS = Prisma.sql`k.id, k.name, k.prefix, k.permissions, k.locations,
   ((k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.expires_at IS NULL OR k.expires_at > now())) AS active,
   ${time('k.created_at')} AS created_at, k.created_by, ${time('k.expires_at')} AS expires_at,
   ${time('k.last_used_at')} AS last_used_at, ${time('k.revoked_at')} AS revoked_at, k.revoked_by, k.rotated_from_id`;
@@ -18,6 +19,8 @@ export interface NewKeyRow {
   prefix: string;
   keyHash: string;
   permissions: string[];
+  /** Location ids; null: every location. */
+  locations: LocationScope;
   expiresAt: Date | null;
   createdBy: string;
   rotatedFromId: number | null;
@@ -42,6 +45,8 @@ export interface KeyPageFilter {
   limit: number;
   /** Keys older (smaller id) than this one. */
   before?: number;
+  /** The reader's locations: only keys inside them. */
+  scope: LocationScope;
 }
 
 export interface NewChange {
@@ -60,6 +65,13 @@ const ACTIVE = Prisma.sql`(k.revoked_at IS NULL OR k.revoked_at > now()) AND (k.
 const endIn = (seconds: number) =>
   Prisma.sql`date_trunc('milliseconds', now() + make_interval(secs => ${seconds}::int))`;
 
+/**
+ * The keys a reader limited to `scope` may see and change: those whose locations lie inside its
+ * own. A key for every location (NULL) lies inside no limited scope; one for none ([]) inside all.
+ */
+const inScope = (scope: LocationScope) =>
+  scope === null ? Prisma.empty : Prisma.sql`AND k.locations IS NOT NULL AND k.locations <@ ${[...scope]}::int[]`;
+
 /** `%`, `_` and `\` as themselves in LIKE. */
 const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
@@ -67,16 +79,19 @@ export const apiKeyStore = {
   insert: async (tx: Db, key: NewKeyRow): Promise<ApiKey> => {
     const [row] = await tx.$queryRaw<ApiKey[]>`
       WITH k AS (
-        INSERT INTO api_keys (name, prefix, key_hash, permissions, expires_at, created_by, rotated_from_id)
-        VALUES (${key.name}, ${key.prefix}, ${key.keyHash}, ${key.permissions}::text[], ${key.expiresAt}::timestamptz,
+        INSERT INTO api_keys (name, prefix, key_hash, permissions, locations, expires_at, created_by, rotated_from_id)
+        VALUES (${key.name}, ${key.prefix}, ${key.keyHash}, ${key.permissions}::text[],
+          ${key.locations === null ? null : [...key.locations]}::int[], ${key.expiresAt}::timestamptz,
           ${key.createdBy}, ${key.rotatedFromId}::int)
         RETURNING *)
       SELECT ${READ_COLUMNS} FROM k`;
     return row!;
   },
 
-  find: async (db: Db, id: number): Promise<ApiKey | null> => {
-    const [row] = await db.$queryRaw<ApiKey[]>`SELECT ${READ_COLUMNS} FROM api_keys k WHERE k.id = ${id}::int`;
+  /** The key, if it lies inside `scope`. */
+  find: async (db: Db, id: number, scope: LocationScope): Promise<ApiKey | null> => {
+    const [row] = await db.$queryRaw<ApiKey[]>`
+      SELECT ${READ_COLUMNS} FROM api_keys k WHERE k.id = ${id}::int ${inScope(scope)}`;
     return row ?? null;
   },
 
@@ -86,18 +101,21 @@ export const apiKeyStore = {
     return row?.id ?? null;
   },
 
-  /** Locks a key for a change until the transaction ends, and reads what the change's rules need. */
-  lock: async (tx: Db, id: number): Promise<KeyState | null> => {
+  /**
+   * Locks a key for a change until the transaction ends, and reads what the change's rules need;
+   * null when there is none inside `scope`.
+   */
+  lock: async (tx: Db, id: number, scope: LocationScope): Promise<KeyState | null> => {
     const [row] = await tx.$queryRaw<KeyState[]>`
-      SELECT k.id, k.name, k.prefix, k.permissions, NULL::int[] AS locations, k.expires_at AS "expiresAt",
+      SELECT k.id, k.name, k.prefix, k.permissions, k.locations, k.expires_at AS "expiresAt",
         k.revoked_at AS "revokedAt", ${ACTIVE} AS active,
         EXISTS (SELECT 1 FROM api_keys s WHERE s.rotated_from_id = k.id) AS "hasSuccessor"
-      FROM api_keys k WHERE k.id = ${id}::int FOR UPDATE`;
+      FROM api_keys k WHERE k.id = ${id}::int ${inScope(scope)} FOR UPDATE`;
     return row ?? null;
   },
 
   /** Newest first, `limit` + 1 rows to tell whether more follow. */
-  page: async (db: Db, { active, name, limit, before }: KeyPageFilter): Promise<ApiKey[]> => {
+  page: async (db: Db, { active, name, limit, before, scope }: KeyPageFilter): Promise<ApiKey[]> => {
     const byActive =
       active === undefined ? Prisma.empty : active ? Prisma.sql`AND ${ACTIVE}` : Prisma.sql`AND NOT (${ACTIVE})`;
     const byName =
@@ -105,7 +123,7 @@ export const apiKeyStore = {
     const after = before === undefined ? Prisma.empty : Prisma.sql`AND k.id < ${before}::int`;
     return db.$queryRaw<ApiKey[]>`
       SELECT ${READ_COLUMNS} FROM api_keys k
-      WHERE true ${byActive} ${byName} ${after}
+      WHERE true ${inScope(scope)} ${byActive} ${byName} ${after}
       ORDER BY k.id DESC LIMIT ${limit + 1}::int`;
   },
 
