@@ -10,12 +10,12 @@ import type { Request, Response } from 'express';
 
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { type Metrics, noMetrics } from '../observability/metrics.js';
-import { entityTagOf } from '../orders/order-preconditions.js';
+import { entityTagOf, entityTagOfRendered } from '../orders/order-preconditions.js';
 import type { TransitionRequest } from '../orders/order-transition.js';
 import type { Services } from '../services.js';
 import { accessOf, identityOfCaller } from './access.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
-import { success } from './envelope.js';
+import { success, successRendered } from './envelope.js';
 
 const s = initServer();
 
@@ -82,7 +82,7 @@ export const createSalesOrdersRouter = (
 
     listSalesOrders: async ({ query, req }) => ({
       status: 200,
-      body: success(await orders.list(accessOf(req), query)),
+      body: successRendered(await orders.list(accessOf(req), query)),
     }),
 
     createSalesOrder: async ({ body, headers, req, res }) => {
@@ -104,11 +104,13 @@ export const createSalesOrdersRouter = (
 
     // The precondition is evaluated here, not by Express's req.fresh, which ignores
     // If-None-Match whenever the request says Cache-Control: no-cache (as fetch clients do).
+    // The order's text, as its statement rendered it, goes out unparsed; its tag is a digest of it.
     getSalesOrder: async ({ params, headers, req, res }) => {
       const order = await orders.get(accessOf(req), params.id);
-      setEntityTag(res, order);
-      if (stillMatches(headers['if-none-match'], entityTagOf(order))) return { status: 304, body: undefined };
-      return { status: 200, body: success(order) };
+      const entityTag = entityTagOfRendered(order);
+      res.setHeader('ETag', `"${entityTag}"`);
+      if (stillMatches(headers['if-none-match'], entityTag)) return { status: 304, body: undefined };
+      return { status: 200, body: successRendered(order.json) };
     },
 
     getSalesOrderHistory: async ({ params, query, req }) => ({

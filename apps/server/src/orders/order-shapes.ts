@@ -1,9 +1,8 @@
 import type { HistoryCharge, HistoryLine, HistoryTotals, SalesOrder } from '@sales-order/contract';
 
-import { formatDateTime } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
 import type { ChargeToWrite, LineToWrite, TotalsToWrite } from './order-write-model.js';
-import type { OrderReadRow } from './store/order-read-store.js';
+import type { RenderedOrder } from './store/order-read-store.js';
 
 /**
  * Conversions between the contract's shapes, the rows the store reads, and the snapshots a
@@ -36,20 +35,8 @@ export const historyTotals = (totals: TotalsToWrite): HistoryTotals => ({
   grand_total: toJsonNumber(totals.grand_total),
 });
 
-/** An order as the API reads it: decimals as JSON numbers, instants as the spec's DateTime. */
-export const toReadShape = (order: OrderReadRow): SalesOrder => ({
-  ...order,
-  subtotal: toJsonNumber(order.subtotal),
-  other_charges_total: toJsonNumber(order.other_charges_total),
-  grand_total: toJsonNumber(order.grand_total),
-  details: order.details.map((detail) => ({
-    ...detail,
-    quantity: toJsonNumber(detail.quantity),
-    rate: toJsonNumber(detail.rate),
-    amount: toJsonNumber(detail.amount),
-  })),
-  other_charges: order.other_charges.map((charge) => ({ ...charge, amount: toJsonNumber(charge.amount) })),
-  created_at: formatDateTime(order.created_at),
-  updated_at: formatDateTime(order.updated_at),
-  status_changed_at: formatDateTime(order.status_changed_at),
-});
+/**
+ * A rendered order's fields, for the writes that answer with the order or compare it (the read
+ * itself passes the text through). The text is the contract's shape already (order-read-shape.ts).
+ */
+export const toReadShape = (order: RenderedOrder): SalesOrder => order.json.parse();

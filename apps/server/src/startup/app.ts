@@ -26,7 +26,7 @@ import {
   lockContentionHandler,
   overloadHandler,
 } from '../http/database-unavailable.js';
-import { success } from '../http/envelope.js';
+import { sendRenderedJsonAsIs, success } from '../http/envelope.js';
 import {
   errorHandler,
   notFoundHandler,
@@ -90,6 +90,8 @@ export const createApp = ({
   app.disable('x-powered-by');
   // No automatic body-hash ETags: an order's ETag will be its version (optimistic concurrency).
   app.set('etag', false);
+  // Answers rendered by PostgreSQL (GET order, the list page) go out as their text.
+  sendRenderedJsonAsIs(app);
   app.set('trust proxy', config.trustProxy);
   // Plain key=value parsing: no nested objects or prototype tricks from the query string.
   app.set('query parser', 'simple');
