@@ -578,6 +578,20 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
         if (line.trim() !== '') yield JSON.parse(line) as ImportResult;
     },
     /**
+     * GET /imports/{id}/results as the file the service writes, to save as it is: JSON Lines
+     * (`ndjson`, the default) or CSV (`csv`, sent with `Accept: text/csv`; cells that would start
+     * a spreadsheet formula are escaped). Every result so far, in file order.
+     */
+    downloadImportResults: async (id: number, format: ImportFormat = 'ndjson'): Promise<string> => {
+      const response = await send(options, {
+        path: `${baseUrl}/imports/${encodeURIComponent(String(id))}/results`,
+        method: 'GET',
+        headers: { accept: IMPORT_CONTENT_TYPES[format] },
+      });
+      if (response.status !== 200) throw errorOf(response);
+      return String(response.body);
+    },
+    /**
      * Resolves once the import has finished (completed, failed or cancelled), polling
      * GET /imports/{id} every `intervalMs` (1 s) and telling `onProgress` each reading.
      */
