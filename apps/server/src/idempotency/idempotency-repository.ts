@@ -52,6 +52,11 @@ export const idempotencyRepository = {
       UPDATE idempotency_keys SET result = ${JSON.stringify(result)}::jsonb WHERE subject = ${subject} AND key = ${key}`;
   },
 
+  /** Deletes a key claimed in this transaction whose request stored nothing, so a retry does the work again. */
+  release: async (db: Db, subject: string, key: string): Promise<void> => {
+    await db.$executeRaw`DELETE FROM idempotency_keys WHERE subject = ${subject} AND key = ${key} AND result IS NULL`;
+  },
+
   /**
    * Sets this transaction's lock_timeout and returns the previous one, so that a wait on
    * another request's key is bounded while the rest of the transaction keeps the usual limit.

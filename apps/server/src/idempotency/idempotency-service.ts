@@ -69,7 +69,10 @@ const fingerprintOf = (request: unknown): string =>
     .update(canonicalize(request) ?? '')
     .digest('hex');
 
-const keyReused = (key: string) =>
+/** Whether two requests are the same to an Idempotency-Key: their fingerprints match. */
+export const sameRequest = (a: unknown, b: unknown): boolean => fingerprintOf(a) === fingerprintOf(b);
+
+export const keyReused = (key: string) =>
   unprocessable(
     [
       {
@@ -139,6 +142,10 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
       if (!stored || stored.result === null) throw stillInProgress(1);
       return { stored: schema.parse(stored.result) };
     },
+
+    /** Lets a key claimed by claimWithin go, in the claiming transaction: its request stored nothing. */
+    release: (tx: Db, guard: IdempotencyGuard) =>
+      idempotencyRepository.release(tx, guard.claimed.subject, guard.claimed.key),
 
     /**
      * Runs `perform` once per (subject, key): `perform` must call the guard's claim and
