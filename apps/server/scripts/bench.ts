@@ -121,6 +121,7 @@ const startProcess = (script: string, env: Record<string, string>, nodeArgs: str
       PORT: '0',
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '1000000',
+      BULK_ORDERS_PER_MINUTE: '10000000',
       JWT_SECRET: secret,
       ...env,
     },
@@ -238,20 +239,22 @@ interface Load {
    * takes the next one): writes that must differ from one request to the next.
    */
   rotate?: { path: string; body: unknown }[];
+  /** Connections of this scenario, when not BENCH_CONNECTIONS. */
+  connections?: number;
 }
 
 /**
  * Drives `url` for the scenario's time. With the serving process's `pid`, also its CPU time per
  * request, which moves far less than req/s when other work shares the machine.
  */
-const load = async ({ url, method, body, headers = {}, rotate }: Load, pid?: number) => {
+const load = async ({ url, method, body, headers = {}, rotate, connections: own }: Load, pid?: number) => {
   const cpuBefore = pid === undefined ? undefined : await cpuMs(pid);
   let turn = 0;
   const rotating = rotate?.map((request) => ({ path: request.path, body: JSON.stringify(request.body) }));
   const result = await autocannon({
     url,
     method,
-    connections,
+    connections: own ?? connections,
     duration: seconds,
     headers: { ...headers, ...(body || rotate ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
@@ -415,6 +418,18 @@ const createBody = {
   details: fiveLines,
   other_charges: [{ description: 'Freight', amount: 0 }],
 };
+/** Orders in each bulk create of the bulk row (issue 33: the default BULK_MAX_ORDERS). */
+const BULK_ORDERS = 100;
+/** The create row's order 100 times in one bulk call: one series, server numbering. */
+const bulkBody = { orders: Array.from({ length: BULK_ORDERS }, () => createBody) };
+const CREATE_ROW = 'POST order (5 lines, server numbering, one series)';
+/**
+ * Bulk calls in flight at once (BENCH_BULK_CONNECTIONS): each holds its series' counter from its
+ * insert statement to its commit, so calls of one series take turns; 4 calls are 400 orders in
+ * flight, more than the create row's 32.
+ */
+const bulkConnections = Number(process.env.BENCH_BULK_CONNECTIONS ?? 4);
+const BULK_ROW = `POST bulk (${BULK_ORDERS} orders of 5 lines, server numbering, one series, ${bulkConnections} connections)`;
 /** The same order with 500 lines: a create's cost should not grow with its lines much. */
 const create500Body = {
   ...createBody,
@@ -444,9 +459,10 @@ interface Row {
   unscoped?: string;
   /**
    * `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this
-   * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates).
+   * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates);
+   * `bulk`: its orders per second over the 5-line create's, and its latency over the create's.
    */
-  against: 'hello' | 'pgbench' | 'read' | 'create' | 'create-rate' | 'update' | 'metrics' | 'unscoped' | null;
+  against: 'hello' | 'pgbench' | 'read' | 'create' | 'create-rate' | 'update' | 'metrics' | 'unscoped' | 'bulk' | null;
 }
 
 const main = async () => {
@@ -485,6 +501,7 @@ const main = async () => {
   // The webhook scenario's receiver is on loopback, over http.
   env = { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
   let webhookFigures: WebhookFigures | undefined;
+  let aloneLatencies: Record<'create' | 'bulk', { p50: number; p90: number }> | undefined;
   const bursts: BurstFigures[] = [];
   const service = startService(env, profileArgs);
   try {
@@ -737,11 +754,20 @@ const main = async () => {
         url: `${origin}/api/sales-orders?limit=50&updated_since=2026-01-20T00:00:00Z&include_deleted=true&sort=updated_at`,
       },
       {
-        name: 'POST order (5 lines, server numbering, one series)',
+        name: CREATE_ROW,
         against: 'pgbench',
         method: 'POST',
         url: `${origin}/api/sales-orders`,
         body: createBody,
+      },
+      {
+        // Issue 33: orders per second through bulk calls, beside the single create of this run.
+        name: BULK_ROW,
+        against: 'bulk',
+        method: 'POST',
+        url: `${origin}/api/sales-orders/bulk`,
+        body: bulkBody,
+        connections: bulkConnections,
       },
       {
         name: 'POST order (5 lines, server numbering, one series) + 1 webhook endpoint',
@@ -822,6 +848,22 @@ const main = async () => {
         }
         await receiver?.close();
       }
+    }
+    if (wanted(BULK_ROW)) {
+      // One request at a time, nothing else running: a bulk of 100's latency against one create's.
+      const alone = async (url: string, body: unknown, expected: number) => {
+        const times: number[] = [];
+        for (let index = 0; index < 30; index += 1) {
+          const started = performance.now();
+          await setupCall(url, expected, body);
+          times.push(performance.now() - started);
+        }
+        times.sort((a, b) => a - b);
+        return { p50: times[Math.floor(times.length / 2)]!, p90: times[Math.floor(times.length * 0.9)]! };
+      };
+      const create = await alone(`${origin}/api/sales-orders`, createBody, 201);
+      const bulk = await alone(`${origin}/api/sales-orders/bulk`, bulkBody, 201);
+      aloneLatencies = { create, bulk };
     }
     if (wanted('burst')) {
       // Issue 29, item 3: all at once on this one process and its default pool; none may be 503.
@@ -926,6 +968,8 @@ const main = async () => {
   const fiveLineRead = rows.find((row) => row.scenario === 'GET order (5 lines)');
   const fiveLineCreate = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
   const fiveLineUpdate = rows.find((row) => row.scenario === 'PUT order (5 lines replaced)');
+  /** A bulk row's orders created per second: its answered calls that succeeded, each of BULK_ORDERS orders. */
+  const ordersPerSecond = (row: Row) => Math.round(((row.answered - row.failed) * BULK_ORDERS) / seconds);
   console.log(
     `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
   );
@@ -971,7 +1015,12 @@ const main = async () => {
                       : '-'
                     : row.against === 'unscoped'
                       ? against(row, row.unscoped, 'unscoped').slice(2) || '-'
-                      : 'baseline',
+                      : row.against === 'bulk'
+                        ? fiveLineCreate
+                          ? `${ordersPerSecond(row)} orders/s: ${(ordersPerSecond(row) / fiveLineCreate.rps).toFixed(2)} x ` +
+                            `5-line create's; p50 ${(row.p50 / Math.max(1, fiveLineCreate.p50)).toFixed(1)} x its`
+                          : '-'
+                        : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,
@@ -998,6 +1047,15 @@ const main = async () => {
     );
   }
   for (const figures of bursts) console.log(describeBurst(figures));
+  if (aloneLatencies) {
+    const { create, bulk } = aloneLatencies;
+    const ms = (value: number) => value.toFixed(1);
+    console.log(
+      `one at a time (30 each, nothing else running): a create p50 ${ms(create.p50)} ms (p90 ${ms(create.p90)}), ` +
+        `a bulk of ${BULK_ORDERS} p50 ${ms(bulk.p50)} ms (p90 ${ms(bulk.p90)}): ${(bulk.p50 / create.p50).toFixed(1)} x a create's ` +
+        `latency for ${BULK_ORDERS} x its orders`,
+    );
+  }
   // The figures are for people to read: this machine's noise is too large for a threshold on
   // them. A route that mostly fails, though, is broken, not slow: CI (.ci/run) fails on it. A few
   // failures stay a note (a 503 for a wait past DATABASE_CONNECT_TIMEOUT_MS is by design).
