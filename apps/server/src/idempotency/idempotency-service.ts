@@ -55,6 +55,9 @@ export interface IdempotentOutcome<T> {
   replayed: boolean;
 }
 
+/** A key claimed in the caller's transaction, or the result committed with it earlier. */
+export type KeyInTransaction<T> = { claimed: IdempotencyGuard } | { stored: T };
+
 /** Another request committed the key between our look-up and our claim. */
 class KeyCommittedMeanwhile extends Error {}
 
@@ -101,6 +104,42 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
   };
 
   return {
+    /**
+     * Claims one key inside the caller's open transaction `tx` (one of several a request may
+     * claim, as the orders of a bulk create do): the key is claimed for this request, or it was
+     * committed earlier with the same request and its result is returned, or with another
+     * request (422 `idempotency_key_reused`). A key another transaction still holds is waited
+     * for up to one lock wait; then 409 in progress (the caller retries the whole request).
+     * The returned guard's claim does nothing: the key is claimed already.
+     */
+    async claimWithin<T>(
+      tx: Db,
+      { subject, key, request }: IdempotentRequest,
+      schema: ZodType<T>,
+    ): Promise<KeyInTransaction<T>> {
+      const fingerprint = fingerprintOf(request);
+      const previous = await idempotencyRepository.setLockTimeout(tx, `${waitSliceMs}ms`);
+      const claimed = await idempotencyRepository
+        .claim(tx, { subject, key, fingerprint, ttlHours })
+        .catch((error: unknown) => {
+          throw isLockNotAvailable(error) ? stillInProgress(waitSeconds) : error;
+        });
+      await idempotencyRepository.setLockTimeout(tx, previous);
+      if (claimed)
+        return {
+          claimed: {
+            claim: () => Promise.resolve(),
+            claimed: { subject, key },
+            complete: (db, result) => idempotencyRepository.storeResult(db, subject, key, result),
+          },
+        };
+      // Committed by another transaction (the claim waited for it), or claimed earlier in this one.
+      const stored = await idempotencyRepository.findLive(tx, subject, key);
+      if (stored && stored.fingerprint !== fingerprint) throw keyReused(key);
+      if (!stored || stored.result === null) throw stillInProgress(1);
+      return { stored: schema.parse(stored.result) };
+    },
+
     /**
      * Runs `perform` once per (subject, key): `perform` must call the guard's claim and
      * complete inside the transaction of its writes. `schema` reads a stored result back.
