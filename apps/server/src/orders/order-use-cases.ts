@@ -1,6 +1,7 @@
 import type {
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
+  CreatedSalesOrder,
   CreateSalesOrderBody,
   ListSalesOrdersFilters,
   MaxNumberQuery,
@@ -33,7 +34,7 @@ export const createOrderUseCases = (deps: OrderDeps) => ({
   create: (
     access: Pick<AccessContext, 'subject' | 'locations'>,
     input: CreateSalesOrderBody,
-    idempotency?: IdempotencyGuard,
+    idempotency?: IdempotencyGuard<CreatedSalesOrder>,
   ) => createOrder(deps, access, input, idempotency),
   update: (access: AccessContext, id: number, input: UpdateSalesOrderBody, expected?: Expected) =>
     updateOrder(deps, access, id, input, expected),
