@@ -8,6 +8,8 @@ import type {
   ApiKeyHistoryEntry,
   ApiKeyHistoryQuery,
   ApiKeyPage,
+  BulkCreatedSalesOrders,
+  BulkCreateSalesOrdersBody,
   CalculateTotalsBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
@@ -112,6 +114,12 @@ export interface SalesOrderRetryOptions {
 /** Per-call options of `createSalesOrder`. */
 export interface CreateSalesOrderOptions {
   /** The order's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
+  idempotencyKey?: string | undefined;
+}
+
+/** Per-call options of `bulkCreateSalesOrders`. */
+export interface BulkCreateSalesOrdersOptions {
+  /** The call's Idempotency-Key (1-255 printable ASCII), which replays the whole answer; a random UUID when not given. */
   idempotencyKey?: string | undefined;
 }
 
@@ -441,6 +449,22 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     ) =>
       withRetries<CreatedSalesOrder>(options.retry, () =>
         client.createSalesOrder({ body, headers: { 'idempotency-key': idempotencyKey } }),
+      ),
+    /**
+     * POST /sales-orders/bulk: many orders in one call (at most BULK_MAX_ORDERS, 100 by default).
+     * `error_policy` `reject_everything` (the default) creates all or none: a refused order
+     * rejects with SalesOrderUnprocessableError, each detail naming its order by `index` and its
+     * path (`orders.3.details.0.product_id`); `reject_failed_rows` resolves with one result per
+     * order, created or failed. Give each order an `idempotency_key` to re-send a partly failed
+     * batch whole without duplicates. Network errors, 409, 429, 502, 503 and 504 are retried with
+     * one Idempotency-Key for the call.
+     */
+    bulkCreateSalesOrders: (
+      body: BulkCreateSalesOrdersBody,
+      { idempotencyKey = globalThis.crypto.randomUUID() }: BulkCreateSalesOrdersOptions = {},
+    ): Promise<BulkCreatedSalesOrders> =>
+      withRetries<BulkCreatedSalesOrders>(options.retry, () =>
+        client.bulkCreateSalesOrders({ body, headers: { 'idempotency-key': idempotencyKey } }),
       ),
     /** GET /sales-orders/{id}; `version` is what `ifMatch` takes. */
     getSalesOrder: (id: number) => unwrap<SalesOrder>(client.getSalesOrder({ params: { id } })),

@@ -63,6 +63,9 @@ export interface IdempotentOutcome<T> {
 /** What a request of a list had before it ran: a stored result, or a refusal of its key; undefined: nothing (it runs now). */
 export type EarlierOutcome<T> = { kind: 'replayed'; result: T } | { kind: 'reused'; error: DomainError } | undefined;
 
+/** A key claimed in the caller's transaction, or the result committed with it earlier. */
+export type KeyInTransaction<T> = { claimed: IdempotencyGuard<T> } | { stored: T };
+
 /** Another request committed the key between our look-up and our claim. */
 class KeyCommittedMeanwhile extends Error {}
 
@@ -169,6 +172,37 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
 
   return {
     runEach,
+
+    /**
+     * Claims one key inside the caller's open transaction `tx` (one of several a request may
+     * claim one at a time, as the orders of a bulk create do; runEach claims a list in one
+     * statement): the key is claimed for this request, or it was committed earlier with the same
+     * request and its result is returned, or with another request (422 `idempotency_key_reused`).
+     * A key another transaction still holds is waited for up to one lock wait; then 409 in
+     * progress (the caller retries the whole request). The returned guard's claim does nothing:
+     * the key is claimed already; its complete stores the result as any guard's does.
+     */
+    async claimWithin<T>(tx: Db, request: IdempotentRequest, schema: ZodType<T>): Promise<KeyInTransaction<T>> {
+      const { subject, key } = request;
+      const fingerprint = fingerprintOf(request.request);
+      const claimed = await idempotencyStore
+        .claim(tx, [{ subject, key, fingerprint }], { ttlHours, lockTimeout: `${waitSliceMs}ms` })
+        .catch((error: unknown) => {
+          throw isLockNotAvailable(error) ? stillInProgress(waitSeconds) : error;
+        });
+      if (claimed === 1)
+        return {
+          claimed: {
+            claim: () => Promise.resolve(),
+            complete: (db, [result]) => idempotencyStore.complete(db, [{ subject, key, result }]),
+          },
+        };
+      // Committed by another transaction (the claim waited for it), or claimed earlier in this one.
+      const [stored] = await idempotencyStore.findLive(tx, [{ subject, key }]);
+      if (stored && stored.fingerprint !== fingerprint) throw keyReused(key);
+      if (!stored || stored.result === null) throw stillInProgress(1);
+      return { stored: schema.parse(stored.result) };
+    },
 
     /**
      * Runs `perform` once per (subject, key): a committed key answers at once with its stored
