@@ -45,7 +45,7 @@ export const bulkCreateOrders = async (
   deps: BulkCreateDeps,
   access: AccessContext,
   { orders, error_policy: policy = 'reject_everything' }: BulkCreateSalesOrdersBody,
-  idempotency?: IdempotencyGuard,
+  idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
 ): Promise<BulkCreatedSalesOrders> => {
   const { transactions } = deps;
   const owner = identityOf(access);
@@ -101,7 +101,7 @@ export const bulkCreateOrders = async (
       failed: refused.length,
       results,
     };
-    await idempotency?.complete(tx, answer);
+    await idempotency?.complete(tx, [answer]);
     return answer;
   });
 };
