@@ -220,9 +220,13 @@ describe('bulk create: error policies', () => {
       ],
       error_policy: 'reject_failed_rows',
     }).expect(200);
-    const results = response.body.data.results as { status: string; order?: { order_number: string }; error?: any }[];
+    const results = response.body.data.results as {
+      status: string;
+      order?: { order_number: string };
+      error?: { details: unknown[] };
+    }[];
     expect(results.map((result) => result.status)).toEqual(['created', 'failed', 'created', 'created', 'created']);
-    expect(results[1]!.error.details).toEqual([
+    expect(results[1]!.error?.details).toEqual([
       expect.objectContaining({ path: 'orders.1.sales_order_no', code: 'order_number_too_far_ahead', index: 1 }),
     ]);
     expect(results.flatMap((result) => (result.order ? [sequenceOf(result.order.order_number)] : []))).toEqual([

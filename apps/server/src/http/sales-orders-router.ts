@@ -84,7 +84,7 @@ export const createSalesOrdersRouter = (
     return idempotency.run(
       { subject: identityOfCaller(req), key, request: { transition: name, sales_order_id: params.id, body } },
       SalesOrderSchema,
-      (guard: IdempotencyGuard) => perform({ access, expected, idempotency: guard }),
+      (guard: IdempotencyGuard<SalesOrder>) => perform({ access, expected, idempotency: guard }),
     );
   };
 

@@ -15,6 +15,7 @@ import { type AccessContext, identityOf } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, unprocessable } from '../errors/domain-error.js';
 import {
+  type EarlierOutcome,
   type IdempotencyGuard,
   type IdempotencyService,
   keyReused,
@@ -30,7 +31,7 @@ import { isUniqueViolation, orderWriteStore } from './store/order-write-store.js
 
 /** What a bulk create needs beyond the single create's dependencies: the orders' own idempotency keys. */
 export interface BulkCreateDeps extends OrderDeps {
-  idempotency: Pick<IdempotencyService, 'claimWithin' | 'release'>;
+  idempotency: Pick<IdempotencyService, 'runEach'>;
 }
 
 type BulkOrder = BulkCreateSalesOrdersBody['orders'][number];
@@ -86,45 +87,48 @@ export const bulkCreateOrders = async (
   deps: BulkCreateDeps,
   access: AccessContext,
   { orders, error_policy: policy = 'reject_everything' }: BulkCreateSalesOrdersBody,
-  idempotency?: IdempotencyGuard,
+  idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
 ): Promise<BulkCreatedSalesOrders> => {
   const { transactions, orderNumberMaxAhead } = deps;
   const owner = identityOf(access);
   const bodies = orders.map(bodyOf);
 
-  const inTransaction = async (tx: Db): Promise<BulkCreatedSalesOrders> => {
-    await idempotency?.claim(tx);
-    const outcomes: (Outcome | undefined)[] = orders.map(() => undefined);
+  // The orders' own keys, in the caller's key space (the single create's): each key once to the
+  // protocol; a key given again later in the batch makes that order the earlier one again (the
+  // same body) or refuses it (another body).
+  const firstWithKey = new Map<string, number>();
+  const sameAs = new Map<number, number>();
+  const keyRefused = new Map<number, DomainError>();
+  for (const [index, order] of orders.entries()) {
+    const key = order.idempotency_key;
+    if (key === undefined) continue;
+    const first = firstWithKey.get(key);
+    if (first === undefined) firstWithKey.set(key, index);
+    else if (sameRequest(bodies[first], bodies[index])) sameAs.set(index, first);
+    else keyRefused.set(index, keyReused(key));
+  }
+  const keyed = [...firstWithKey.values()];
 
-    // The orders' own keys: an order created earlier under its key is answered with it. A key
-    // given twice in the batch: the later order is the earlier one again (the same body) or refused.
-    const keyGuards = new Map<number, IdempotencyGuard>();
-    const firstWithKey = new Map<string, number>();
-    const sameAs = new Map<number, number>();
-    for (const [index, order] of orders.entries()) {
-      const key = order.idempotency_key;
-      if (key === undefined) continue;
-      const first = firstWithKey.get(key);
-      if (first !== undefined) {
-        if (sameRequest(bodies[first], bodies[index])) sameAs.set(index, first);
-        else outcomes[index] = { error: keyReused(key) };
-        continue;
-      }
-      firstWithKey.set(key, index);
-      try {
-        const claim = await deps.idempotency.claimWithin(
-          tx,
-          // The fingerprint is the create body's, as a single create with this key would store it.
-          { subject: owner, key, request: bodies[index] },
-          CreatedSalesOrderSchema,
-        );
-        if ('stored' in claim) outcomes[index] = { order: claim.stored };
-        else keyGuards.set(index, claim.claimed);
-      } catch (error) {
-        if (!isRefusal(error)) throw error;
-        outcomes[index] = { error };
-      }
-    }
+  /**
+   * The batch in one transaction: `earlier` says what the keyed orders (`keyed`, in order) had
+   * before (a replay, a refusal, or nothing: they run now under `keys`, the guard over them).
+   */
+  const inTransaction = async (
+    tx: Db,
+    earlier: readonly EarlierOutcome<CreatedSalesOrder>[],
+    keys?: IdempotencyGuard<CreatedSalesOrder>,
+  ): Promise<BulkCreatedSalesOrders> => {
+    await idempotency?.claim(tx);
+    await keys?.claim(tx);
+    const outcomes: (Outcome | undefined)[] = orders.map(() => undefined);
+    for (const [index, error] of keyRefused) outcomes[index] = { error };
+    keyed.forEach((index, at) => {
+      const before = earlier[at];
+      if (before?.kind === 'replayed') outcomes[index] = { order: before.result };
+      else if (before?.kind === 'reused') outcomes[index] = { error: before.error };
+    });
+    // The keyed orders that run now, in order: their results complete their keys.
+    const running = keyed.filter((_, at) => earlier[at] === undefined);
 
     // Each order checked and prepared as the single create does, its references looked up with the others'.
     const toPrepare = orders.flatMap((_, index) =>
@@ -256,28 +260,44 @@ export const bulkCreateOrders = async (
       );
     }
     // The orders' keys: each created order's result is what a retry gets; a refused order's key is let go.
-    for (const [index, guard] of keyGuards) {
-      const outcome = outcomes[index]!;
-      if ('order' in outcome) await guard.complete(tx, outcome.order);
-      else await deps.idempotency.release(tx, guard);
-    }
+    await keys?.complete(
+      tx,
+      running.map((index) => {
+        const outcome = outcomes[index]!;
+        return 'order' in outcome ? outcome.order : undefined;
+      }),
+    );
     const answer: BulkCreatedSalesOrders = {
       error_policy: policy,
       created: results.length - refused.length,
       failed: refused.length,
       results,
     };
-    await idempotency?.complete(tx, answer);
+    await idempotency?.complete(tx, [answer]);
     return answer;
   };
 
   // A number checked free but taken by another request before this batch wrote it: the batch
   // is tried again, and its check then finds that number taken.
-  for (let tries = 0; ; tries += 1) {
-    try {
-      return await transactions.withTransaction(inTransaction);
-    } catch (error) {
-      if (!isUniqueViolation(error) || tries === NUMBER_RACE_RETRIES) throw error;
+  const batch = async (
+    earlier: readonly EarlierOutcome<CreatedSalesOrder>[],
+    keys?: IdempotencyGuard<CreatedSalesOrder>,
+  ): Promise<BulkCreatedSalesOrders> => {
+    for (let tries = 0; ; tries += 1) {
+      try {
+        return await transactions.withTransaction((tx) => inTransaction(tx, earlier, keys));
+      } catch (error) {
+        if (!isUniqueViolation(error) || tries === NUMBER_RACE_RETRIES) throw error;
+      }
     }
-  }
+  };
+  if (keyed.length === 0) return batch([]);
+  const { earlier, performed } = await deps.idempotency.runEach(
+    // The fingerprint is the create body's, as a single create with this key would store it.
+    keyed.map((index) => ({ subject: owner, key: orders[index]!.idempotency_key!, request: bodies[index] })),
+    CreatedSalesOrderSchema,
+    (_running, keys, before) => batch(before, keys),
+  );
+  // Every keyed order was answered before (replayed or refused): the others run on their own.
+  return performed ?? batch(earlier);
 };

@@ -71,7 +71,7 @@ export const createOrder = async (
   // Who creates and where it may: permissions are the route's (or the import's) to check.
   access: Pick<AccessContext, 'subject' | 'locations'>,
   input: CreateSalesOrderBody,
-  idempotency?: IdempotencyGuard,
+  idempotency?: IdempotencyGuard<CreatedSalesOrder>,
 ): Promise<CreatedSalesOrder> => {
   const references = await checkOrderReferences(transactions.db, referencesOf(input));
   const prepared = prepareCreate(access, input, references);
@@ -110,7 +110,7 @@ export const createOrder = async (
       if (moved.value === null) throw unprocessable(moved.problems);
     }
     if (confirm) await confirmCreated(tx, result.sales_order_id, access, input.acknowledge_warnings === true);
-    await idempotency?.complete(tx, result);
+    await idempotency?.complete(tx, [result]);
     return result;
   });
 };

@@ -1,7 +1,9 @@
 import type {
+  BulkCreatedSalesOrders,
   BulkCreateSalesOrdersBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
+  CreatedSalesOrder,
   CreateSalesOrderBody,
   ListSalesOrdersFilters,
   MaxNumberQuery,
@@ -34,10 +36,13 @@ export const createOrderUseCases = (deps: BulkCreateDeps) => ({
   create: (
     access: Pick<AccessContext, 'subject' | 'locations'>,
     input: CreateSalesOrderBody,
-    idempotency?: IdempotencyGuard,
+    idempotency?: IdempotencyGuard<CreatedSalesOrder>,
   ) => createOrder(deps, access, input, idempotency),
-  bulkCreate: (access: AccessContext, input: BulkCreateSalesOrdersBody, idempotency?: IdempotencyGuard) =>
-    bulkCreateOrders(deps, access, input, idempotency),
+  bulkCreate: (
+    access: AccessContext,
+    input: BulkCreateSalesOrdersBody,
+    idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
+  ) => bulkCreateOrders(deps, access, input, idempotency),
   update: (access: AccessContext, id: number, input: UpdateSalesOrderBody, expected?: Expected) =>
     updateOrder(deps, access, id, input, expected),
   remove: (access: AccessContext, id: number, expected?: Expected) => deleteOrder(deps, access, id, expected),
