@@ -28,7 +28,8 @@
  *   pnpm bench                       # 5 s per scenario, 32 connections
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 pnpm bench
  *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
- *   BENCH_ONLY='POST order' pnpm bench       # only the scenarios whose name contains it (baselines and floor always run)
+ *   BENCH_ONLY='POST order' pnpm bench       # only the scenarios whose name contains it (the baselines always run)
+ *   pnpm bench --only list,get               # the same, any of several (case-insensitive, comma-separated)
  *   BENCH_NODE_OPTIONS='--max-semi-space-size=16' pnpm bench  # the service's V8 flags (default: the Dockerfile's)
  *   BENCH_CPU_PROF=/tmp/prof pnpm bench      # + a V8 CPU profile of the single service process
  *
@@ -63,7 +64,13 @@ import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench
 import { loadBulkOrders } from './bulk-orders.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const only = process.env.BENCH_ONLY;
+/** `--only a,b` or BENCH_ONLY='a,b': the scenarios whose name contains any of them, case-insensitive. */
+const onlyArgument = process.argv.indexOf('--only');
+const only = (onlyArgument >= 0 ? process.argv[onlyArgument + 1] : process.env.BENCH_ONLY)
+  ?.split(',')
+  .map((term) => term.trim().toLowerCase())
+  .filter(Boolean);
+const wanted = (scenario: string) => !only?.length || only.some((term) => scenario.toLowerCase().includes(term));
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const serverRoot = path.resolve(import.meta.dirname, '..');
 const secret = 'bench-only-secret-for-hs256-tokens-0123456789';
@@ -367,12 +374,39 @@ const fiveLines = [
   { product_id: 5, quantity: 7, rate: 1.25 },
   { product_id: 6, quantity: 0.5, rate: 1260 },
 ];
+/** Five lines on products whose licences set no quota (1: unlimited, 6: none needed). */
+const unlimitedFive = [
+  { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.333 },
+  { product_id: 6, quantity: 2, rate: 10 },
+  { product_id: 1, quantity: 1, rate: 5.5 },
+  { product_id: 6, quantity: 7, rate: 1.25 },
+  { product_id: 1, quantity: 0.5, rate: 1260 },
+];
 const totalsBody = { details: fiveLines, other_charges: [{ amount: 150 }] };
 /** The fixed stack's own rows (scripts/bench-floor.mjs), by name. */
 const FLOOR = {
   calculateTotals: 'floor: Express + ts-rest + contract, calculate-totals answer',
   getOrder: 'floor: Express + ts-rest + contract + one Prisma round trip, GET order answer',
   list: 'floor: Express + ts-rest + contract + one Prisma round trip, list page answer',
+};
+/**
+ * The reads' floors of one `pg` round trip (scripts/bench-pg-floor.mjs): the service's own
+ * statement, its text answered by a bare node:http server.
+ */
+const PG_FLOOR = {
+  getOrder: 'floor: node:http + one pg round trip of the read statement, its text',
+  list: 'floor: node:http + one pg round trip of the page statement, its text',
+};
+/** The scenarios the floors stand under, by name (a floor runs when its scenario does). */
+const SCENARIO = {
+  calculateTotals: 'POST calculate-totals',
+  getOrder: 'GET order (5 lines)',
+  list: 'GET list, page of 50 (newest first)',
+};
+/** The same reads by a caller scoped to one location (issue 31: the scope's cost, target <= 10 %). */
+const SCOPED = {
+  getOrder: `${SCENARIO.getOrder}, caller scoped to one location`,
+  list: `${SCENARIO.list}, caller scoped to one location`,
 };
 const createBody = {
   customer_id: 12,
@@ -404,8 +438,15 @@ interface Row {
   rssNote?: string;
   /** The floor row (FLOOR) this route is also read against: its req/s over the floor's. */
   floor?: string;
-  /** `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this one's). */
-  against: 'hello' | 'pgbench' | 'read' | 'create' | 'update' | 'metrics' | null;
+  /** The `pg` floor row (PG_FLOOR) this route is also read against. */
+  pgFloor?: string;
+  /** For a scoped caller's row: the unscoped caller's row of the same request. */
+  unscoped?: string;
+  /**
+   * `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this
+   * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates).
+   */
+  against: 'hello' | 'pgbench' | 'read' | 'create' | 'create-rate' | 'update' | 'metrics' | 'unscoped' | null;
 }
 
 const main = async () => {
@@ -461,6 +502,13 @@ const main = async () => {
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(secret));
     const headers = { authorization: `Bearer ${token}` };
+    // The same caller scoped to the location the measured orders are in (a `locations` claim).
+    const scopedToken = await new SignJWT({ permissions: ['*'], locations: [createBody.location_id] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('bench-scoped')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(secret));
+    const scopedHeaders = { authorization: `Bearer ${scopedToken}` };
     /**
      * A setup call to the service (POST when it has a body): its parsed answer, or the bench
      * stops with the service's status and body when it is not the one expected.
@@ -498,7 +546,6 @@ const main = async () => {
         })),
       );
     };
-    const wanted = (scenario: string) => !only || scenario.includes(only);
     const putFive = wanted('PUT order (5 lines replaced)') ? await putOrders(fiveLines) : [];
     const putFiveHundred = wanted('PUT order (500 lines replaced)') ? await putOrders(create500Body.details) : [];
 
@@ -515,21 +562,32 @@ const main = async () => {
     });
     try {
       const floorOrigin = await floor.origin;
-      const floorScenarios: (Load & { name: string })[] = [
+      const floorScenarios: (Load & { name: string; under: string })[] = [
         {
           name: FLOOR.calculateTotals,
+          under: SCENARIO.calculateTotals,
           method: 'POST',
           url: `${floorOrigin}/api/sales-orders/calculate-totals`,
           body: totalsBody,
         },
         ...(serverUrl
           ? [
-              { name: FLOOR.getOrder, method: 'GET' as const, url: `${floorOrigin}/api/sales-orders/${orderId}` },
-              { name: FLOOR.list, method: 'GET' as const, url: `${floorOrigin}/api/sales-orders?limit=50` },
+              {
+                name: FLOOR.getOrder,
+                under: SCENARIO.getOrder,
+                method: 'GET' as const,
+                url: `${floorOrigin}/api/sales-orders/${orderId}`,
+              },
+              {
+                name: FLOOR.list,
+                under: SCENARIO.list,
+                method: 'GET' as const,
+                url: `${floorOrigin}/api/sales-orders?limit=50`,
+              },
             ]
           : []),
       ];
-      for (const { name, ...scenario } of floorScenarios) {
+      for (const { name, under: _under, ...scenario } of floorScenarios.filter(({ under }) => wanted(under))) {
         const measured = await peakRss(floor.child.pid, () => load(scenario, floor.child.pid));
         rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against: 'hello' });
       }
@@ -537,10 +595,64 @@ const main = async () => {
       floor.child.kill('SIGTERM');
       await new Promise((resolve) => floor.child.once('exit', resolve));
     }
+    // The reads' `pg` floors (scripts/bench-pg-floor.mjs), on a PostgreSQL server.
+    const pgFloorScenarios = [
+      { name: PG_FLOOR.getOrder, under: SCENARIO.getOrder, path: `/order/${orderId}` },
+      { name: PG_FLOOR.list, under: SCENARIO.list, path: '/list' },
+    ].filter(({ under }) => serverUrl && wanted(under));
+    if (pgFloorScenarios.length > 0) {
+      // PG_FLOOR_DIST (bench-pg-floor.mjs), when set, reaches it with the rest of the environment.
+      const pgFloor = startProcess('scripts/bench-pg-floor.mjs', { DATABASE_URL: env.DATABASE_URL! });
+      try {
+        const pgFloorOrigin = await pgFloor.origin;
+        for (const { name, path: floorPath } of pgFloorScenarios) {
+          const url = `${pgFloorOrigin}${floorPath}`;
+          // The floor answers the service's bytes (the list's next_cursor aside, which it writes itself).
+          const [floorAnswer, serviceAnswer] = await Promise.all([
+            fetch(url).then((response) => response.text()),
+            fetch(`${origin}/api${floorPath === '/list' ? '/sales-orders?limit=50' : `/sales-orders/${orderId}`}`, {
+              headers,
+            }).then((response) => response.text()),
+          ]);
+          if (floorAnswer !== serviceAnswer) {
+            console.log(
+              `note: ${name} answers ${floorAnswer.length} bytes, the service ${serviceAnswer.length} other ones`,
+            );
+          }
+          const measured = await peakRss(pgFloor.child.pid, () => load({ method: 'GET', url }, pgFloor.child.pid));
+          rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against: 'hello' });
+        }
+      } finally {
+        pgFloor.child.kill('SIGTERM');
+        await new Promise((resolve) => pgFloor.child.once('exit', resolve));
+      }
+    }
 
-    const scenarios: (Load & { name: string; against: Row['against']; floor?: string; webhook?: true })[] = [
+    /**
+     * Drafts of `lines` to confirm, one per request and enough for the scenario's time at the
+     * 5-line create's rate (measured just before), confirmed in turn: issue 35, item 1.
+     */
+    const confirmations = async (lines: typeof fiveLines, body: object) => {
+      const createRow = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
+      const wantedDrafts = Math.ceil((createRow?.rps ?? 1_000) * seconds * 1.5);
+      const drafts: number[] = [];
+      while (drafts.length < wantedDrafts)
+        drafts.push(
+          ...(await Promise.all(
+            Array.from({ length: 16 }, () => createOrder({ ...createBody, details: lines, status: 'draft' })),
+          )),
+        );
+      return { rotate: drafts.map((id) => ({ path: `/api/sales-orders/${id}/confirm`, body })) };
+    };
+    const scenarios: (Load &
+      Pick<Row, 'against' | 'floor' | 'pgFloor' | 'unscoped'> & {
+        name: string;
+        webhook?: true;
+        /** Work done right before the scenario, after those listed above it: what it sends. */
+        prepare?: () => Promise<Partial<Load>>;
+      })[] = [
       {
-        name: 'POST calculate-totals',
+        name: SCENARIO.calculateTotals,
         against: 'hello',
         method: 'POST',
         url: `${origin}/api/sales-orders/calculate-totals`,
@@ -548,11 +660,20 @@ const main = async () => {
         floor: FLOOR.calculateTotals,
       },
       {
-        name: 'GET order (5 lines)',
+        name: SCENARIO.getOrder,
         against: 'hello',
         floor: FLOOR.getOrder,
+        pgFloor: PG_FLOOR.getOrder,
         method: 'GET',
         url: `${origin}/api/sales-orders/${orderId}`,
+      },
+      {
+        name: SCOPED.getOrder,
+        against: 'unscoped',
+        unscoped: SCENARIO.getOrder,
+        method: 'GET',
+        url: `${origin}/api/sales-orders/${orderId}`,
+        headers: scopedHeaders,
       },
       {
         name: 'GET order (500 lines)',
@@ -580,11 +701,20 @@ const main = async () => {
         url: `${origin}/api/sales-orders/max-number?year_id=3&location_id=1`,
       },
       {
-        name: 'GET list, page of 50 (newest first)',
+        name: SCENARIO.list,
         against: 'hello',
         floor: FLOOR.list,
+        pgFloor: PG_FLOOR.list,
         method: 'GET',
         url: `${origin}/api/sales-orders?limit=50`,
+      },
+      {
+        name: SCOPED.list,
+        against: 'unscoped',
+        unscoped: SCENARIO.list,
+        method: 'GET',
+        url: `${origin}/api/sales-orders?limit=50`,
+        headers: scopedHeaders,
       },
       {
         name: 'GET list, a later page',
@@ -622,6 +752,23 @@ const main = async () => {
         webhook: true,
       },
       {
+        // Products 1 (an unlimited licence) and 6 (no licence needed): no quota, no lock.
+        name: 'POST confirm (5 lines, no limited product)',
+        against: 'create-rate',
+        method: 'POST',
+        url: origin,
+        prepare: () => confirmations(unlimitedFive, {}),
+      },
+      {
+        // The create row's lines: products 2 and 3 have limited licences, shared by every order,
+        // so each confirm takes their quota locks; the quota is overridden, not run out.
+        name: "POST confirm (the create row's 5 lines, 2 limited products shared)",
+        against: 'create-rate',
+        method: 'POST',
+        url: origin,
+        prepare: () => confirmations(fiveLines, { acknowledge_warnings: true }),
+      },
+      {
         name: 'POST order (500 lines)',
         against: 'create',
         method: 'POST',
@@ -643,17 +790,26 @@ const main = async () => {
         rotate: putFiveHundred,
       },
     ];
-    for (const { name, against, floor: floorRow, webhook, ...scenario } of scenarios.filter(
-      ({ name }) => !only || name.includes(only),
+    for (const { name, against, floor: floorRow, pgFloor, unscoped, webhook, prepare, ...listed } of scenarios.filter(
+      ({ name }) => wanted(name),
     )) {
+      const scenario = { ...listed, ...(await prepare?.()) };
       const receiver = webhook ? await startBenchReceiver() : undefined;
       const endpoint = receiver
         ? ((await setupCall(`${origin}/api/webhook-endpoints`, 201, { url: receiver.url })) as { data: { id: number } })
             .data.id
         : undefined;
       try {
-        const measured = await peakRss(service.child.pid, () => load({ ...scenario, headers }, service.child.pid));
-        rows.push({ scenario: name, ...measured.result, rssMb: measured.rssMb, against, floor: floorRow });
+        const measured = await peakRss(service.child.pid, () => load({ headers, ...scenario }, service.child.pid));
+        rows.push({
+          scenario: name,
+          ...measured.result,
+          rssMb: measured.rssMb,
+          against,
+          floor: floorRow,
+          pgFloor,
+          unscoped,
+        });
         if (receiver) {
           webhookFigures = await webhookLatency(receiver, {
             created: measured.result.answered - measured.result.failed,
@@ -733,11 +889,16 @@ const main = async () => {
       const cluster = startService({ ...env, SEED_DEMO_DATA: 'never', WEB_CONCURRENCY: '2' });
       try {
         const clusterOrigin = await cluster.origin;
-        for (const { name, against, floor: _floor, ...scenario } of scenarios.filter(
-          (each) => CLUSTER_SCENARIOS.includes(each.name) && (!only || each.name.includes(only)),
-        )) {
+        for (const {
+          name,
+          against,
+          floor: _floor,
+          pgFloor: _pgFloor,
+          unscoped: _unscoped,
+          ...scenario
+        } of scenarios.filter((each) => CLUSTER_SCENARIOS.includes(each.name) && wanted(each.name))) {
           const measured = await peakClusterRss(cluster.child.pid!, () =>
-            load({ ...scenario, url: scenario.url.replace(origin, clusterOrigin), headers }),
+            load({ headers, ...scenario, url: scenario.url.replace(origin, clusterOrigin) }),
           );
           rows.push({
             scenario: `${name} (2 workers)`,
@@ -768,12 +929,14 @@ const main = async () => {
   console.log(
     `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
   );
-  const floorRatio = (row: Row) => {
-    const floorRow = row.floor ? rows.find((each) => each.scenario === row.floor) : undefined;
-    return floorRow
-      ? `, ${(row.rps / floorRow.rps).toFixed(2)} x floor (p99 ${(row.p99 / Math.max(1, floorRow.p99)).toFixed(1)} x)`
+  /** `row` read against another row by name: its req/s over the other's, and its p99 over the other's. */
+  const against = (row: Row, name: string | undefined, label: string) => {
+    const other = name ? rows.find((each) => each.scenario === name) : undefined;
+    return other
+      ? `, ${(row.rps / other.rps).toFixed(2)} x ${label} (p99 ${(row.p99 / Math.max(1, other.p99)).toFixed(1)} x)`
       : '';
   };
+  const floorRatio = (row: Row) => against(row, row.floor, 'floor') + against(row, row.pgFloor, 'pg floor');
   const table: Record<string, string | number>[] = rows.map((row) => ({
     scenario: row.scenario,
     'req/s': row.rps,
@@ -794,15 +957,21 @@ const main = async () => {
               ? fiveLineCreate
                 ? `cost ${(fiveLineCreate.rps / row.rps).toFixed(2)} x 5-line create`
                 : '-'
-              : row.against === 'metrics'
-                ? fiveLineRead
-                  ? `${(row.rps / fiveLineRead.rps).toFixed(2)} x without metrics`
+              : row.against === 'create-rate'
+                ? fiveLineCreate
+                  ? `${(row.rps / fiveLineCreate.rps).toFixed(2)} x 5-line create`
                   : '-'
-                : row.against === 'update'
-                  ? fiveLineUpdate
-                    ? `cost ${(fiveLineUpdate.rps / row.rps).toFixed(2)} x 5-line PUT`
+                : row.against === 'metrics'
+                  ? fiveLineRead
+                    ? `${(row.rps / fiveLineRead.rps).toFixed(2)} x without metrics`
                     : '-'
-                  : 'baseline',
+                  : row.against === 'update'
+                    ? fiveLineUpdate
+                      ? `cost ${(fiveLineUpdate.rps / row.rps).toFixed(2)} x 5-line PUT`
+                      : '-'
+                    : row.against === 'unscoped'
+                      ? against(row, row.unscoped, 'unscoped').slice(2) || '-'
+                      : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,

@@ -220,7 +220,7 @@ describe('API keys over HTTP', () => {
     const revoked = await asToken(manager).post(`/api-keys/${now.id}/revoke`);
     expect(revoked.status).toBe(200);
     expect(revoked.body.data).toMatchObject({ active: false, revoked_by: 'key-admin' });
-    await eventually(async () => (await useKey(now.secret)) === 401, 2_000);
+    await eventually(async () => (await useKey(now.secret)) === 401, 8_000);
     expect((await asToken(manager).post(`/api-keys/${now.id}/revoke`)).status).toBe(409);
 
     const later = await create({ name: 'later', permissions: [Permission.read] });
@@ -240,7 +240,7 @@ describe('API keys over HTTP', () => {
     // Another caller needs no confirmation; the key itself does.
     const confirmed = await asKey(self.secret).post(`/api-keys/${self.id}/revoke`, { confirm_self: true });
     expect(confirmed.status).toBe(200);
-    await eventually(async () => (await useKey(self.secret)) === 401, 2_000);
+    await eventually(async () => (await useKey(self.secret)) === 401, 8_000);
   });
 
   it('lists newest first by keyset pages, filtered by active and by name', async () => {

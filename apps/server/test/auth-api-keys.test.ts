@@ -45,9 +45,9 @@ const runCli = async (server: TestServer, ...argv: string[]) => {
   return { code, out: out.join('\n'), err: err.join('\n') };
 };
 
-/** A revocation reaches the service's credential cache through NOTIFY: at once, asynchronously. */
+/** A revocation reaches the credential cache through NOTIFY: within 8 s on a loaded machine, under the 10 s TTL a missed notice would take. */
 const expectRefusedSoon = async (server: TestServer, key: string) => {
-  await eventually(async () => (await callWith(server, key)).status === 401, 2_000);
+  await eventually(async () => (await callWith(server, key)).status === 401, 8_000);
   await expectInvalidKey(server, key);
 };
 

@@ -285,6 +285,31 @@ describe('tracing', PROCESS_TESTS, () => {
     }
   });
 
+  it('starts traced without a word from import-in-the-middle, built or through tsx (issue 30)', async () => {
+    // Its loader hook once printed "'import-in-the-middle' failed to wrap .../generated/prisma/
+    // client.ts" twice per start under tsx: Prisma's generated client is excluded from the hook.
+    for (const from of ['build', 'source'] as const) {
+      const collector = await startCollector();
+      const server = await startServerProcess(
+        { ...(await demoDatabase()), JWT_SECRET: TEST_JWT_SECRET, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+        undefined,
+        from,
+      );
+      try {
+        const response = await fetch(`${server.api}/sales-orders/1`, { headers: { authorization: await bearer() } });
+        expect(response.status).toBe(200);
+      } finally {
+        await stopServerProcess(server);
+        collector.close();
+      }
+      const printed = [...server.errors, ...server.output];
+      expect(
+        printed.filter((line) => /import-in-the-middle|failed to wrap/i.test(line)),
+        from,
+      ).toEqual([]);
+    }
+  });
+
   it('names a request span by its route template and leaves the query string out, unless TRACING_RECORD_QUERY=true (issue 29)', async () => {
     for (const recordQuery of [false, true]) {
       const collector = await startCollector();

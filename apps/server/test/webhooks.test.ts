@@ -367,7 +367,7 @@ describe('webhook deliveries', () => {
       expect(attempt).toMatchObject({ status_code: 200, error: null });
       expect(attempt!.latency_ms).toBeLessThan(450);
       expect(elsewhere.received).toHaveLength(0);
-      await eventually(async () => endless.dropped(), 5_000);
+      await eventually(async () => endless.dropped(), 30_000);
     } finally {
       await endless.close();
     }
@@ -400,7 +400,7 @@ describe('webhook deliveries', () => {
     // The last delivery is recorded once the receiver's answer is back, a moment after it arrived.
     await eventually(
       async () => (await deliveries(endpoint.id)).every((delivery) => delivery.status === 'succeeded'),
-      5_000,
+      30_000,
     );
   });
 

@@ -1,69 +1,8 @@
-import {
-  apiContract,
-  type ApiKey,
-  type ApiKeyEvent,
-  type ApiKeyEventData,
-  type ApiKeyEventType,
-  type ApiKeyHistory,
-  type ApiKeyHistoryEntry,
-  type ApiKeyHistoryQuery,
-  type ApiKeyPage,
-  type CalculateTotalsBody,
-  type CancelSalesOrderBody,
-  type ConfirmSalesOrderBody,
-  type CreateApiKeyBody,
-  type CreatedApiKey,
-  type CreatedSalesOrder,
-  type CreatedWebhookEndpoint,
-  type CreateSalesOrderBody,
-  type CreateWebhookEndpointBody,
-  type DeletedSalesOrder,
-  type DeletedWebhookEndpoint,
-  type DropdownOptions,
-  type DropdownType,
-  type ErrorDetail,
-  type EventPage,
-  type EventType,
-  type FeedEvent,
-  type HistoryEntry,
-  type Import,
-  type ImportResult,
-  type LicenceValidation,
-  type ListApiKeysQuery,
-  type ListSalesOrdersQuery,
-  type ListWebhookDeliveriesQuery,
-  type MaxNumber,
-  type MaxNumberQuery,
-  type PingedWebhookEndpoint,
-  type ReplayedWebhookEvents,
-  type ReplayWebhookEventsBody,
-  type RevokeApiKeyBody,
-  type RotateApiKeyBody,
-  type RotatedWebhookSecret,
-  type SalesOrder,
-  type SalesOrderEvent,
-  type SalesOrderEventType,
-  type SalesOrderHistory,
-  type SalesOrderHistoryQuery,
-  type SalesOrderListItem,
-  type SalesOrderPage,
-  type SalesOrderStatus,
-  type Totals,
-  type UpdatedSalesOrder,
-  type UpdateSalesOrderBody,
-  type UpdateWebhookEndpointBody,
-  type ValidateLicenceBody,
-  versionEntityTag,
-  type WebhookDeliveryPage,
-  type WebhookEndpoint,
-  type WebhookEndpointList,
-  type WebhookPayload,
-  WriteSafetyCode,
-} from '@sales-order/contract';
+import { apiContract, versionEntityTag, WriteSafetyCode } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
-export type {
+import type {
   ApiKey,
   ApiKeyEvent,
   ApiKeyEventData,
@@ -72,6 +11,8 @@ export type {
   ApiKeyHistoryEntry,
   ApiKeyHistoryQuery,
   ApiKeyPage,
+  BulkCreatedSalesOrders,
+  BulkCreateSalesOrdersBody,
   CalculateTotalsBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
@@ -90,6 +31,8 @@ export type {
   EventType,
   FeedEvent,
   HistoryEntry,
+  Import,
+  ImportResult,
   LicenceValidation,
   ListApiKeysQuery,
   ListSalesOrdersQuery,
@@ -119,27 +62,12 @@ export type {
   WebhookEndpoint,
   WebhookEndpointList,
   WebhookPayload,
-};
-export type {
-  FieldChange,
-  HistoryChanges,
-  HistoryCharge,
-  HistoryLine,
-  HistoryTotals,
-  ListSort,
-} from '@sales-order/contract';
-export type { DeliveryAttempt, WebhookDelivery } from '@sales-order/contract';
-export type {
-  LicenceWarning,
-  OtherCharge,
-  OtherChargeInput,
-  SalesOrderDetail,
-  SalesOrderDetailInput,
-} from '@sales-order/contract';
-export type { DetailCode, Import, ImportResult, ImportState } from '@sales-order/contract';
+} from './generated/contract-types.js';
+
+// Every data type of the contract, as plain TypeScript.
+export type * from './generated/contract-types.js';
 export {
   AccessCode,
-  apiContract,
   ApiKeyCode,
   AuthenticationCode,
   DETAIL_CODES,
@@ -151,7 +79,6 @@ export {
   PING_EVENT_TYPE,
   RequestCode,
   SALES_ORDER_STATUSES,
-  salesOrdersContract,
   SchemaIssueCode,
   ServiceCode,
   ValidationCode,
@@ -192,6 +119,12 @@ export interface SalesOrderRetryOptions {
 /** Per-call options of `createSalesOrder`. */
 export interface CreateSalesOrderOptions {
   /** The order's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
+  idempotencyKey?: string | undefined;
+}
+
+/** Per-call options of `bulkCreateSalesOrders`. */
+export interface BulkCreateSalesOrdersOptions {
+  /** The call's Idempotency-Key (1-255 printable ASCII), which replays the whole answer; a random UUID when not given. */
   idempotencyKey?: string | undefined;
 }
 
@@ -525,6 +458,22 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       withRetries<CreatedSalesOrder>(options.retry, () =>
         client.createSalesOrder({ body, headers: { 'idempotency-key': idempotencyKey } }),
       ),
+    /**
+     * POST /sales-orders/bulk: many orders in one call (at most BULK_MAX_ORDERS, 100 by default).
+     * `error_policy` `reject_everything` (the default) creates all or none: a refused order
+     * rejects with SalesOrderUnprocessableError, each detail naming its order by `index` and its
+     * path (`orders.3.details.0.product_id`); `reject_failed_rows` resolves with one result per
+     * order, created or failed. Give each order an `idempotency_key` to re-send a partly failed
+     * batch whole without duplicates. Network errors, 409, 429, 502, 503 and 504 are retried with
+     * one Idempotency-Key for the call.
+     */
+    bulkCreateSalesOrders: (
+      body: BulkCreateSalesOrdersBody,
+      { idempotencyKey = globalThis.crypto.randomUUID() }: BulkCreateSalesOrdersOptions = {},
+    ): Promise<BulkCreatedSalesOrders> =>
+      withRetries<BulkCreatedSalesOrders>(options.retry, () =>
+        client.bulkCreateSalesOrders({ body, headers: { 'idempotency-key': idempotencyKey } }),
+      ),
     /** GET /sales-orders/{id}; `version` is what `ifMatch` takes. */
     getSalesOrder: (id: number) => unwrap<SalesOrder>(client.getSalesOrder({ params: { id } })),
     /**
@@ -661,6 +610,20 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       if (response.status !== 200) throw errorOf(response);
       for (const line of String(response.body).split('\n'))
         if (line.trim() !== '') yield JSON.parse(line) as ImportResult;
+    },
+    /**
+     * GET /imports/{id}/results as the file the service writes, to save as it is: JSON Lines
+     * (`ndjson`, the default) or CSV (`csv`, sent with `Accept: text/csv`; cells that would start
+     * a spreadsheet formula are escaped). Every result so far, in file order.
+     */
+    downloadImportResults: async (id: number, format: ImportFormat = 'ndjson'): Promise<string> => {
+      const response = await send(options, {
+        path: `${baseUrl}/imports/${encodeURIComponent(String(id))}/results`,
+        method: 'GET',
+        headers: { accept: IMPORT_CONTENT_TYPES[format] },
+      });
+      if (response.status !== 200) throw errorOf(response);
+      return String(response.body);
     },
     /**
      * Resolves once the import has finished (completed, failed or cancelled), polling

@@ -56,6 +56,13 @@ import {
   UpdatedSalesOrderSchema,
   UpdateSalesOrderBodySchema,
 } from './sales-order.js';
+import {
+  BULK_MAX_ORDERS_DEFAULT,
+  BulkCreatedSalesOrdersSchema,
+  BulkCreateSalesOrdersBodySchema,
+  BulkOrderResultSchema,
+  BulkOrderSchema,
+} from './sales-order-bulk.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
 import {
   CreatedWebhookEndpointSchema,
@@ -88,6 +95,8 @@ export interface OpenApiOptions {
   sessionCookieName?: string;
   /** Largest request body the server reads (BODY_LIMIT), as body-parser writes it. */
   bodyLimit?: string;
+  /** Most orders of one bulk create (BULK_MAX_ORDERS): the `maxItems` of its `orders`. */
+  bulkMaxOrders?: number;
 }
 
 export const API_VERSION = '1.0.0';
@@ -95,6 +104,8 @@ export const API_VERSION = '1.0.0';
 /** Schemas shown as named components; request bodies use input shapes, the rest output shapes. */
 const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   CreateSalesOrderBody: CreateSalesOrderBodySchema,
+  BulkCreateSalesOrdersBody: BulkCreateSalesOrdersBodySchema,
+  BulkOrder: BulkOrderSchema,
   UpdateSalesOrderBody: UpdateSalesOrderBodySchema,
   SalesOrderDetailInput: SalesOrderDetailInputSchema,
   OtherChargeInput: OtherChargeInputSchema,
@@ -115,6 +126,8 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrderDetail: SalesOrderDetailSchema,
   OtherCharge: OtherChargeSchema,
   CreatedSalesOrder: CreatedSalesOrderSchema,
+  BulkCreatedSalesOrders: BulkCreatedSalesOrdersSchema,
+  BulkOrderResult: BulkOrderResultSchema,
   UpdatedSalesOrder: UpdatedSalesOrderSchema,
   DeletedSalesOrder: DeletedSalesOrderSchema,
   MaxNumber: MaxNumberSchema,
@@ -518,6 +531,7 @@ export const createOpenApiDocument = ({
   serverUrl = '/api',
   sessionCookieName = 'erp_session',
   bodyLimit = '1mb',
+  bulkMaxOrders = BULK_MAX_ORDERS_DEFAULT,
 }: OpenApiOptions = {}): OpenAPIObject => {
   const generated = generateOpenApi(
     apiContract,
@@ -531,6 +545,9 @@ export const createOpenApiDocument = ({
   const extracted = extractComponents(normalize(generated.paths));
   const { paths, schemas } = withDiscriminatorMappings(extracted, extracted.schemas);
   schemas[ERROR_DETAIL] = listDetailCodes(schemas[ERROR_DETAIL]!);
+  // The contract takes up to the ceiling any setting may have; this service takes its own setting.
+  const bulkOrders = schemas.BulkCreateSalesOrdersBody!.properties!.orders as SchemaObject;
+  bulkOrders.maxItems = bulkMaxOrders;
 
   const builder = OpenApiBuilder.create()
     .addOpenApiVersion('3.0.3')

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../observability/logger.js';
-import { idempotencyRepository } from './idempotency-repository.js';
+import { idempotencyStore } from './idempotency-store.js';
 
 const BATCH_SIZE = 1000;
 /** Batches per run: a backlog drains over several runs instead of holding one connection long. */
@@ -26,7 +26,7 @@ export const startIdempotencyPurge = (
   const purge = async (): Promise<number> => {
     let total = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
-      const deleted = await idempotencyRepository.purgeExpired(prisma, BATCH_SIZE);
+      const deleted = await idempotencyStore.purgeExpired(prisma, BATCH_SIZE);
       total += deleted;
       if (deleted < BATCH_SIZE) break;
     }

@@ -1,15 +1,19 @@
-import type { SalesOrder } from '@sales-order/contract';
-
 import type { AccessContext } from '../auth/access-context.js';
 import { notFound } from '../errors/domain-error.js';
-import { toReadShape } from './order-shapes.js';
 import type { OrderDeps } from './order-use-case.js';
-import { orderReadStore } from './store/order-read-store.js';
+import { orderReadStore, type RenderedOrder } from './store/order-read-store.js';
 
-/** One live order with its lines and charges: one statement. */
-export const getOrder = async ({ transactions }: OrderDeps, access: AccessContext, id: number): Promise<SalesOrder> => {
+/**
+ * One live order with its lines and charges: one statement, which renders the contract's read
+ * shape; the text goes to the answer as PostgreSQL wrote it.
+ */
+export const getOrder = async (
+  { transactions }: OrderDeps,
+  access: AccessContext,
+  id: number,
+): Promise<RenderedOrder> => {
   // An order outside the caller's scope is answered exactly as one that does not exist.
   const order = await orderReadStore.findLive(transactions.db, id, access.locations);
   if (!order) throw notFound(`sales order ${id} not found`);
-  return toReadShape(order);
+  return order;
 };

@@ -7,6 +7,7 @@ import {
 } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { jsonObjectText, JsonText } from '../shared/json-text.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type OrderListFilter, orderListStore } from './store/order-list-store.js';
 
@@ -30,30 +31,33 @@ const filterOf = (access: AccessContext, query: ListSalesOrdersFilters): OrderLi
 
 /**
  * Lists orders a keyset page at a time. A page is one statement, so it is a consistent
- * snapshot: never a row twice, never short of `limit` unless it is the last page. Reading one
- * row more than asked tells whether another page follows without counting.
+ * snapshot: never a row twice, never short of `limit` unless it is the last page. The page's
+ * items come rendered by the statement and go to the answer as its text.
  */
 export const listOrders = async (
   { transactions }: OrderDeps,
   access: AccessContext,
   query: ListSalesOrdersFilters,
-): Promise<SalesOrderPage> => {
+): Promise<JsonText<SalesOrderPage>> => {
   // The scope bounds every statement: items, total, search and cursor (a cursor is only a
   // position in the caller's own, scoped order).
   const filter = filterOf(access, query);
-  const [rows, total] = await Promise.all([
-    orderListStore.page(transactions.db, filter, query.sort, query.cursor, query.limit + 1),
+  const [page, total] = await Promise.all([
+    orderListStore.page(transactions.db, filter, query.sort, query.cursor, query.limit),
     query.include_total ? orderListStore.count(transactions.db, filter) : undefined,
   ]);
-  const more = rows.items.length > query.limit;
   // The key of the page's last item: the cursor of the next page, with the sort it belongs to.
-  const last = rows.keys[query.limit - 1];
-  const page: SalesOrderPage = {
-    items: more ? rows.items.slice(0, query.limit) : rows.items,
-    // The statement writes each sort's key in the shape its cursor has; parsing keeps that honest.
-    next_cursor:
-      more && last ? encodeListCursor(ListCursorSchema.parse({ s: query.sort, k: last[0], i: last[1] })) : null,
-  };
-  if (total === undefined) return page;
-  return { ...page, total: Math.min(total, LIST_TOTAL_CAP), total_capped: total > LIST_TOTAL_CAP };
+  // The statement writes each sort's key in the shape its cursor has; parsing keeps that honest.
+  const next =
+    page.more && page.last
+      ? encodeListCursor(ListCursorSchema.parse({ s: query.sort, k: page.last[0], i: page.last[1] }))
+      : null;
+  return new JsonText(
+    jsonObjectText({
+      items: page.items,
+      next_cursor: next,
+      total: total === undefined ? undefined : Math.min(total, LIST_TOTAL_CAP),
+      total_capped: total === undefined ? undefined : total > LIST_TOTAL_CAP,
+    } satisfies Record<keyof SalesOrderPage, unknown>),
+  );
 };

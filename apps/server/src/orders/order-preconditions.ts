@@ -5,8 +5,7 @@ import { ORDER_ENTITY_TAG_PATTERN, type SalesOrder, WriteSafetyCode } from '@sal
 import type { LocationScope } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
-import { toReadShape } from './order-shapes.js';
-import { orderReadStore } from './store/order-read-store.js';
+import { orderReadStore, type RenderedOrder } from './store/order-read-store.js';
 import { type LockedOrder, orderWriteStore } from './store/order-write-store.js';
 
 /**
@@ -24,9 +23,16 @@ export interface ExpectedTags {
 /** What a write expects; `undefined` means any live order. */
 export type Expected = ExpectedTags | undefined;
 
+const digestOf = (json: string) => createHash('sha256').update(json).digest('base64url').slice(0, 16);
+
 /** The opaque part of the order's strong entity tag (ETag carries it in quotes). */
-export const entityTagOf = (order: SalesOrder): string =>
-  `${order.version}-${createHash('sha256').update(JSON.stringify(order)).digest('base64url').slice(0, 16)}`;
+export const entityTagOf = (order: SalesOrder): string => `${order.version}-${digestOf(JSON.stringify(order))}`;
+
+/**
+ * The same tag from the order's rendered text, without parsing it: the text is what
+ * `JSON.stringify` writes for the parsed order (order-read-shape.ts), so the two agree.
+ */
+export const entityTagOfRendered = (order: RenderedOrder): string => `${order.version}-${digestOf(order.json.text)}`;
 
 const versionOfTag = (tag: string): number | undefined => {
   const match = ORDER_ENTITY_TAG_PATTERN.exec(tag);
@@ -49,7 +55,7 @@ export const checkExpected = async (
   const candidates = expected.entityTags.filter((tag) => versionOfTag(tag) === version);
   if (candidates.length > 0) {
     const current = await orderReadStore.findLive(db, id, scope);
-    if (current && candidates.includes(entityTagOf(toReadShape(current)))) return;
+    if (current && candidates.includes(entityTagOfRendered(current))) return;
   }
   const named = [...expected.versions.map(String), ...expected.entityTags];
   const message =

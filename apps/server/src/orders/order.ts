@@ -64,7 +64,10 @@ export const numberOrLocationChangeProblems = (
 };
 
 /** An order keeps its financial year (its series): a new date in another year is a problem. */
-export const financialYearChangeProblems = (current: FixedFields, yearOfNewDate: number | undefined): ErrorDetail[] =>
+export const financialYearChangeProblems = (
+  current: Pick<FixedFields, 'financial_year_id'>,
+  yearOfNewDate: number | undefined,
+): ErrorDetail[] =>
   yearOfNewDate !== undefined && yearOfNewDate !== current.financial_year_id
     ? [
         {

@@ -10,6 +10,8 @@ import {
 import type { LocationScope } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { JsonText } from '../../shared/json-text.js';
+import { jsonDate, jsonDateTime, jsonDecimal } from './order-read-shape.js';
 import { ACROSS_LOCATIONS, inScope } from './order-scope.js';
 
 /**
@@ -38,15 +40,17 @@ export interface OrderListFilter {
 }
 
 /**
- * A page as its statement returns it: the items in the contract's shape, built in SQL (one JSON
- * value for the page rather than 23 columns a row: decoding columns row by row cost the service
- * most of a page's CPU), and each item's sort key as the cursor carries it (exact: milliseconds,
- * NUMERIC text) with its id, in the page's order. The statement reads one row more than asked,
- * so `items` may hold `limit + 1`.
+ * A page as its statement returns it: the items in the contract's list item shape, rendered as
+ * JSON by PostgreSQL and passed through unparsed (one JSON value for the page rather than 23
+ * columns a row: decoding columns row by row, and then parsing and serialising the page, cost
+ * the service most of a page's CPU), whether more items follow, and the last item's sort key as
+ * the cursor carries it (exact: milliseconds, NUMERIC text) with its id.
  */
 export interface OrderListPage {
-  items: SalesOrderListItem[];
-  keys: [key: string, id: number][];
+  items: JsonText<SalesOrderListItem[]>;
+  more: boolean;
+  /** The key and id of the page's last item when the page is full, else null. */
+  last: [key: string, id: number] | null;
 }
 
 /** Escapes LIKE's wildcards and its escape character, so the text matches only itself. */
@@ -78,9 +82,6 @@ const SORT_COLUMNS = {
     text: Prisma.raw('p.sales_order_no'),
   },
 } as const;
-
-/** The spec's DateTime (UTC, to the second) of an instant column of the page's row. */
-const dateTime = (column: string) => Prisma.raw(`to_char(p.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`);
 
 const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
   const where: Prisma.Sql[] = [];
@@ -122,9 +123,12 @@ const inScopeWhere = (scope: LocationScope, conditions: Prisma.Sql[]) =>
   Prisma.sql`WHERE ${Prisma.join([inScope(scope, 'so.location_id'), ...conditions], ' AND ')}`;
 
 /**
- * The page statement: filters, the keyset condition after `cursor`, the order, `limit` rows,
- * aggregated into the page's items and keys. The rows come off a (key, id) index in order; the
- * aggregates order the at most 201 rows again themselves (no Sort node in the plan).
+ * The page statement: filters, the keyset condition after `cursor`, the order, `limit` rows and
+ * one more (which tells whether another page follows, without counting), aggregated into the
+ * page's JSON and its last key. The rows come off a (key, id) index in order; the aggregates
+ * order the at most 201 rows again themselves (no Sort node in the plan) and keep the first
+ * `limit`. Items are rendered in the contract's list item shape and canonical JSON, like the
+ * read shape (order-read-shape.ts).
  */
 export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListCursor | undefined, limit: number) => {
   const { column, cast, text } = SORT_COLUMNS[sortKeyOf(sort)];
@@ -144,24 +148,22 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
       JOIN customers c ON c.id = so.customer_id
       ${inScopeWhere(filter.scope, conditions)}
       ORDER BY ${column} ${direction}, so.id ${direction}
-      LIMIT ${limit})
+      LIMIT ${limit + 1}::int)
     SELECT
-      coalesce(json_agg(json_build_object(
-        'sales_order_id', p.id, 'sales_order_no', p.sales_order_no,
-        'customer_id', p.customer_id, 'customer_name', p.customer_name,
-        'sales_order_date', to_char(p.sales_order_date, 'YYYY-MM-DD'),
-        'location_id', p.location_id, 'financial_year_id', p.financial_year_id,
-        'subtotal', p.subtotal, 'other_charges_total', p.other_charges_total, 'grand_total', p.grand_total,
-        'line_count', p.line_count, 'version', p.version,
-        'created_at', ${dateTime('created_at')}, 'updated_at', ${dateTime('updated_at')},
-        'deleted_at', ${dateTime('deleted_at')},
-        'status', p.status, 'status_changed_at', ${dateTime('status_changed_at')},
-        'cancellation_reason', p.cancellation_reason, 'amended_from_id', p.amended_from_id,
-        'field_officer_id', p.field_officer_id, 'port_id', p.port_id,
-        'customer_reference', p.customer_reference,
-        'delivery_date', to_char(p.delivery_date, 'YYYY-MM-DD')) ORDER BY ${pageOrder}), '[]') AS items,
-      coalesce(json_agg(json_build_array(${text}, p.id) ORDER BY ${pageOrder}), '[]') AS keys
-    FROM p`;
+      coalesce(array_to_json((array_agg(item ORDER BY ${pageOrder}))[1:${limit}::int]), '[]')::text AS items,
+      count(*) > ${limit}::int AS more,
+      (array_agg(${text} ORDER BY ${pageOrder}))[${limit}::int] AS last_key,
+      (array_agg(p.id ORDER BY ${pageOrder}))[${limit}::int] AS last_id
+    FROM p CROSS JOIN LATERAL (SELECT
+      p.id AS sales_order_id, p.sales_order_no, p.customer_id, p.customer_name,
+      ${jsonDate('p.sales_order_date')} AS sales_order_date, p.location_id, p.financial_year_id,
+      ${jsonDecimal('p.subtotal')} AS subtotal, ${jsonDecimal('p.other_charges_total')} AS other_charges_total,
+      ${jsonDecimal('p.grand_total')} AS grand_total, p.version,
+      ${jsonDateTime('p.created_at')} AS created_at, ${jsonDateTime('p.updated_at')} AS updated_at,
+      p.status, ${jsonDateTime('p.status_changed_at')} AS status_changed_at,
+      p.cancellation_reason, p.amended_from_id, p.field_officer_id, p.port_id, p.customer_reference,
+      ${jsonDate('p.delivery_date')} AS delivery_date, p.line_count,
+      ${jsonDateTime('p.deleted_at')} AS deleted_at) item`;
 };
 
 /** Counts matching orders, stopping one past the cap so a huge result costs no more than the cap. */
@@ -171,6 +173,7 @@ export const countQuery = (filter: OrderListFilter) => Prisma.sql`
   ) AS matching`;
 
 export const orderListStore = {
+  /** A page of at most `limit` items (the statement reads one more to know whether others follow). */
   page: async (
     db: Db,
     filter: OrderListFilter,
@@ -178,9 +181,12 @@ export const orderListStore = {
     cursor: ListCursor | undefined,
     limit: number,
   ): Promise<OrderListPage> => {
-    // An aggregate over no table always returns its one row.
-    const [page] = await db.$queryRaw<OrderListPage[]>(pageQuery(filter, sort, cursor, limit));
-    return page!;
+    // An aggregate over no group by always returns its one row.
+    const [page] = await db.$queryRaw<
+      { items: string; more: boolean; last_key: string | null; last_id: number | null }[]
+    >(pageQuery(filter, sort, cursor, limit));
+    const { items, more, last_key: key, last_id: id } = page!;
+    return { items: new JsonText(items), more, last: key === null || id === null ? null : [key, id] };
   },
 
   count: async (db: Db, filter: OrderListFilter): Promise<number> => {

@@ -3,30 +3,24 @@ import type { MaxNumber, SalesOrder } from '@sales-order/contract';
 import type { LocationScope } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { JsonText } from '../../shared/json-text.js';
+import { orderReadShape } from './order-read-shape.js';
 import { inScope } from './order-scope.js';
 
 /**
  * The order reads in raw SQL, one statement each whatever the line count: `$queryRaw` is sent
- * as written (no Prisma query-plan compilation), and every decimal is cast to text inside the
- * statement, so no JSON number or float ever holds one. Columns are named after the contract's
- * fields, so the rows below are the contract's shapes with decimals as NUMERIC text.
+ * as written (no Prisma query-plan compilation).
  */
 
-type Line = SalesOrder['details'][number];
-type Charge = SalesOrder['other_charges'][number];
-type AsText<T, K extends keyof T> = Omit<T, K> & Record<K, string>;
-
-/** One live order as its read statement returns it; timestamps are instants, formatted by the service. */
-export type OrderReadRow = Omit<
-  AsText<SalesOrder, 'subtotal' | 'other_charges_total' | 'grand_total'>,
-  'details' | 'other_charges' | 'created_at' | 'updated_at' | 'status_changed_at'
-> & {
-  details: AsText<Line, 'quantity' | 'rate' | 'amount'>[];
-  other_charges: AsText<Charge, 'amount'>[];
-  created_at: Date;
-  updated_at: Date;
-  status_changed_at: Date;
-};
+/**
+ * One live order as its read statement renders it: the contract's read shape as JSON text
+ * (order-read-shape.ts), passed through to the answer unparsed, and its version (the entity tag's
+ * first part).
+ */
+export interface RenderedOrder {
+  version: SalesOrder['version'];
+  json: JsonText<SalesOrder>;
+}
 
 /** A series as max-number reads it: null fields when the location or the year does not exist. */
 export interface SeriesReadRow {
@@ -39,79 +33,21 @@ export interface SeriesReadRow {
   last_sequence: string;
 }
 
-/**
- * A line and a charge as the read statement packs them: JSON arrays in this order rather than
- * objects. Without a key per field the JSON is about half the size, and PostgreSQL builds it and
- * the service parses it in about half the time per line (docs/performance.md, "Reads").
- */
-type LineTuple = [
-  sales_order_detail_id: Line['sales_order_detail_id'],
-  product_id: Line['product_id'],
-  product_name: Line['product_name'],
-  packsize_id: Line['packsize_id'],
-  quantity: string,
-  rate: string,
-  amount: string,
-  remarks: Line['remarks'],
-];
-type ChargeTuple = [other_charge_id: Charge['other_charge_id'], description: Charge['description'], amount: string];
-type PackedOrderRow = Omit<OrderReadRow, 'details' | 'other_charges'> & {
-  details: LineTuple[];
-  other_charges: ChargeTuple[];
-};
+/** The read statement of one live order (exported for its plan test). */
+export const liveOrderQuery = (id: number, scope: LocationScope): Prisma.Sql => Prisma.sql`
+  SELECT o.version, ${orderReadShape()}::text AS json
+  FROM sales_orders o
+  WHERE o.id = ${id}::int AND o.deleted_at IS NULL AND ${inScope(scope, 'o.location_id')}`;
 
 export const orderReadStore = {
   /**
-   * A live (not deleted) order with its customer name, lines with product names, and charges.
-   * The order of lines and charges comes from the aggregate's own ORDER BY, which PostgreSQL
-   * guarantees (a sorted subquery's order it does not).
+   * A live (not deleted) order in the caller's scope with its customer name, lines with product
+   * names, and charges, rendered by PostgreSQL; the text is not parsed here (the statement's
+   * JSON is cast to text, which Prisma hands over as it is).
    */
-  findLive: async (db: Db, id: number, scope: LocationScope): Promise<OrderReadRow | null> => {
-    const [row] = await db.$queryRaw<PackedOrderRow[]>`
-      SELECT o.id AS sales_order_id, o.sales_order_no, o.customer_id, c.name AS customer_name,
-             to_char(o.sales_order_date, 'YYYY-MM-DD') AS sales_order_date,
-             o.location_id, o.financial_year_id,
-             o.subtotal::text AS subtotal, o.other_charges_total::text AS other_charges_total,
-             o.grand_total::text AS grand_total, o.remarks,
-             COALESCE((
-               SELECT json_agg(json_build_array(d.id, d.product_id, p.name, d.packsize_id,
-                                                d.quantity::text, d.rate::text, d.amount::text, d.remarks)
-                               ORDER BY d.line_no)
-               FROM sales_order_details d JOIN products p ON p.id = d.product_id
-               WHERE d.sales_order_id = o.id), '[]') AS details,
-             COALESCE((
-               SELECT json_agg(json_build_array(ch.id, ch.description, ch.amount::text) ORDER BY ch.line_no)
-               FROM sales_order_other_charges ch
-               WHERE ch.sales_order_id = o.id), '[]') AS other_charges,
-             o.version, o.created_at, o.updated_at, o.created_by, o.updated_by,
-             o.status, o.status_changed_at, o.cancellation_reason, o.amended_from_id,
-             o.field_officer_id, fo.name AS field_officer_name, o.port_id, pt.name AS port_name,
-             o.customer_reference, to_char(o.delivery_date, 'YYYY-MM-DD') AS delivery_date
-      FROM sales_orders o JOIN customers c ON c.id = o.customer_id
-      LEFT JOIN field_officers fo ON fo.id = o.field_officer_id
-      LEFT JOIN ports pt ON pt.id = o.port_id
-      WHERE o.id = ${id} AND o.deleted_at IS NULL AND ${inScope(scope, 'o.location_id')}`;
-    if (!row) return null;
-    return {
-      ...row,
-      details: row.details.map(
-        ([sales_order_detail_id, product_id, product_name, packsize_id, quantity, rate, amount, remarks]) => ({
-          sales_order_detail_id,
-          product_id,
-          product_name,
-          packsize_id,
-          quantity,
-          rate,
-          amount,
-          remarks,
-        }),
-      ),
-      other_charges: row.other_charges.map(([other_charge_id, description, amount]) => ({
-        other_charge_id,
-        description,
-        amount,
-      })),
-    };
+  findLive: async (db: Db, id: number, scope: LocationScope): Promise<RenderedOrder | null> => {
+    const [row] = await db.$queryRaw<{ version: number; json: string }[]>(liveOrderQuery(id, scope));
+    return row ? { version: row.version, json: new JsonText<SalesOrder>(row.json) } : null;
   },
 
   /**
