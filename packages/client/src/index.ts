@@ -4,9 +4,6 @@ import { Webhook, WebhookVerificationError as LibraryVerificationError } from 's
 
 import type {
   ApiKey,
-  ApiKeyEvent,
-  ApiKeyEventData,
-  ApiKeyEventType,
   ApiKeyHistory,
   ApiKeyHistoryEntry,
   ApiKeyHistoryQuery,
@@ -46,8 +43,6 @@ import type {
   RotateApiKeyBody,
   RotatedWebhookSecret,
   SalesOrder,
-  SalesOrderEvent,
-  SalesOrderEventType,
   SalesOrderHistory,
   SalesOrderHistoryQuery,
   SalesOrderListItem,
@@ -72,6 +67,7 @@ export {
   AuthenticationCode,
   DETAIL_CODES,
   ErrorCode,
+  EVENT_SUBJECTS,
   EVENT_TYPES,
   ImportCode,
   LicenceWarningCode,
