@@ -46,6 +46,11 @@
  * Bursts (scripts/bench-burst.ts): 200 creates of one series at once, then 200 confirms at once
  * of drafts sharing a product licensed for 150 units, on the one service process with its
  * default pool: the answers by status (none may be 503) and their p50/p99.
+ *
+ * Import (scripts/bench-import.ts): a CSV of BENCH_IMPORT_ORDERS (10,000) orders of the create
+ * row's five lines in one series, its orders per second from the upload to `completed` (read
+ * against the 5-line create's req/s), and GET order driven as its idle row while the import
+ * runs, its p99 read against the idle row's (target: within 2 x); the load average beside them.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -60,6 +65,7 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 
 import { burst, type BurstFigures, describeBurst } from './bench-burst.js';
+import { describeImport, importBeside, importCsv } from './bench-import.js';
 import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
 import { loadBulkOrders } from './bulk-orders.js';
 
@@ -424,8 +430,9 @@ const create500Body = {
 interface Row {
   scenario: string;
   rps: number;
-  p50: number;
-  p99: number;
+  /** Latencies of the requests; null for a row of another unit (the import's orders per second). */
+  p50: number | null;
+  p99: number | null;
   failed: number;
   /** Requests answered, whatever their status. */
   answered: number;
@@ -442,11 +449,13 @@ interface Row {
   pgFloor?: string;
   /** For a scoped caller's row: the unscoped caller's row of the same request. */
   unscoped?: string;
+  /** For a read beside other work (the import): the same read's row on an otherwise idle service. */
+  idle?: string;
   /**
    * `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this
    * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates).
    */
-  against: 'hello' | 'pgbench' | 'read' | 'create' | 'create-rate' | 'update' | 'metrics' | 'unscoped' | null;
+  against: 'hello' | 'pgbench' | 'read' | 'create' | 'create-rate' | 'update' | 'metrics' | 'unscoped' | 'idle' | null;
 }
 
 const main = async () => {
@@ -485,6 +494,7 @@ const main = async () => {
   // The webhook scenario's receiver is on loopback, over http.
   env = { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
   let webhookFigures: WebhookFigures | undefined;
+  let importLine: string | undefined;
   const bursts: BurstFigures[] = [];
   const service = startService(env, profileArgs);
   try {
@@ -855,6 +865,46 @@ const main = async () => {
         ),
       );
     }
+    if (wanted('import')) {
+      // Issue 33: a file of BENCH_IMPORT_ORDERS orders of the create row's lines in one series,
+      // and GET order driven as its idle row is while the import runs (target: p99 within 2 x).
+      const read = { method: 'GET' as const, url: `${origin}/api/sales-orders/${orderId}`, headers };
+      if (!rows.some((row) => row.scenario === SCENARIO.getOrder)) {
+        const measured = await peakRss(service.child.pid, () => load(read, service.child.pid));
+        rows.push({ scenario: SCENARIO.getOrder, ...measured.result, rssMb: measured.rssMb, against: 'hello' });
+      }
+      const orders = Number(process.env.BENCH_IMPORT_ORDERS ?? 10_000);
+      const file = importCsv(orders, {
+        customerId: createBody.customer_id,
+        locationId: createBody.location_id,
+        date: today,
+        lines: fiveLines,
+      });
+      const { figures, beside } = await importBeside({ origin, headers, ...file }, () =>
+        peakRss(service.child.pid, () => load(read, service.child.pid)),
+      );
+      rows.push({
+        scenario: `import: ${orders} five-line orders, one series, CSV (orders/s)`,
+        rps: figures.ordersPerSecond,
+        p50: null,
+        p99: null,
+        failed: figures.failed,
+        answered: figures.orders,
+        failures: figures.failed > 0 ? `${figures.failed} orders of the import failed` : '',
+        rssMb: null,
+        cpuUs: null,
+        against: 'create-rate',
+      });
+      rows.push({
+        scenario: `${SCENARIO.getOrder} while the import runs`,
+        ...beside.result,
+        rssMb: beside.rssMb,
+        against: 'idle',
+        idle: SCENARIO.getOrder,
+      });
+      const idle = rows.find((row) => row.scenario === SCENARIO.getOrder)!;
+      importLine = describeImport(figures, { beside: beside.result.p99, idle: idle.p99 ?? 0 });
+    }
     if (serverUrl && wanted('GET order (5 lines) with metrics')) {
       // The same read on a second process of the same build and database with METRICS_PORT set,
       // scraped every second as a busy Prometheus would (the usual interval is 15 s): the cost
@@ -933,15 +983,16 @@ const main = async () => {
   const against = (row: Row, name: string | undefined, label: string) => {
     const other = name ? rows.find((each) => each.scenario === name) : undefined;
     return other
-      ? `, ${(row.rps / other.rps).toFixed(2)} x ${label} (p99 ${(row.p99 / Math.max(1, other.p99)).toFixed(1)} x)`
+      ? `, ${(row.rps / other.rps).toFixed(2)} x ${label}` +
+          (row.p99 === null || other.p99 === null ? '' : ` (p99 ${(row.p99 / Math.max(1, other.p99)).toFixed(1)} x)`)
       : '';
   };
   const floorRatio = (row: Row) => against(row, row.floor, 'floor') + against(row, row.pgFloor, 'pg floor');
   const table: Record<string, string | number>[] = rows.map((row) => ({
     scenario: row.scenario,
     'req/s': row.rps,
-    'p50 ms': row.p50,
-    'p99 ms': row.p99,
+    'p50 ms': row.p50 ?? '-',
+    'p99 ms': row.p99 ?? '-',
     ratio:
       row.against === 'hello'
         ? `${(row.rps / hello).toFixed(2)} x hello${floorRatio(row)}`
@@ -971,7 +1022,9 @@ const main = async () => {
                       : '-'
                     : row.against === 'unscoped'
                       ? against(row, row.unscoped, 'unscoped').slice(2) || '-'
-                      : 'baseline',
+                      : row.against === 'idle'
+                        ? against(row, row.idle, 'idle').slice(2) || '-'
+                        : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,
@@ -998,6 +1051,7 @@ const main = async () => {
     );
   }
   for (const figures of bursts) console.log(describeBurst(figures));
+  if (importLine) console.log(importLine);
   // The figures are for people to read: this machine's noise is too large for a threshold on
   // them. A route that mostly fails, though, is broken, not slow: CI (.ci/run) fails on it. A few
   // failures stay a note (a 503 for a wait past DATABASE_CONNECT_TIMEOUT_MS is by design).
