@@ -243,7 +243,8 @@ describe('bulk create: error policies', () => {
       (result: { order: { sales_order_id: number } }) => result.order.sales_order_id,
     );
     const events = await suite.server.database.prisma.$queryRaw<{ type: string; sales_order_id: number }[]>`
-      SELECT type, sales_order_id FROM events WHERE sales_order_id = ANY(${ids}::int[]) ORDER BY seq`;
+      SELECT type, subject_id AS sales_order_id FROM events
+      WHERE subject_type = 'sales_order' AND subject_id = ANY(${ids}::int[]) ORDER BY seq`;
     expect(events).toEqual(ids.map((id: number) => ({ type: 'sales_order.created', sales_order_id: id })));
     for (const id of ids) {
       const history = await suite.server.http.get(`/sales-orders/${id}/history`).expect(200);
