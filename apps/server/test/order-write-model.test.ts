@@ -107,8 +107,9 @@ describe('order write model: a list of orders', () => {
 
     // One sales_order.created event each, in list order.
     const events = await db().$queryRaw<{ sales_order_id: number; number: string }[]>`
-      SELECT sales_order_id, data ->> 'sales_order_no' AS number FROM events
-      WHERE sales_order_id = ANY(${ids}::int[]) AND type = 'sales_order.created' ORDER BY seq`;
+      SELECT subject_id AS sales_order_id, data ->> 'sales_order_no' AS number FROM events
+      WHERE subject_type = 'sales_order' AND subject_id = ANY(${ids}::int[]) AND type = 'sales_order.created'
+      ORDER BY seq`;
     expect(events.map((event) => event.sales_order_id)).toEqual(ids);
     expect(events.map((event) => event.number)).toEqual(created.map((order) => order.salesOrderNo));
   });

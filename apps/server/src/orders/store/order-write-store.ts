@@ -16,7 +16,7 @@ import {
   type TotalsToWrite,
 } from '../order-write-model.js';
 import { orderEventCtes } from './order-event-store.js';
-import { inScope, LOCKED_IN_SCOPE } from './order-scope.js';
+import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history, from what the write
@@ -415,13 +415,16 @@ export const orderWriteStore = {
   /**
    * Which of `numbers` an order already holds, live or deleted, case and zero padding ignored
    * (the unique index's key, sales_order_number_key): one statement for a list, by that index.
+   * Across locations, as the unique index is: the numbers are the caller's own series' (each
+   * item's location is checked against its scope first), and a number is taken whoever holds it.
    */
   takenNumbers: async (db: Db, numbers: readonly string[]): Promise<Set<string>> => {
     if (numbers.length === 0) return new Set();
     const rows = await db.$queryRaw<{ number: string }[]>`
       SELECT n.number FROM unnest(${[...numbers]}::text[]) AS n(number)
       WHERE EXISTS (
-        SELECT 1 FROM sales_orders o WHERE sales_order_number_key(o.sales_order_no) = sales_order_number_key(n.number))`;
+        SELECT 1 FROM sales_orders o WHERE ${ACROSS_LOCATIONS}
+          AND sales_order_number_key(o.sales_order_no) = sales_order_number_key(n.number))`;
     return new Set(rows.map((row) => row.number));
   },
 
