@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 
 import { createOpenApiDocument } from '@sales-order/contract/openapi';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../src/startup/config.js';
-import { type Fixtures, ORDER_DATE, orderBody } from './support/fixtures.js';
+import { createFixtures, type Fixtures, ORDER_DATE, orderBody } from './support/fixtures.js';
 import { createLicensedProduct } from './support/licences.js';
+import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
@@ -207,13 +208,43 @@ describe('bulk create: error policies', () => {
     ).toEqual([next, next + 5, next + 6]);
   });
 
+  it('reject_failed_rows: a supplied number too far ahead fails alone, and no number is lost to it', async () => {
+    const next = sequenceOf(await nextNumber());
+    const response = await bulk({
+      orders: [
+        plainOrder(suite.fixtures),
+        plainOrder(suite.fixtures, { sales_order_no: `DHK-2026-${next + 5_000_000}` }),
+        plainOrder(suite.fixtures),
+        plainOrder(suite.fixtures, { sales_order_no: `DHK-2026-${next + 10}` }),
+        plainOrder(suite.fixtures),
+      ],
+      error_policy: 'reject_failed_rows',
+    }).expect(200);
+    const results = response.body.data.results as {
+      status: string;
+      order?: { order_number: string };
+      error?: { details: unknown[] };
+    }[];
+    expect(results.map((result) => result.status)).toEqual(['created', 'failed', 'created', 'created', 'created']);
+    expect(results[1]!.error?.details).toEqual([
+      expect.objectContaining({ path: 'orders.1.sales_order_no', code: 'order_number_too_far_ahead', index: 1 }),
+    ]);
+    expect(results.flatMap((result) => (result.order ? [sequenceOf(result.order.order_number)] : []))).toEqual([
+      next,
+      next + 1,
+      next + 10,
+      next + 11,
+    ]);
+  });
+
   it('events and history are as if each order had been created alone: one created event per order, in input order', async () => {
     const response = await bulk({ orders: [0, 1, 2].map(() => plainOrder(suite.fixtures)) }).expect(201);
     const ids = response.body.data.results.map(
       (result: { order: { sales_order_id: number } }) => result.order.sales_order_id,
     );
     const events = await suite.server.database.prisma.$queryRaw<{ type: string; sales_order_id: number }[]>`
-      SELECT type, sales_order_id FROM events WHERE sales_order_id = ANY(${ids}::int[]) ORDER BY seq`;
+      SELECT type, subject_id AS sales_order_id FROM events
+      WHERE subject_type = 'sales_order' AND subject_id = ANY(${ids}::int[]) ORDER BY seq`;
     expect(events).toEqual(ids.map((id: number) => ({ type: 'sales_order.created', sales_order_id: id })));
     for (const id of ids) {
       const history = await suite.server.http.get(`/sales-orders/${id}/history`).expect(200);
@@ -449,6 +480,16 @@ describe('bulk create: permissions, scope and quota per order', () => {
     expect(response.body.data.results[2].error.details).toEqual([
       expect.objectContaining({ code: 'quantity_exceeds_licence', index: 2 }),
     ]);
+    // The refused order took no number: the others are consecutive.
+    const numbers = response.body.data.results.flatMap((result: { order?: { order_number: string } }) =>
+      result.order ? [sequenceOf(result.order.order_number)] : [],
+    );
+    expect(numbers).toEqual([numbers[0], numbers[0] + 1, numbers[0] + 2]);
+    // And the quota holds what the created orders hold.
+    const held = await suite.server.database.prisma.$queryRaw<{ held: string }[]>`
+      SELECT sum(d.quantity)::text AS held FROM sales_order_details d JOIN sales_orders o ON o.id = d.sales_order_id
+      WHERE d.product_id = ${product.id} AND o.status = 'confirmed'`;
+    expect(Number(held[0]!.held)).toBe(100);
   });
 });
 
@@ -486,6 +527,74 @@ describe('bulk create: limits', () => {
     const limited = await suite.server.http.get('/sales-orders/dropdown-options/customers');
     expect(limited.status).toBe(429);
     expect(limited.body.error.message).toContain('per minute from one address');
+  });
+});
+
+describe('bulk create: statements', () => {
+  let server: QueryCountingServer;
+  let fixtures: Fixtures;
+
+  beforeAll(async () => {
+    server = await startQueryCountingServer();
+    fixtures = await createFixtures(server.database.prisma);
+  });
+  afterAll(() => server?.close());
+
+  const fiveLines = (fixtures: Fixtures) =>
+    [1, 2, 3, 4, 5].map((n) => ({ product_id: fixtures.products.otherProduct.id, quantity: n, rate: 10 }));
+
+  it.each([
+    { case: 'server numbers', extra: () => ({}) },
+    { case: 'free-form numbers', extra: (n: number) => ({ sales_order_no: `PO-${randomUUID()}-${n}` }) },
+    {
+      case: 'series numbers among others',
+      extra: (n: number) => ((n % 1000) % 3 === 0 ? { sales_order_no: `DHK-2026-${n}` } : {}),
+    },
+    { case: 'reject_failed_rows', extra: () => ({}), policy: 'reject_failed_rows' },
+  ])('a batch of 2, 20 or 100 orders costs the same statements ($case)', async ({ extra, policy }) => {
+    const counted: string[][] = [];
+    let batch = 0;
+    for (const size of [2, 20, 100]) {
+      batch += 1;
+      const orders = Array.from({ length: size }, (_, n) =>
+        plainOrder(fixtures, { details: fiveLines(fixtures), ...extra(batch * 1000 + n) }),
+      );
+      counted.push(
+        await server.queriesDuring(() =>
+          server.http
+            .post('/sales-orders/bulk')
+            .send({ orders, ...(policy ? { error_policy: policy } : {}) })
+            .expect(policy ? 200 : 201),
+        ),
+      );
+    }
+    const [two, twenty, hundred] = counted as [string[], string[], string[]];
+    expect(twenty).toEqual(two);
+    expect(hundred).toEqual(two);
+    // One statement per table whatever the number of orders.
+    for (const table of [
+      'sales_orders',
+      'sales_order_details',
+      'sales_order_other_charges',
+      'sales_order_history',
+      'events',
+    ])
+      expect(
+        hundred.filter((sql) => new RegExp(`INSERT INTO \\S*${table}\\b`).test(sql)),
+        table,
+      ).toHaveLength(1);
+    expect(hundred.filter((sql) => /FROM \S*products/.test(sql))).toHaveLength(1);
+  });
+
+  it('with every order keyed, a batch of 2 or 50 costs the same statements', async () => {
+    const counts: number[] = [];
+    for (const size of [2, 50]) {
+      const orders = Array.from({ length: size }, () => ({ ...plainOrder(fixtures), idempotency_key: randomUUID() }));
+      counts.push(
+        (await server.queriesDuring(() => server.http.post('/sales-orders/bulk').send({ orders }).expect(201))).length,
+      );
+    }
+    expect(counts[1]).toBe(counts[0]);
   });
 });
 

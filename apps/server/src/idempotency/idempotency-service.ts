@@ -63,9 +63,6 @@ export interface IdempotentOutcome<T> {
 /** What a request of a list had before it ran: a stored result, or a refusal of its key; undefined: nothing (it runs now). */
 export type EarlierOutcome<T> = { kind: 'replayed'; result: T } | { kind: 'reused'; error: DomainError } | undefined;
 
-/** A key claimed in the caller's transaction, or the result committed with it earlier. */
-export type KeyInTransaction<T> = { claimed: IdempotencyGuard<T> } | { stored: T };
-
 /** Another request committed the key between our look-up and our claim. */
 class KeyCommittedMeanwhile extends Error {}
 
@@ -77,7 +74,10 @@ const fingerprintOf = (request: unknown): string =>
     .update(canonicalize(request) ?? '')
     .digest('hex');
 
-const keyReused = (key: string) =>
+/** Whether two requests are the same to an Idempotency-Key: their fingerprints match. */
+export const sameRequest = (a: unknown, b: unknown): boolean => fingerprintOf(a) === fingerprintOf(b);
+
+export const keyReused = (key: string) =>
   unprocessable(
     [
       {
@@ -119,8 +119,9 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
   /**
    * Runs `perform` once per (subject, key) of a list of requests: those with a stored result
    * are replayed, those whose key was used with another request are refused, and `perform` is
-   * given the others (their indexes, in list order) and a guard over their keys, whose claim
-   * and complete it calls inside the transaction of its writes. A key committed by another
+   * given the others (their indexes, in list order), a guard over their keys, whose claim
+   * and complete it calls inside the transaction of its writes, and what the rest had before
+   * (a request of a list whose answer includes them: a bulk create's). A key committed by another
    * request meanwhile (the concurrent retry) is found after the claim has waited for it, and
    * the list is looked at again; a wait cut by the end of a slice starts again in a new
    * transaction until the deadline. `schema` reads a stored result back.
@@ -128,7 +129,11 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
   const runEach = async <T, R>(
     requests: readonly IdempotentRequest[],
     schema: ZodType<T>,
-    perform: (pending: readonly number[], guard: IdempotencyGuard<T>) => Promise<R>,
+    perform: (
+      pending: readonly number[],
+      guard: IdempotencyGuard<T>,
+      earlier: readonly EarlierOutcome<T>[],
+    ) => Promise<R>,
   ): Promise<{ earlier: EarlierOutcome<T>[]; performed: R | undefined }> => {
     const keyed = requests.map((request) => ({ ...request, fingerprint: fingerprintOf(request.request) }));
     if (new Set(keyed.map(({ subject, key }) => `${subject}\n${key}`)).size !== keyed.length)
@@ -159,7 +164,7 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
           ),
       };
       try {
-        return { earlier: found, performed: await perform(pending, guard) };
+        return { earlier: found, performed: await perform(pending, guard, found) };
       } catch (error) {
         if (error instanceof KeyStillHeld) continue;
         if (!(error instanceof KeyCommittedMeanwhile)) throw error;
@@ -172,37 +177,6 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
 
   return {
     runEach,
-
-    /**
-     * Claims one key inside the caller's open transaction `tx` (one of several a request may
-     * claim one at a time, as the orders of a bulk create do; runEach claims a list in one
-     * statement): the key is claimed for this request, or it was committed earlier with the same
-     * request and its result is returned, or with another request (422 `idempotency_key_reused`).
-     * A key another transaction still holds is waited for up to one lock wait; then 409 in
-     * progress (the caller retries the whole request). The returned guard's claim does nothing:
-     * the key is claimed already; its complete stores the result as any guard's does.
-     */
-    async claimWithin<T>(tx: Db, request: IdempotentRequest, schema: ZodType<T>): Promise<KeyInTransaction<T>> {
-      const { subject, key } = request;
-      const fingerprint = fingerprintOf(request.request);
-      const claimed = await idempotencyStore
-        .claim(tx, [{ subject, key, fingerprint }], { ttlHours, lockTimeout: `${waitSliceMs}ms` })
-        .catch((error: unknown) => {
-          throw isLockNotAvailable(error) ? stillInProgress(waitSeconds) : error;
-        });
-      if (claimed === 1)
-        return {
-          claimed: {
-            claim: () => Promise.resolve(),
-            complete: (db, [result]) => idempotencyStore.complete(db, [{ subject, key, result }]),
-          },
-        };
-      // Committed by another transaction (the claim waited for it), or claimed earlier in this one.
-      const [stored] = await idempotencyStore.findLive(tx, [{ subject, key }]);
-      if (stored && stored.fingerprint !== fingerprint) throw keyReused(key);
-      if (!stored || stored.result === null) throw stillInProgress(1);
-      return { stored: schema.parse(stored.result) };
-    },
 
     /**
      * Runs `perform` once per (subject, key): a committed key answers at once with its stored

@@ -2,6 +2,7 @@ import { type CreatedSalesOrder, type CreateSalesOrderBody, ValidationCode } fro
 
 import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
+import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { toJsonNumber } from '../shared/money.js';
@@ -9,13 +10,13 @@ import { counterAfterSuppliedNumber } from './numbering.js';
 import { locationScopeProblems } from './order.js';
 import { checkConfirmable } from './order-confirmation.js';
 import { changesOfTransition } from './order-history.js';
-import { checkOrderReferences } from './order-references.js';
+import { checkOrderReferences, type ResolvedReferences } from './order-references.js';
 import { historyTotals } from './order-shapes.js';
 import type { OrderDeps } from './order-use-case.js';
-import { prepareOrder } from './order-write-model.js';
+import { type PreparedOrder, prepareOrder } from './order-write-model.js';
 import { isUniqueViolation, orderWriteStore } from './store/order-write-store.js';
 
-const duplicateNumber = (salesOrderNo: string) =>
+export const duplicateNumber = (salesOrderNo: string) =>
   unprocessable([
     {
       path: 'sales_order_no',
@@ -24,26 +25,26 @@ const duplicateNumber = (salesOrderNo: string) =>
     },
   ]);
 
+/** What a create body refers to, for the reference check. */
+export const referencesOf = (input: CreateSalesOrderBody) => ({
+  customerId: input.customer_id,
+  locationId: input.location_id,
+  salesOrderDate: input.sales_order_date,
+  details: input.details,
+  fieldOfficerId: input.field_officer_id,
+  portId: input.port_id,
+});
+
 /**
- * Creates an order: checks its references, prepares it (order-write-model.ts: prices it, its
- * number, its history entry), and stores it. With an idempotency guard, its key is claimed and
- * its result stored in the order's transaction.
+ * A new order prepared from a create body and its checked references (order-write-model.ts),
+ * refused outside the caller's location scope: pure, so a bulk create prepares each of its
+ * orders exactly as a single create does.
  */
-export const createOrder = async (
-  { transactions, orderNumberMaxAhead }: OrderDeps,
-  // Who creates and where it may: permissions are the route's (or the import's) to check.
+export const prepareCreate = (
   access: Pick<AccessContext, 'subject' | 'locations'>,
   input: CreateSalesOrderBody,
-  idempotency?: IdempotencyGuard<CreatedSalesOrder>,
-): Promise<CreatedSalesOrder> => {
-  const references = await checkOrderReferences(transactions.db, {
-    customerId: input.customer_id,
-    locationId: input.location_id,
-    salesOrderDate: input.sales_order_date,
-    details: input.details,
-    fieldOfficerId: input.field_officer_id,
-    portId: input.port_id,
-  });
+  references: Checked<ResolvedReferences>,
+): Checked<PreparedOrder | null> => {
   const outOfScope = locationScopeProblems(access, input.location_id);
   const prepared = prepareOrder(
     input,
@@ -57,9 +58,25 @@ export const createOrder = async (
     },
     { action: 'create', actor: access.subject },
   );
-  const problems = [...outOfScope, ...prepared.problems];
+  return { value: prepared.value, problems: [...outOfScope, ...prepared.problems] };
+};
+
+/**
+ * Creates an order: checks its references, prepares it (order-write-model.ts: prices it, its
+ * number, its history entry), and stores it. With an idempotency guard, its key is claimed and
+ * its result stored in the order's transaction.
+ */
+export const createOrder = async (
+  { transactions, orderNumberMaxAhead }: OrderDeps,
+  // Who creates and where it may: permissions are the route's (or the import's) to check.
+  access: Pick<AccessContext, 'subject' | 'locations'>,
+  input: CreateSalesOrderBody,
+  idempotency?: IdempotencyGuard<CreatedSalesOrder>,
+): Promise<CreatedSalesOrder> => {
+  const references = await checkOrderReferences(transactions.db, referencesOf(input));
+  const prepared = prepareCreate(access, input, references);
   const order = prepared.value;
-  if (problems.length > 0 || !order) throw unprocessable(problems);
+  if (prepared.problems.length > 0 || !order) throw unprocessable(prepared.problems);
   const numbering = order.numbering!;
 
   const write = async (db: Db) => {
@@ -99,7 +116,7 @@ export const createOrder = async (
 };
 
 /** A create asking for `status: confirmed`: the confirm of the draft just written, in its transaction. */
-const confirmCreated = async (
+export const confirmCreated = async (
   tx: Db,
   id: number,
   access: Pick<AccessContext, 'subject' | 'locations'>,

@@ -412,6 +412,19 @@ export const orderWriteStore = {
   },
 
   /**
+   * Which of `numbers` an order already holds, live or deleted, case and zero padding ignored
+   * (the unique index's key, sales_order_number_key): one statement for a list, by that index.
+   */
+  takenNumbers: async (db: Db, numbers: readonly string[]): Promise<Set<string>> => {
+    if (numbers.length === 0) return new Set();
+    const rows = await db.$queryRaw<{ number: string }[]>`
+      SELECT n.number FROM unnest(${[...numbers]}::text[]) AS n(number)
+      WHERE EXISTS (
+        SELECT 1 FROM sales_orders o WHERE sales_order_number_key(o.sales_order_no) = sales_order_number_key(n.number))`;
+    return new Set(rows.map((row) => row.number));
+  },
+
+  /**
    * Takes the row lock of a live order for the rest of the transaction and reads its header:
    * null when it does not exist or is deleted. Its own statement, before anything is read of
    * the order's lines: a statement that waited for the lock would read them as they were
