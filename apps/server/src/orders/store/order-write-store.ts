@@ -15,7 +15,7 @@ import type {
   TotalsToWrite,
 } from '../order-write-model.js';
 import { orderEventCtes } from './order-event-store.js';
-import { inScope, LOCKED_IN_SCOPE } from './order-scope.js';
+import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history, from what the write
@@ -420,7 +420,9 @@ export const orderWriteStore = {
     const rows = await db.$queryRaw<{ number: string }[]>`
       SELECT n.number FROM unnest(${[...numbers]}::text[]) AS n(number)
       WHERE EXISTS (
-        SELECT 1 FROM sales_orders o WHERE sales_order_number_key(o.sales_order_no) = sales_order_number_key(n.number))`;
+        -- Numbers are unique across every location: a taken number is taken whatever the caller's scope.
+        SELECT 1 FROM sales_orders o
+        WHERE sales_order_number_key(o.sales_order_no) = sales_order_number_key(n.number) AND ${ACROSS_LOCATIONS})`;
     return new Set(rows.map((row) => row.number));
   },
 
