@@ -106,10 +106,11 @@ describe('order write model: a list of orders', () => {
     expect(rows[0]!.entry.fields[0]).toEqual({ field: 'sales_order_no', from: null, to: created[0]!.salesOrderNo });
 
     // One sales_order.created event each, in list order.
-    const events = await db().$queryRaw<{ subject_id: number; number: string }[]>`
-      SELECT subject_id, data ->> 'sales_order_no' AS number FROM events
-      WHERE subject_id = ANY(${ids}::int[]) AND type = 'sales_order.created' ORDER BY seq`;
-    expect(events.map((event) => event.subject_id)).toEqual(ids);
+    const events = await db().$queryRaw<{ sales_order_id: number; number: string }[]>`
+      SELECT subject_id AS sales_order_id, data ->> 'sales_order_no' AS number FROM events
+      WHERE subject_type = 'sales_order' AND subject_id = ANY(${ids}::int[]) AND type = 'sales_order.created'
+      ORDER BY seq`;
+    expect(events.map((event) => event.sales_order_id)).toEqual(ids);
     expect(events.map((event) => event.number)).toEqual(created.map((order) => order.salesOrderNo));
   });
 

@@ -5,14 +5,15 @@ import { sqlStateOf } from '../../db/database-errors.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { type CounterClaim, SEQUENCE_MIN_DIGITS, settleCounter } from '../numbering.js';
-import { HEADER_FIELDS, type HeaderField } from '../order.js';
 import type { HistoryEntryToWrite } from '../order-history.js';
-import type {
-  ChargeToWrite,
-  LineToWrite,
-  OrderHeaderValues,
-  PreparedOrder,
-  TotalsToWrite,
+import {
+  type ChargeToWrite,
+  HEADER_FIELDS,
+  type HeaderField,
+  type LineToWrite,
+  type OrderHeaderValues,
+  type PreparedOrder,
+  type TotalsToWrite,
 } from '../order-write-model.js';
 import { orderEventCtes } from './order-event-store.js';
 import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
@@ -414,15 +415,16 @@ export const orderWriteStore = {
   /**
    * Which of `numbers` an order already holds, live or deleted, case and zero padding ignored
    * (the unique index's key, sales_order_number_key): one statement for a list, by that index.
+   * Across locations, as the unique index is: the numbers are the caller's own series' (each
+   * item's location is checked against its scope first), and a number is taken whoever holds it.
    */
   takenNumbers: async (db: Db, numbers: readonly string[]): Promise<Set<string>> => {
     if (numbers.length === 0) return new Set();
     const rows = await db.$queryRaw<{ number: string }[]>`
       SELECT n.number FROM unnest(${[...numbers]}::text[]) AS n(number)
       WHERE EXISTS (
-        -- Numbers are unique across every location: a taken number is taken whatever the caller's scope.
-        SELECT 1 FROM sales_orders o
-        WHERE sales_order_number_key(o.sales_order_no) = sales_order_number_key(n.number) AND ${ACROSS_LOCATIONS})`;
+        SELECT 1 FROM sales_orders o WHERE ${ACROSS_LOCATIONS}
+          AND sales_order_number_key(o.sales_order_no) = sales_order_number_key(n.number))`;
     return new Set(rows.map((row) => row.number));
   },
 
