@@ -3,7 +3,7 @@ import type { ErrorDetail, OtherChargeInput, SalesOrder, SalesOrderDetailInput }
 import type { Checked } from '../errors/checked.js';
 import { type Decimal, sum, toDecimal } from '../shared/money.js';
 import { readSuppliedNumber, type Series, seriesPrefix } from './numbering.js';
-import { deliveryDateProblems, financialYearChangeProblems } from './order.js';
+import { deliveryDateProblems, financialYearChangeProblems, HEADER_FIELDS, type HeaderField } from './order.js';
 import { changesBetween, type HistoryEntryToWrite } from './order-history.js';
 import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
 import { historyCharges, historyLines, historyTotals } from './order-shapes.js';
@@ -16,29 +16,9 @@ import { historyCharges, historyLines, historyTotals } from './order-shapes.js';
  * (store/order-write-store.ts writes a list of prepared orders in one statement per table).
  *
  * Every name is a column's and the read shape's (`customer_id`, `delivery_date`): the header is
- * never mapped to another spelling. A header field is one entry of HEADER_FIELDS; the store's
- * statements take their column lists from it.
+ * never mapped to another spelling. A header field is one entry of HEADER_FIELDS (order.ts, beside
+ * what each status locks); the store's statements take their column lists from it.
  */
-
-/**
- * The header fields an order is written with, in the read shape's order: a create and an amend
- * write them, an update rewrites them all (the ones it was not sent as they were). A new header
- * field is added here (and to the contract, the Prisma schema and a migration); the write
- * statements, the history entry and the lock's read follow.
- */
-export const HEADER_FIELDS = [
-  'customer_id',
-  'sales_order_date',
-  'location_id',
-  'financial_year_id',
-  'remarks',
-  'field_officer_id',
-  'port_id',
-  'customer_reference',
-  'delivery_date',
-] as const satisfies readonly (keyof SalesOrder)[];
-
-export type HeaderField = (typeof HEADER_FIELDS)[number];
 
 /** An order's header as written and as read: the contract's types (dates YYYY-MM-DD). */
 export type OrderHeaderValues = Pick<SalesOrder, HeaderField>;

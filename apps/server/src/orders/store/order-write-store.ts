@@ -5,15 +5,14 @@ import { sqlStateOf } from '../../db/database-errors.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { type CounterClaim, SEQUENCE_MIN_DIGITS, settleCounter } from '../numbering.js';
+import { HEADER_FIELDS, type HeaderField } from '../order.js';
 import type { HistoryEntryToWrite } from '../order-history.js';
-import {
-  type ChargeToWrite,
-  HEADER_FIELDS,
-  type HeaderField,
-  type LineToWrite,
-  type OrderHeaderValues,
-  type PreparedOrder,
-  type TotalsToWrite,
+import type {
+  ChargeToWrite,
+  LineToWrite,
+  OrderHeaderValues,
+  PreparedOrder,
+  TotalsToWrite,
 } from '../order-write-model.js';
 import { orderEventCtes } from './order-event-store.js';
 import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
