@@ -148,12 +148,14 @@ export default tseslint.config(
     },
   },
   {
-    // The pure rules of an order (state machine, money, numbering, history diff) and of licences
-    // read nothing: no database, no store.
+    // The pure rules of an order (state machine, money, numbering, history diff, the write model
+    // that prepares every write) and of licences read nothing: no database, no store.
     files: [
       'apps/server/src/orders/order.ts',
       'apps/server/src/orders/order-pricing.ts',
       'apps/server/src/orders/numbering.ts',
+      'apps/server/src/orders/order-history.ts',
+      'apps/server/src/orders/order-write-model.ts',
       'apps/server/src/licences/licence-rules.ts',
       'apps/server/src/shared/**/*.ts',
     ],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves the production folder: `pnpm deploy --filter @sales-order/server --prod DIR` gives a
-# folder that migrates, seeds, manages API keys and serves with nothing but `node`, against a
+# folder that migrates, seeds, manages API keys, serves and imports with nothing but `node`, against a
 # fresh PostgreSQL database. Usage: scripts/check-deploy-folder.sh [DIR] (DIR is kept when
 # given, so the scale-out smoke test can reuse it; else a temporary folder is used).
 # Needs pnpm, node, psql and curl; PostgreSQL at ADMIN_DATABASE_URL or TEST_DATABASE_URL.
@@ -40,9 +40,18 @@ code="$(status GET "$BASE/api/sales-orders/1")"
 [ "$code" = 401 ] || fail "an unauthenticated call answered $code"
 code="$(status GET "$BASE/order-entry/")"
 [ "$code" = 200 ] && grep -q 'name="sales-order-api"' "$WORK_DIR/body" || fail "GET /order-entry/ answered $code"
+# The import CLI runs from the folder too: it calls the service through the SDK, a production dependency.
+printf 'order_ref,customer_id,location_id,sales_order_date,product_id,quantity,rate\ndeploy-1,1,1,2026-11-15,1,1,10\n' \
+  >"$WORK_DIR/orders.csv"
+echo "importing with: node dist/cli/import.js"
+(cd "$DEPLOY_DIR" && SALES_ORDER_URL="$BASE/api" SALES_ORDER_API_KEY="$KEY" node dist/cli/import.js "$WORK_DIR/orders.csv") \
+  >"$WORK_DIR/import.log" 2>&1 && code=0 || code=$?
+# 0: the order was made; 3: refused by the seeded data's rules. Either way the import ran to its end.
+{ [ "$code" = 0 ] || [ "$code" = 3 ]; } && grep -q '^Import [0-9]* completed' "$WORK_DIR/import.log" ||
+  fail "the import CLI exited with $code: $(cat "$WORK_DIR/import.log")"
 # What an orchestrator sends: a graceful stop ends with exit code 0.
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID" && code=0 || code=$?
 [ "$code" = 0 ] || fail "the server exited with $code after SIGTERM"
 grep -q '"msg":"stopped"' "$WORK_DIR/deployed.log" || fail "the server did not log its graceful stop"
-echo "OK: the deployed folder migrated, seeded, created a key and served /readyz, an authenticated read and the order entry page with plain node, and stopped with exit code 0 on SIGTERM"
+echo "OK: the deployed folder migrated, seeded, created a key, served /readyz, an authenticated read and the order entry page, and imported a file with its CLI, with plain node, and stopped with exit code 0 on SIGTERM"

@@ -2,6 +2,7 @@ import './style.css';
 
 import { createSalesOrderClient } from '@sales-order/client';
 
+import { createImportScreen } from './import-screen.js';
 import { createOptions } from './options.js';
 import { createOrderForm } from './order-form.js';
 import { createOrderList } from './order-list.js';
@@ -24,10 +25,14 @@ const list = createOrderList(document.getElementById('orders')!, client, (id) =>
 const form = createOrderForm(document.getElementById('order')!, client, options, () => {
   list.refresh().catch(list.report);
 });
+// Only for a caller who may import (sales_orders.import): it shows itself once GET /imports answers.
+const imports = createImportScreen(document.getElementById('import')!, client, () => {
+  list.refresh().catch(list.report);
+});
 
 // While the dropdowns and the list load: a busy page, a message, and Save off (order-form.ts).
 main.setAttribute('aria-busy', 'true');
 form.say('Loading the order form…');
-Promise.all([form.startNew().then(() => form.say('')), list.refresh().catch(list.report)])
+Promise.all([form.startNew().then(() => form.say('')), list.refresh().catch(list.report), imports.show()])
   .catch((error: unknown) => form.report(error))
   .finally(() => main.removeAttribute('aria-busy'));

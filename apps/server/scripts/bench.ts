@@ -47,6 +47,11 @@
  * Bursts (scripts/bench-burst.ts): 200 creates of one series at once, then 200 confirms at once
  * of drafts sharing a product licensed for 150 units, on the one service process with its
  * default pool: the answers by status (none may be 503) and their p50/p99.
+ *
+ * Import (scripts/bench-import.ts): a CSV of BENCH_IMPORT_ORDERS (10,000) orders of the create
+ * row's five lines in one series, its orders per second from the upload to `completed` (read
+ * against the 5-line create's req/s), and GET order driven as its idle row while the import
+ * runs, its p99 read against the idle row's (target: within 2 x); the load average beside them.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -61,6 +66,7 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 
 import { burst, type BurstFigures, describeBurst } from './bench-burst.js';
+import { describeImport, importBeside, importCsv } from './bench-import.js';
 import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
 import { loadBulkOrders } from './bulk-orders.js';
 
@@ -125,6 +131,7 @@ const startProcess = (script: string, env: Record<string, string>, nodeArgs: str
       PORT: '0',
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '1000000',
+      BULK_ORDERS_PER_MINUTE: '10000000',
       JWT_SECRET: secret,
       ...env,
     },
@@ -242,13 +249,15 @@ interface Load {
    * takes the next one): writes that must differ from one request to the next.
    */
   rotate?: { path: string; body: unknown }[];
+  /** Connections of this scenario, when not BENCH_CONNECTIONS. */
+  connections?: number;
 }
 
 /**
  * Drives `url` for the scenario's time. With the serving process's `pid`, also its CPU time per
  * request, which moves far less than req/s when other work shares the machine.
  */
-const load = async ({ url, method, body, headers = {}, rotate }: Load, pid?: number) => {
+const load = async ({ url, method, body, headers = {}, rotate, connections: own }: Load, pid?: number) => {
   // A read first runs unmeasured for BENCH_WARMUP_SECONDS, three times as long on a process's
   // first: a process that has not served for long yet is slower (the first read of the service
   // measured 0.64-0.88 x the same read right after it, with 2 s or 6 s of warm-up; 20 s removed
@@ -257,7 +266,7 @@ const load = async ({ url, method, body, headers = {}, rotate }: Load, pid?: num
     const { origin } = new URL(url);
     const duration = warmed.has(origin) ? warmupSeconds : 3 * warmupSeconds;
     warmed.add(origin);
-    await autocannon({ url, method, connections, duration, headers });
+    await autocannon({ url, method, connections: own ?? connections, duration, headers });
   }
   const cpuBefore = pid === undefined ? undefined : await cpuMs(pid);
   let turn = 0;
@@ -265,7 +274,7 @@ const load = async ({ url, method, body, headers = {}, rotate }: Load, pid?: num
   const result = await autocannon({
     url,
     method,
-    connections,
+    connections: own ?? connections,
     duration: seconds,
     headers: { ...headers, ...(body || rotate ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
@@ -429,6 +438,18 @@ const createBody = {
   details: fiveLines,
   other_charges: [{ description: 'Freight', amount: 0 }],
 };
+/** Orders in each bulk create of the bulk row (issue 33: the default BULK_MAX_ORDERS). */
+const BULK_ORDERS = 100;
+/** The create row's order 100 times in one bulk call: one series, server numbering. */
+const bulkBody = { orders: Array.from({ length: BULK_ORDERS }, () => createBody) };
+const CREATE_ROW = 'POST order (5 lines, server numbering, one series)';
+/**
+ * Bulk calls in flight at once (BENCH_BULK_CONNECTIONS): each holds its series' counter from its
+ * insert statement to its commit, so calls of one series take turns; 4 calls are 400 orders in
+ * flight, more than the create row's 32.
+ */
+const bulkConnections = Number(process.env.BENCH_BULK_CONNECTIONS ?? 4);
+const BULK_ROW = `POST bulk (${BULK_ORDERS} orders of 5 lines, server numbering, one series, ${bulkConnections} connections)`;
 /** The same order with 500 lines: a create's cost should not grow with its lines much. */
 const create500Body = {
   ...createBody,
@@ -438,8 +459,9 @@ const create500Body = {
 interface Row {
   scenario: string;
   rps: number;
-  p50: number;
-  p99: number;
+  /** Latencies of the requests; null for a row of another unit (the import's orders per second). */
+  p50: number | null;
+  p99: number | null;
   failed: number;
   /** Requests answered, whatever their status. */
   answered: number;
@@ -456,11 +478,25 @@ interface Row {
   pgFloor?: string;
   /** For a scoped caller's row: the unscoped caller's row of the same request. */
   unscoped?: string;
+  /** For a read beside other work (the import): the same read's row on an otherwise idle service. */
+  idle?: string;
   /**
    * `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this
-   * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates).
+   * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates);
+   * `bulk`: its orders per second over the 5-line create's, and its latency over the create's.
    */
-  against: 'hello' | 'pgbench' | 'read' | 'create' | 'create-rate' | 'update' | 'metrics' | 'unscoped' | null;
+  against:
+    | 'hello'
+    | 'pgbench'
+    | 'read'
+    | 'create'
+    | 'create-rate'
+    | 'update'
+    | 'metrics'
+    | 'unscoped'
+    | 'idle'
+    | 'bulk'
+    | null;
 }
 
 const main = async () => {
@@ -499,6 +535,8 @@ const main = async () => {
   // The webhook scenario's receiver is on loopback, over http.
   env = { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
   let webhookFigures: WebhookFigures | undefined;
+  let aloneLatencies: Record<'create' | 'bulk', { p50: number; p90: number }> | undefined;
+  let importLine: string | undefined;
   const bursts: BurstFigures[] = [];
   const service = startService(env, profileArgs);
   try {
@@ -648,7 +686,8 @@ const main = async () => {
      */
     const confirmations = async (lines: typeof fiveLines, body: object) => {
       const createRow = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
-      const wantedDrafts = Math.ceil((createRow?.rps ?? 1_000) * seconds * 1.5);
+      // A confirm can run at three times a create's rate (measured): four times the drafts a create row makes.
+      const wantedDrafts = Math.ceil((createRow?.rps ?? 1_000) * seconds * 4);
       const drafts: number[] = [];
       while (drafts.length < wantedDrafts)
         drafts.push(
@@ -751,11 +790,20 @@ const main = async () => {
         url: `${origin}/api/sales-orders?limit=50&updated_since=2026-01-20T00:00:00Z&include_deleted=true&sort=updated_at`,
       },
       {
-        name: 'POST order (5 lines, server numbering, one series)',
+        name: CREATE_ROW,
         against: 'pgbench',
         method: 'POST',
         url: `${origin}/api/sales-orders`,
         body: createBody,
+      },
+      {
+        // Issue 33: orders per second through bulk calls, beside the single create of this run.
+        name: BULK_ROW,
+        against: 'bulk',
+        method: 'POST',
+        url: `${origin}/api/sales-orders/bulk`,
+        body: bulkBody,
+        connections: bulkConnections,
       },
       {
         name: 'POST order (5 lines, server numbering, one series) + 1 webhook endpoint',
@@ -837,6 +885,22 @@ const main = async () => {
         await receiver?.close();
       }
     }
+    if (wanted(BULK_ROW)) {
+      // One request at a time, nothing else running: a bulk of 100's latency against one create's.
+      const alone = async (url: string, body: unknown, expected: number) => {
+        const times: number[] = [];
+        for (let index = 0; index < 30; index += 1) {
+          const started = performance.now();
+          await setupCall(url, expected, body);
+          times.push(performance.now() - started);
+        }
+        times.sort((a, b) => a - b);
+        return { p50: times[Math.floor(times.length / 2)]!, p90: times[Math.floor(times.length * 0.9)]! };
+      };
+      const create = await alone(`${origin}/api/sales-orders`, createBody, 201);
+      const bulk = await alone(`${origin}/api/sales-orders/bulk`, bulkBody, 201);
+      aloneLatencies = { create, bulk };
+    }
     if (wanted('burst')) {
       // Issue 29, item 3: all at once on this one process and its default pool; none may be 503.
       const post = (url: string, body: unknown) => () =>
@@ -868,6 +932,46 @@ const main = async () => {
           drafts.map((id) => post(`${origin}/api/sales-orders/${id}/confirm`, {})),
         ),
       );
+    }
+    if (wanted('import')) {
+      // Issue 33: a file of BENCH_IMPORT_ORDERS orders of the create row's lines in one series,
+      // and GET order driven as its idle row is while the import runs (target: p99 within 2 x).
+      const read = { method: 'GET' as const, url: `${origin}/api/sales-orders/${orderId}`, headers };
+      if (!rows.some((row) => row.scenario === SCENARIO.getOrder)) {
+        const measured = await peakRss(service.child.pid, () => load(read, service.child.pid));
+        rows.push({ scenario: SCENARIO.getOrder, ...measured.result, rssMb: measured.rssMb, against: 'hello' });
+      }
+      const orders = Number(process.env.BENCH_IMPORT_ORDERS ?? 10_000);
+      const file = importCsv(orders, {
+        customerId: createBody.customer_id,
+        locationId: createBody.location_id,
+        date: today,
+        lines: fiveLines,
+      });
+      const { figures, beside } = await importBeside({ origin, headers, ...file }, () =>
+        peakRss(service.child.pid, () => load(read, service.child.pid)),
+      );
+      rows.push({
+        scenario: `import: ${orders} five-line orders, one series, CSV (orders/s)`,
+        rps: figures.ordersPerSecond,
+        p50: null,
+        p99: null,
+        failed: figures.failed,
+        answered: figures.orders,
+        failures: figures.failed > 0 ? `${figures.failed} orders of the import failed` : '',
+        rssMb: null,
+        cpuUs: null,
+        against: 'create-rate',
+      });
+      rows.push({
+        scenario: `${SCENARIO.getOrder} while the import runs`,
+        ...beside.result,
+        rssMb: beside.rssMb,
+        against: 'idle',
+        idle: SCENARIO.getOrder,
+      });
+      const idle = rows.find((row) => row.scenario === SCENARIO.getOrder)!;
+      importLine = describeImport(figures, { beside: beside.result.p99, idle: idle.p99 ?? 0 });
     }
     if (serverUrl && wanted('GET order (5 lines) with metrics')) {
       // The same read on a second process of the same build and database with METRICS_PORT set,
@@ -938,6 +1042,8 @@ const main = async () => {
   const fiveLineRead = rows.find((row) => row.scenario === 'GET order (5 lines)');
   const fiveLineCreate = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
   const fiveLineUpdate = rows.find((row) => row.scenario === 'PUT order (5 lines replaced)');
+  /** A bulk row's orders created per second: its answered calls that succeeded, each of BULK_ORDERS orders. */
+  const ordersPerSecond = (row: Row) => Math.round(((row.answered - row.failed) * BULK_ORDERS) / seconds);
   console.log(
     `\n${seconds} s per scenario, ${connections} connections, database: ${serverUrl ? 'PostgreSQL server' : 'embedded PGlite'}, node ${process.version}\n`,
   );
@@ -945,15 +1051,16 @@ const main = async () => {
   const against = (row: Row, name: string | undefined, label: string) => {
     const other = name ? rows.find((each) => each.scenario === name) : undefined;
     return other
-      ? `, ${(row.rps / other.rps).toFixed(2)} x ${label} (p99 ${(row.p99 / Math.max(1, other.p99)).toFixed(1)} x)`
+      ? `, ${(row.rps / other.rps).toFixed(2)} x ${label}` +
+          (row.p99 === null || other.p99 === null ? '' : ` (p99 ${(row.p99 / Math.max(1, other.p99)).toFixed(1)} x)`)
       : '';
   };
   const floorRatio = (row: Row) => against(row, row.floor, 'floor') + against(row, row.pgFloor, 'pg floor');
   const table: Record<string, string | number>[] = rows.map((row) => ({
     scenario: row.scenario,
     'req/s': row.rps,
-    'p50 ms': row.p50,
-    'p99 ms': row.p99,
+    'p50 ms': row.p50 ?? '-',
+    'p99 ms': row.p99 ?? '-',
     ratio:
       row.against === 'hello'
         ? `${(row.rps / hello).toFixed(2)} x hello${floorRatio(row)}`
@@ -983,7 +1090,14 @@ const main = async () => {
                       : '-'
                     : row.against === 'unscoped'
                       ? against(row, row.unscoped, 'unscoped').slice(2) || '-'
-                      : 'baseline',
+                      : row.against === 'bulk'
+                        ? fiveLineCreate
+                          ? `${ordersPerSecond(row)} orders/s: ${(ordersPerSecond(row) / fiveLineCreate.rps).toFixed(2)} x ` +
+                            `5-line create's; p50 ${((row.p50 ?? Number.NaN) / Math.max(1, fiveLineCreate.p50 ?? Number.NaN)).toFixed(1)} x its`
+                          : '-'
+                        : row.against === 'idle'
+                          ? against(row, row.idle, 'idle').slice(2) || '-'
+                          : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,
@@ -1010,6 +1124,16 @@ const main = async () => {
     );
   }
   for (const figures of bursts) console.log(describeBurst(figures));
+  if (aloneLatencies) {
+    const { create, bulk } = aloneLatencies;
+    const ms = (value: number) => value.toFixed(1);
+    console.log(
+      `one at a time (30 each, nothing else running): a create p50 ${ms(create.p50)} ms (p90 ${ms(create.p90)}), ` +
+        `a bulk of ${BULK_ORDERS} p50 ${ms(bulk.p50)} ms (p90 ${ms(bulk.p90)}): ${(bulk.p50 / create.p50).toFixed(1)} x a create's ` +
+        `latency for ${BULK_ORDERS} x its orders`,
+    );
+  }
+  if (importLine) console.log(importLine);
   // The figures are for people to read: this machine's noise is too large for a threshold on
   // them. A route that mostly fails, though, is broken, not slow: CI (.ci/run) fails on it. A few
   // failures stay a note (a 503 for a wait past DATABASE_CONNECT_TIMEOUT_MS is by design).

@@ -38,8 +38,8 @@ export const createServices = (
   { queue, sender, resolve }: Pick<EventProcessing, 'queue' | 'sender' | 'resolve'>,
   reportFailure: (message: string) => (error: unknown) => void = () => () => {},
 ) => {
-  const orders = createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead) });
   const idempotency = createIdempotencyService(transactions.db, idempotencyOptions);
+  const orders = createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead), idempotency });
   const imports = createImports({
     transactions,
     orders,

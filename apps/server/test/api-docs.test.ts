@@ -23,6 +23,7 @@ describe('API documentation', () => {
     expect(Object.keys(document.paths).sort()).toEqual(
       [
         '/sales-orders',
+        '/sales-orders/bulk',
         '/sales-orders/calculate-totals',
         '/sales-orders/dropdown-options/{type}',
         '/sales-orders/max-number',
@@ -56,6 +57,7 @@ describe('API documentation', () => {
     );
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(
       [
+        'bulkCreateSalesOrders',
         'calculateTotals',
         'createSalesOrder',
         'deleteSalesOrder',

@@ -95,6 +95,15 @@ describe('authentication and permissions on every route', () => {
         status: 201,
         call: async () => ({ method: 'post', path: '/sales-orders', body: orderBody(fixtures) }),
       },
+      bulkCreateSalesOrders: {
+        permissions: [Permission.create],
+        status: 201,
+        call: async () => ({
+          method: 'post',
+          path: '/sales-orders/bulk',
+          body: { orders: [orderBody(fixtures), orderBody(fixtures)] },
+        }),
+      },
       getSalesOrder: {
         permissions: [Permission.read],
         status: 200,

@@ -324,7 +324,7 @@ describe('the feed under concurrent writers', () => {
       const first = await readFeed(http, { after: start });
       expect(first.items.map((event) => event.sales_order_id)).toEqual(others);
       const [laterRow] = await database.prisma.$queryRaw<{ seq: bigint }[]>`
-        SELECT min(seq) AS seq FROM events WHERE sales_order_id = ANY(${others})`;
+        SELECT min(seq) AS seq FROM events WHERE subject_type = 'sales_order' AND subject_id = ANY(${others})`;
       // The held event was inserted (numbered) before the ones already read.
       expect(lateRow!.seq < laterRow!.seq).toBe(true);
 
@@ -352,26 +352,26 @@ describe('retention', () => {
     // 1,250 events of 40 days ago, as old changes left them, then positioned by the relay.
     await prisma.$executeRaw`
       WITH event AS (
-        INSERT INTO events (type, sales_order_id, version, occurred_at, data)
-        SELECT 'sales_order.updated', ${id}::int, n + 1, now() - interval '40 days', ${JSON.stringify(data)}::json
+        INSERT INTO events (type, subject_type, subject_id, version, occurred_at, data)
+        SELECT 'sales_order.updated', 'sales_order', ${id}::int, n + 1, now() - interval '40 days', ${JSON.stringify(data)}::json
         FROM generate_series(1, 1250) n
         RETURNING seq)
       INSERT INTO event_queue (event_seq) SELECT seq FROM event`;
     // Older than all of those by insertion, but within retention: stays.
-    await prisma.$executeRaw`UPDATE events SET occurred_at = now() - interval '29 days' WHERE sales_order_id = ${id} AND version = 1`;
+    await prisma.$executeRaw`UPDATE events SET occurred_at = now() - interval '29 days' WHERE subject_id = ${id} AND version = 1`;
     await suite.server.events.relay.runOnce();
     const endpoint = await prisma.webhookEndpoint.create({
       data: { url: 'https://127.0.0.1:9/in', secret: 'whsec_AAAA', enabled: false, disabledReason: 'manual' },
     });
     await prisma.$executeRaw`
-      INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, sales_order_id, status)
-      SELECT ${endpoint.id}::int, event_seq, position, sales_order_id, 'succeeded' FROM event_positions`;
+      INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, subject_type, subject_id, status)
+      SELECT ${endpoint.id}::int, event_seq, position, 'sales_order', sales_order_id, 'succeeded' FROM event_positions`;
 
     const batches = await suite.server.events.purge!.runOnce();
     // Every batch of the 500 oldest events holds the recent one: 499 go each time, then the rest.
     expect(batches).toEqual([499, 499, 252]);
     const left = await prisma.$queryRaw<{ version: number; occurred_at: Date }[]>`
-      SELECT version, occurred_at FROM events WHERE sales_order_id = ${id} ORDER BY seq`;
+      SELECT version, occurred_at FROM events WHERE subject_id = ${id} ORDER BY seq`;
     expect(left.map((row) => row.version)).toEqual([1]);
     const [deliveries] = await prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM webhook_deliveries`;
     expect(deliveries!.n).toBe(1);

@@ -183,10 +183,15 @@ describe('permissions asked for by field values', () => {
         { field: 'status', value: 'confirmed', permission: Permission.confirm },
         { field: 'acknowledge_warnings', value: true, permission: Permission.licencesOverride },
       ],
+      bulkCreateSalesOrders: [
+        { field: 'orders.*.status', value: 'confirmed', permission: Permission.confirm },
+        { field: 'orders.*.acknowledge_warnings', value: true, permission: Permission.licencesOverride },
+      ],
       confirmSalesOrder: [{ field: 'acknowledge_warnings', value: true, permission: Permission.licencesOverride }],
     });
     const document = (await request(suite.server.api).get('/openapi.json').expect(200)).body;
     expect(document.paths['/sales-orders'].post['x-field-permissions']).toEqual(declared.createSalesOrder);
+    expect(document.paths['/sales-orders/bulk'].post['x-field-permissions']).toEqual(declared.bulkCreateSalesOrders);
     expect(document.paths['/sales-orders/{id}/confirm'].post['x-field-permissions']).toEqual(
       declared.confirmSalesOrder,
     );

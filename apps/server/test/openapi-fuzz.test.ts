@@ -86,6 +86,9 @@ const generateFrom = (schema: JsonObject, $defs: JsonObject, seed: number) =>
     // Up to 20 lines a request rather than 500: the rules are per line, and the suite shares
     // two cores.
     maxItems: 20,
+    // Deep enough for a bulk create's lines (body -> orders -> order -> details -> line); the
+    // generator's default of 5 would write the deepest required objects as null.
+    maxDepth: 8,
     outputTransform: exactDecimals,
   });
 
@@ -172,6 +175,7 @@ describe('requests generated from the served OpenAPI document', () => {
       calculateTotals: REQUESTS_PER_OPERATION,
       getDropdownOptions: REQUESTS_PER_OPERATION,
       createSalesOrder: REQUESTS_PER_OPERATION,
+      bulkCreateSalesOrders: REQUESTS_PER_OPERATION,
       getSalesOrder: REQUESTS_PER_OPERATION,
       updateSalesOrder: REQUESTS_PER_OPERATION,
       deleteSalesOrder: REQUESTS_PER_OPERATION,

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-import axe from 'axe-core';
 import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { chromiumPath, launchChromium } from './support/chromium.js';
+import { accessibilityViolations } from './support/accessibility.js';
+import { chromiumPath, launchChromium, pageProblems } from './support/chromium.js';
 import { createSession } from './support/credentials.js';
 import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
@@ -25,22 +25,6 @@ const descriptionOf = async (control: Locator) =>
     .page()
     .locator(`[id="${(await control.getAttribute('aria-describedby')) ?? ''}"]`)
     .textContent();
-
-/**
- * axe-core's WCAG 2.1 A and AA rules on the page as it stands. Injected through the DevTools
- * protocol (page.evaluate), which the page's CSP does not govern, so the page runs under its
- * real policy.
- */
-const accessibilityViolations = async (page: Page): Promise<string[]> => {
-  await page.evaluate(axe.source);
-  // Strings run in the page: this project's TypeScript has no DOM types.
-  return page.evaluate<string[]>(`
-    axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
-      .then((result) => result.violations.map(
-        (violation) => violation.id + ': ' + violation.nodes.map((node) => node.target.join(' ')).join(', '),
-      ))
-  `);
-};
 
 /** What sticks out of the page or out of its panel (section), at the page's current width. */
 const overflowing = (page: Page) =>
@@ -100,12 +84,7 @@ describe.skipIf(!executablePath)(
     /** The page, loaded with its selects filled and the first line in place. */
     const openPage = async (context: BrowserContext): Promise<Page> => {
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('pageerror', (error) => problems.push(error.message));
-      // The service's CSP refuses inline scripts: a violation would be a console error.
-      page.on('console', (message) => {
-        if (message.type() === 'error' && /Content Security Policy/.test(message.text())) problems.push(message.text());
-      });
+      const problems = pageProblems(page);
       await page.goto(`${suite.server.origin}/order-entry/`);
       await eventually(() => page.getByLabel('Customer', { exact: true }).locator('option').count()).toBeGreaterThan(1);
       await eventually(() =>
@@ -172,7 +151,7 @@ describe.skipIf(!executablePath)(
       const page = await openPage(context);
       await fillHeader(page, 'PO-THREE-LINES');
       await page.getByLabel('Field officer').selectOption({ label: 'Sharmin Sultana' });
-      await page.getByLabel('Port').selectOption({ label: 'Chattogram Port' });
+      await page.getByLabel('Port', { exact: true }).selectOption({ label: 'Chattogram Port' });
       await page.getByLabel('Delivery date').fill('2026-11-20');
       await fillLine(page, 1, 'Cypermethrin 10 EC', '10', '455.5');
       await fillLine(page, 2, 'Urea 46% N', '2.5', '1200');
@@ -605,7 +584,7 @@ describe.skipIf(!executablePath)(
       const take = () => requests.splice(0);
 
       await page.goto(`${suite.server.origin}/order-entry/`);
-      await eventually(() => page.locator('form button.primary').isDisabled()).toBe(false);
+      await eventually(() => page.locator('#order form button.primary').isDisabled()).toBe(false);
       const atLoad = take();
       // One call per dropdown type and the list; nothing else.
       expect(atLoad.filter((request) => request.includes('dropdown-options')).sort()).toEqual(
@@ -640,7 +619,7 @@ describe.skipIf(!executablePath)(
 
       // CSS locators here: computing the accessible name of each of 2,000 labelled controls under a
       // loaded machine's CPU can outlast the locator's timeout.
-      const save = page.locator('form button.primary');
+      const save = page.locator('#order form button.primary');
       await page
         .locator('.field', { has: page.locator('label', { hasText: /^Remarks$/ }) })
         .locator('textarea')

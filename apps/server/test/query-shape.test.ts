@@ -114,6 +114,37 @@ describe('query shape', () => {
     expect(large.filter((sql) => !/^(BEGIN|COMMIT)/i.test(sql.trim()))).toHaveLength(7);
   });
 
+  it("with an Idempotency-Key, a create or a transition adds the key's look-up, claim and result: one statement each", async () => {
+    const isKey = (sql: string) => /idempotency_keys/.test(sql);
+    const plain = await statementsOf(() => server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201));
+    const key = `shape-${Date.now()}`;
+    const keyed = await statementsOf(() =>
+      server.http.post('/sales-orders').set('Idempotency-Key', key).send(orderBody(fixtures)).expect(201),
+    );
+    expect(keyed.filter(isKey)).toHaveLength(3);
+    // The order's own statements, the key's, and the COMMIT of the transaction the claim needs.
+    expect(keyed).toHaveLength(plain.length + 3 + 1);
+    const replayed = await statementsOf(() =>
+      server.http.post('/sales-orders').set('Idempotency-Key', key).send(orderBody(fixtures)).expect(201),
+    );
+    expect(replayed).toHaveLength(1);
+
+    const ids = await Promise.all(
+      [1, 2].map(
+        async () =>
+          (await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201)).body.data.sales_order_id,
+      ),
+    );
+    const cancel = (id: number, headers: Record<string, string> = {}) =>
+      statementsOf(() =>
+        server.http.post(`/sales-orders/${id}/cancel`).set(headers).send({ reason: 'shape' }).expect(200),
+      );
+    const plainCancel = await cancel(ids[0]);
+    const keyedCancel = await cancel(ids[1], { 'Idempotency-Key': `${key}-cancel` });
+    expect(keyedCancel.filter(isKey)).toHaveLength(3);
+    expect(keyedCancel).toHaveLength(plainCancel.length + 3);
+  });
+
   it('lists a page with one statement (two with include_total), whatever the page size or filters', async () => {
     for (let index = 0; index < 3; index += 1)
       await server.http.post('/sales-orders').send(orderBody(fixtures)).expect(201);

@@ -37,5 +37,20 @@ describe('SDK imports', () => {
     expect(results.map((r) => r.order_ref)).toEqual(rows.map((_, index) => `sdk-${index}`));
     expect(results[17]).toMatchObject({ status: 'failed', lines: [19], errors: [{ code: 'invalid_cell' }] });
     expect((await client.listImports()).items[0]!.import_id).toBe(started.import_id);
+
+    // The same results as the files the service writes, to save as they are.
+    const jsonLines = await client.downloadImportResults(started.import_id);
+    expect(
+      jsonLines
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual(results);
+    const csvText = await client.downloadImportResults(started.import_id, 'csv');
+    const csvLines = csvText.trimEnd().split('\n');
+    expect(csvLines[0]).toBe('order_ref,lines,status,sales_order_id,order_number,errors');
+    expect(csvLines).toHaveLength(31);
+    expect(csvLines[18]).toMatch(/^sdk-17,19,failed,,,.*\[invalid_cell\]"?$/);
+    await expect(client.downloadImportResults(999_999)).rejects.toMatchObject({ status: 404 });
   });
 });

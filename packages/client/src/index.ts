@@ -8,6 +8,8 @@ import type {
   ApiKeyHistoryEntry,
   ApiKeyHistoryQuery,
   ApiKeyPage,
+  BulkCreatedSalesOrders,
+  BulkCreateSalesOrdersBody,
   CalculateTotalsBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
@@ -24,6 +26,7 @@ import type {
   ErrorDetail,
   EventPage,
   EventType,
+  FeedEvent,
   HistoryEntry,
   Import,
   ImportResult,
@@ -40,7 +43,6 @@ import type {
   RotateApiKeyBody,
   RotatedWebhookSecret,
   SalesOrder,
-  SalesOrderEvent,
   SalesOrderHistory,
   SalesOrderHistoryQuery,
   SalesOrderListItem,
@@ -65,6 +67,7 @@ export {
   AuthenticationCode,
   DETAIL_CODES,
   ErrorCode,
+  EVENT_SUBJECTS,
   EVENT_TYPES,
   ImportCode,
   LicenceWarningCode,
@@ -112,6 +115,12 @@ export interface SalesOrderRetryOptions {
 /** Per-call options of `createSalesOrder`. */
 export interface CreateSalesOrderOptions {
   /** The order's Idempotency-Key (1-255 printable ASCII); a random UUID when not given. */
+  idempotencyKey?: string | undefined;
+}
+
+/** Per-call options of `bulkCreateSalesOrders`. */
+export interface BulkCreateSalesOrdersOptions {
+  /** The call's Idempotency-Key (1-255 printable ASCII), which replays the whole answer; a random UUID when not given. */
   idempotencyKey?: string | undefined;
 }
 
@@ -384,10 +393,13 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
   const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
     unwrap<SalesOrderPage>(client.listSalesOrders({ query: definedOnly(filters) }));
   const getImport = (id: number) => unwrap<Import>(client.getImport({ params: { id } }));
-  const listEvents = ({ types, ...query }: ListEventsOptions = {}) =>
+  const listEvents = <T extends EventType = EventType>({ types, ...query }: ListEventsOptions<T> = {}): Promise<
+    EventPageOf<T>
+  > =>
+    // The service answers only events of the types asked for: the page's items are of those.
     unwrap<EventPage>(
       client.listEvents({ query: definedOnly({ ...query, ...(types ? { types: types.join(',') } : {}) }) }),
-    );
+    ) as Promise<EventPageOf<T>>;
   const listApiKeys = (query: ListApiKeysQuery = {}) =>
     unwrap<ApiKeyPage>(client.listApiKeys({ query: definedOnly(query) }));
 
@@ -441,6 +453,22 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     ) =>
       withRetries<CreatedSalesOrder>(options.retry, () =>
         client.createSalesOrder({ body, headers: { 'idempotency-key': idempotencyKey } }),
+      ),
+    /**
+     * POST /sales-orders/bulk: many orders in one call (at most BULK_MAX_ORDERS, 100 by default).
+     * `error_policy` `reject_everything` (the default) creates all or none: a refused order
+     * rejects with SalesOrderUnprocessableError, each detail naming its order by `index` and its
+     * path (`orders.3.details.0.product_id`); `reject_failed_rows` resolves with one result per
+     * order, created or failed. Give each order an `idempotency_key` to re-send a partly failed
+     * batch whole without duplicates. Network errors, 409, 429, 502, 503 and 504 are retried with
+     * one Idempotency-Key for the call.
+     */
+    bulkCreateSalesOrders: (
+      body: BulkCreateSalesOrdersBody,
+      { idempotencyKey = globalThis.crypto.randomUUID() }: BulkCreateSalesOrdersOptions = {},
+    ): Promise<BulkCreatedSalesOrders> =>
+      withRetries<BulkCreatedSalesOrders>(options.retry, () =>
+        client.bulkCreateSalesOrders({ body, headers: { 'idempotency-key': idempotencyKey } }),
       ),
     /** GET /sales-orders/{id}; `version` is what `ifMatch` takes. */
     getSalesOrder: (id: number) => unwrap<SalesOrder>(client.getSalesOrder({ params: { id } })),
@@ -507,6 +535,8 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     /**
      * GET /events: the events after `after` (a `next_cursor`; omitted, the oldest kept), in commit
      * order. Keep the page's `next_cursor` and call again with it: nothing committed is skipped.
+     * Orders' events, and for a caller holding api_keys.manage API keys' too: narrow by `type`, or
+     * ask for `types` (the items are then typed as those).
      */
     listEvents,
     /**
@@ -516,17 +546,17 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
      * page read; events of that page after the one you stopped at come again). The generator's
      * return value is the same cursor.
      */
-    events: (options: ListEventsOptions = {}): EventFeed => {
+    events: <T extends EventType = EventType>(options: ListEventsOptions<T> = {}): EventFeed<EventOf<T>> => {
       let cursor = options.after;
-      const pages = async function* (): AsyncGenerator<SalesOrderEvent, string, undefined> {
+      const pages = async function* (): AsyncGenerator<EventOf<T>, string, undefined> {
         for (;;) {
-          const page = await listEvents({ ...options, after: cursor });
+          const page = await listEvents<T>({ ...options, after: cursor });
           yield* page.items;
           cursor = page.next_cursor;
           if (!page.has_more) return cursor;
         }
       };
-      return Object.defineProperty(pages(), 'cursor', { get: () => cursor, enumerable: true }) as EventFeed;
+      return Object.defineProperty(pages(), 'cursor', { get: () => cursor, enumerable: true }) as EventFeed<EventOf<T>>;
     },
     /** POST /webhook-endpoints: the answer's `secret` is shown this once; keep it in the receiver. */
     createWebhookEndpoint: (body: CreateWebhookEndpointBody) =>
@@ -576,6 +606,20 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
       if (response.status !== 200) throw errorOf(response);
       for (const line of String(response.body).split('\n'))
         if (line.trim() !== '') yield JSON.parse(line) as ImportResult;
+    },
+    /**
+     * GET /imports/{id}/results as the file the service writes, to save as it is: JSON Lines
+     * (`ndjson`, the default) or CSV (`csv`, sent with `Accept: text/csv`; cells that would start
+     * a spreadsheet formula are escaped). Every result so far, in file order.
+     */
+    downloadImportResults: async (id: number, format: ImportFormat = 'ndjson'): Promise<string> => {
+      const response = await send(options, {
+        path: `${baseUrl}/imports/${encodeURIComponent(String(id))}/results`,
+        method: 'GET',
+        headers: { accept: IMPORT_CONTENT_TYPES[format] },
+      });
+      if (response.status !== 200) throw errorOf(response);
+      return String(response.body);
     },
     /**
      * Resolves once the import has finished (completed, failed or cancelled), polling
@@ -654,15 +698,27 @@ export type SalesOrderClient = ReturnType<typeof createSalesOrderClient>;
  * The events of `client.events()`, for `for await`; `cursor` is the feed's `next_cursor` as far
  * as it has been read (the `after` given until the first page arrives).
  */
-export type EventFeed = AsyncGenerator<SalesOrderEvent, string, undefined> & { readonly cursor: string | undefined };
+export type EventFeed<E extends FeedEvent = FeedEvent> = AsyncGenerator<E, string, undefined> & {
+  readonly cursor: string | undefined;
+};
+
+/**
+ * The events of these types: `SalesOrderEvent` for `sales_order.*` types, `ApiKeyEvent` for
+ * `api_key.*`; every kind (narrow by `type`) when no `types` are given.
+ */
+export type EventOf<T extends EventType> = Extract<FeedEvent, { type: T }>;
+
+/** A page of the feed whose items are of these types. */
+export type EventPageOf<T extends EventType> = Omit<EventPage, 'items'> & { items: EventOf<T>[] };
 
 /** Options of `listEvents` and `events`: `types` as a list rather than the query's comma-separated text. */
-export interface ListEventsOptions {
+export interface ListEventsOptions<T extends EventType = EventType> {
   /** A `next_cursor` of the feed. */
   after?: string | undefined;
   /** 1..500, default 100. */
   limit?: number | undefined;
-  types?: EventType[] | undefined;
+  /** Only events of these types (the items are typed as them); omitted, every type the caller may read. */
+  types?: T[] | undefined;
   sales_order_id?: number | undefined;
 }
 

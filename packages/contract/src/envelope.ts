@@ -50,6 +50,13 @@ export const ErrorDetailSchema = z
         'With code "cursor_past_retention" (410): the feed cursor after which the oldest event kept comes; pass it as ' +
           '`after` once resynchronised.',
       ),
+    index: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ID)
+      .optional()
+      .describe('With a bulk create (POST /sales-orders/bulk): the position in `orders` of the order this is about.'),
     current_status: SalesOrderStatusSchema.optional().describe(
       'With code "invalid_transition", "order_not_editable" or "order_not_deletable" (409): the order\'s status now.',
     ),

@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 
+import { ApiKeyHistoryEntrySchema, ApiKeySchema } from './api-keys.js';
 import { dateTime, documented, fromBase64Url, id, idParam, MAX_ID, queryInteger, toBase64Url } from './common.js';
 import { successEnvelope } from './envelope.js';
 import { CommonErrorResponses, describedError } from './errors.js';
@@ -8,12 +9,13 @@ import { Permission } from './permissions.js';
 import { SalesOrderSchema } from './sales-order.js';
 
 /**
- * Events: one per change of an order, written in the change's own transaction (the outbox),
- * read in commit order from GET /events and pushed to webhook endpoints (webhook-endpoints.ts).
+ * Events: one per change of an order or an API key, written in the change's own transaction (the
+ * outbox), read in commit order from GET /events and pushed to webhook endpoints
+ * (webhook-endpoints.ts).
  */
 
-/** Every type of event; the lifecycle's transitions (confirm, close, cancel, amend) have one each. */
-export const EVENT_TYPES = [
+/** The events of an order; the lifecycle's transitions (confirm, close, cancel, amend) have one each. */
+export const SALES_ORDER_EVENT_TYPES = [
   'sales_order.created',
   'sales_order.updated',
   'sales_order.deleted',
@@ -23,8 +25,42 @@ export const EVENT_TYPES = [
   'sales_order.amended',
 ] as const;
 
+/** The events of an API key: one per entry of its history (GET /api-keys/{id}/history). */
+export const API_KEY_EVENT_TYPES = [
+  'api_key.created',
+  'api_key.renamed',
+  'api_key.rotated',
+  'api_key.revoked',
+] as const;
+
+/**
+ * What an event can be about, its **subject**: the part of its type before the dot
+ * (`sales_order.created` is about a sales order). Each kind says which permission a reader needs
+ * besides `events.read` to see its events, and its events carry their subject's id as
+ * `<subject>_id`. A reader limited to locations sees only the events of subjects inside them
+ * (an order in one of its locations; a key whose locations are all among them). To add a kind:
+ * its types and permission here, an event schema below, and its location rule in the server
+ * (apps/server/src/events/store/event-visibility.ts); docs/decisions.md, "Events of other
+ * subjects than orders".
+ */
+export const EVENT_SUBJECTS = {
+  sales_order: { types: SALES_ORDER_EVENT_TYPES, permission: null },
+  api_key: { types: API_KEY_EVENT_TYPES, permission: Permission.apiKeysManage },
+} as const satisfies Record<string, { types: readonly string[]; permission: Permission | null }>;
+export type EventSubject = keyof typeof EVENT_SUBJECTS;
+
+/** Every type of event. */
+export const EVENT_TYPES = [...SALES_ORDER_EVENT_TYPES, ...API_KEY_EVENT_TYPES] as const;
+
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
+export const SalesOrderEventTypeSchema = z.enum(SALES_ORDER_EVENT_TYPES);
+export type SalesOrderEventType = z.infer<typeof SalesOrderEventTypeSchema>;
+export const ApiKeyEventTypeSchema = z.enum(API_KEY_EVENT_TYPES);
+export type ApiKeyEventType = z.infer<typeof ApiKeyEventTypeSchema>;
+
+/** The subject an event of this type is about. */
+export const subjectOfEventType = (type: EventType): EventSubject => type.slice(0, type.indexOf('.')) as EventSubject;
 
 /** The `id` of an event, and of every webhook delivery of it (`webhook-id`). */
 export const eventId = () =>
@@ -44,11 +80,13 @@ const version = () =>
       "The order's version after the change: order and deduplicate by it (a receiver may get an update before a create it missed).",
     );
 
+const occurredAt = () => dateTime().describe('When the change was made (UTC, YYYY-MM-DD HH:mm:ss).');
+
 /** One change of an order, as the feed answers it. */
 const SalesOrderEventSchemaObject = z.object({
   id: eventId(),
-  type: EventTypeSchema,
-  occurred_at: dateTime().describe('When the change was made (UTC, YYYY-MM-DD HH:mm:ss).'),
+  type: SalesOrderEventTypeSchema,
+  occurred_at: occurredAt(),
   sales_order_id: id(),
   version: version(),
   data: SalesOrderSchema.describe(
@@ -61,6 +99,41 @@ type SalesOrderEventSchemaObject = typeof SalesOrderEventSchemaObject;
 export interface SalesOrderEventSchema extends SalesOrderEventSchemaObject {}
 export const SalesOrderEventSchema: SalesOrderEventSchema = SalesOrderEventSchemaObject;
 export type SalesOrderEvent = z.infer<typeof SalesOrderEventSchema>;
+
+/** What an API key's event carries: the key after the change and its history entry (never the secret). */
+const ApiKeyEventDataSchemaObject = z.object({
+  api_key: ApiKeySchema.describe('The key as GET /api-keys/{id} read it right after the change (never its secret).'),
+  actor: ApiKeyHistoryEntrySchema.shape.actor.describe('Who made the change.'),
+  changes: ApiKeyHistoryEntrySchema.shape.changes,
+});
+type ApiKeyEventDataSchemaObject = typeof ApiKeyEventDataSchemaObject;
+/** Named, like SalesOrderEventSchema. */
+export interface ApiKeyEventDataSchema extends ApiKeyEventDataSchemaObject {}
+export const ApiKeyEventDataSchema: ApiKeyEventDataSchema = ApiKeyEventDataSchemaObject;
+export type ApiKeyEventData = z.infer<typeof ApiKeyEventDataSchema>;
+
+/**
+ * One change of an API key, as the feed answers it: read only by callers holding
+ * `api_keys.manage` besides `events.read` (and, for a caller limited to locations, only of keys
+ * inside them). A rotation gives two: `api_key.rotated` of the old key, `api_key.created` of its
+ * successor (`rotated_from_id` set).
+ */
+const ApiKeyEventSchemaObject = z.object({
+  id: eventId(),
+  type: ApiKeyEventTypeSchema,
+  occurred_at: occurredAt(),
+  api_key_id: id(),
+  data: ApiKeyEventDataSchema,
+});
+type ApiKeyEventSchemaObject = typeof ApiKeyEventSchemaObject;
+/** Named, like SalesOrderEventSchema. */
+export interface ApiKeyEventSchema extends ApiKeyEventSchemaObject {}
+export const ApiKeyEventSchema: ApiKeyEventSchema = ApiKeyEventSchemaObject;
+export type ApiKeyEvent = z.infer<typeof ApiKeyEventSchema>;
+
+/** Any event of the feed (an order's, an API key's), by `type`. */
+export const FeedEventSchema = z.discriminatedUnion('type', [SalesOrderEventSchema, ApiKeyEventSchema]);
+export type FeedEvent = z.infer<typeof FeedEventSchema>;
 
 /** `error.details[].code` values of the feed. */
 export const FeedCode = {
@@ -155,8 +228,13 @@ export const ListEventsQuerySchema = z.object({
 export type ListEventsQuery = z.input<typeof ListEventsQuerySchema>;
 export type ListEventsFilters = z.output<typeof ListEventsQuerySchema>;
 
-export const EventPageSchema = z.object({
-  items: z.array(SalesOrderEventSchema).max(EVENTS_LIMIT_MAX),
+const EventPageSchemaObject = z.object({
+  items: z
+    .array(FeedEventSchema)
+    .max(EVENTS_LIMIT_MAX)
+    .describe(
+      'In commit order. Events of orders for every reader; of API keys only for a reader that also holds api_keys.manage.',
+    ),
   next_cursor: z
     .string()
     .max(EVENT_CURSOR_MAX_LENGTH)
@@ -166,7 +244,17 @@ export const EventPageSchema = z.object({
     ),
   has_more: z.boolean().describe('true: more events are readable right now (call again at once); false: poll later.'),
 });
+type EventPageSchemaObject = typeof EventPageSchemaObject;
+/** Named, like SalesOrderEventSchema: the route's answers refer to it rather than writing it out. */
+export interface EventPageSchema extends EventPageSchemaObject {}
+export const EventPageSchema: EventPageSchema = EventPageSchemaObject;
 export type EventPage = z.infer<typeof EventPageSchema>;
+
+/** The feed's answer, named so that the route's declaration refers to it instead of writing it out. */
+const EventPageEnvelopeObject = successEnvelope(EventPageSchema);
+type EventPageEnvelopeObject = typeof EventPageEnvelopeObject;
+interface EventPageEnvelope extends EventPageEnvelopeObject {}
+const EventPageEnvelope: EventPageEnvelope = EventPageEnvelopeObject;
 
 const c = initContract();
 
@@ -177,18 +265,20 @@ export const eventsContract = c.router(
       path: '/events',
       query: ListEventsQuerySchema,
       responses: {
-        200: successEnvelope(EventPageSchema),
+        200: EventPageEnvelope,
         410: describedError(
           'Gone: events after `after` were purged (older than EVENT_RETENTION_DAYS), so the reader missed them: ' +
             '`details[0].code` `cursor_past_retention`, with `oldest_cursor`, the cursor after which the oldest event ' +
             'kept comes. Resynchronise (e.g. the sales-order list with `updated_since`), then read on from it.',
         ),
       },
-      summary: 'The change feed: every change of every order, in the order the changes committed',
+      summary: 'The change feed: every change of every order (and API key), in the order the changes committed',
       description:
         'A consumer that pages with `next_cursor` sees every committed event exactly once, in commit order, also while ' +
         'orders are written concurrently. Events are kept EVENT_RETENTION_DAYS (default 30); a cursor whose next events ' +
-        'were purged answers 410 `cursor_past_retention` rather than skipping them. See docs/api.md, "Events".',
+        'were purged answers 410 `cursor_past_retention` rather than skipping them. The events of API keys (`api_key.*`) ' +
+        'come only to a caller that also holds `api_keys.manage`; a caller limited to locations gets only the events of ' +
+        'orders in them and of keys inside them. See docs/api.md, "Events".',
       metadata: { permission: Permission.eventsRead, tag: 'Events' } as const,
     },
   },

@@ -13,6 +13,7 @@ export * from './order-lifecycle.js';
 export * from './order-list.js';
 export * from './permissions.js';
 export * from './sales-order.js';
+export * from './sales-order-bulk.js';
 export * from './sales-orders.contract.js';
 export * from './totals.js';
 export * from './webhook-endpoints.js';

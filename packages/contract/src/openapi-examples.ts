@@ -13,6 +13,7 @@ import type {
   UpdatedSalesOrder,
   UpdateSalesOrderBody,
 } from './sales-order.js';
+import type { BulkCreatedSalesOrders, BulkCreateSalesOrdersBody } from './sales-order-bulk.js';
 import type { SalesOrdersContract } from './sales-orders.contract.js';
 import type { CalculateTotalsBody, Totals } from './totals.js';
 
@@ -280,6 +281,47 @@ const history: SalesOrderHistory = {
   next_cursor: null,
 };
 
+const bulkBody: BulkCreateSalesOrdersBody = {
+  orders: [
+    { ...createBody, idempotency_key: 'van-7-2026-11-21-001' },
+    { ...createBody, customer_id: 999, idempotency_key: 'van-7-2026-11-21-002' },
+    { ...createBody, customer_id: 15, status: 'confirmed', idempotency_key: 'van-7-2026-11-21-003' },
+  ],
+  error_policy: 'reject_failed_rows',
+};
+
+const bulkCreated: BulkCreatedSalesOrders = {
+  error_policy: 'reject_failed_rows',
+  created: 2,
+  failed: 1,
+  results: [
+    { index: 0, status: 'created', order: created },
+    {
+      index: 1,
+      status: 'failed',
+      error: {
+        code: 422,
+        message: 'Validation failed',
+        details: [
+          { path: 'orders.1.customer_id', message: 'customer 999 does not exist', code: 'unknown_customer', index: 1 },
+        ],
+      },
+    },
+    { index: 2, status: 'created', order: { sales_order_id: 5, order_number: 'DHK-2026-00004', total_amount: 880 } },
+  ],
+};
+
+const bulkRefused: ErrorEnvelope = {
+  success: false,
+  error: {
+    message: 'Validation failed: 1 of 3 orders refused, none created',
+    code: 422,
+    details: [
+      { path: 'orders.1.customer_id', message: 'customer 999 does not exist', code: 'unknown_customer', index: 1 },
+    ],
+  },
+};
+
 type Examples = { [K in keyof SalesOrdersContract]: { request?: unknown; responses: Record<string, unknown> } };
 
 export const OPERATION_EXAMPLES = {
@@ -290,6 +332,10 @@ export const OPERATION_EXAMPLES = {
   createSalesOrder: {
     request: createBody,
     responses: { 201: ok(created, 'Sales order created successfully'), 422: unprocessable },
+  },
+  bulkCreateSalesOrders: {
+    request: bulkBody,
+    responses: { 200: ok(bulkCreated), 422: bulkRefused },
   },
   listSalesOrders: { responses: { 200: ok(page) } },
   getSalesOrder: { responses: { 200: ok(order) } },

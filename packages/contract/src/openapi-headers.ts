@@ -16,6 +16,12 @@ const RETRY_AFTER: HeaderObject = {
   schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, example: 10 },
 };
 
+const REPLAYED: HeaderObject = {
+  description:
+    '`true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was created now).',
+  schema: { type: 'string', enum: ['true'], maxLength: 4 },
+};
+
 export const OPERATION_RESPONSE_HEADERS: Record<string, Record<string, Record<string, HeaderObject>>> = {
   createSalesOrder: {
     201: {
@@ -23,12 +29,13 @@ export const OPERATION_RESPONSE_HEADERS: Record<string, Record<string, Record<st
         description: 'Address of the new order.',
         schema: { type: 'string', maxLength: 2048, example: '/api/sales-orders/4' },
       },
-      'Idempotent-Replayed': {
-        description:
-          '`true` when this is the stored response of an earlier request with the same Idempotency-Key (nothing was created now).',
-        schema: { type: 'string', enum: ['true'], maxLength: 4 },
-      },
+      'Idempotent-Replayed': REPLAYED,
     },
+    409: { 'Retry-After': RETRY_AFTER },
+  },
+  bulkCreateSalesOrders: {
+    200: { 'Idempotent-Replayed': REPLAYED },
+    201: { 'Idempotent-Replayed': REPLAYED },
     409: { 'Retry-After': RETRY_AFTER },
   },
   createApiKey: {

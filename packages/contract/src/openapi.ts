@@ -28,7 +28,7 @@ import {
 import { DETAIL_CODES } from './detail-codes.js';
 import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
-import { EventPageSchema, SalesOrderEventSchema } from './events.js';
+import { ApiKeyEventDataSchema, ApiKeyEventSchema, EventPageSchema, SalesOrderEventSchema } from './events.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
 import { OPERATION_RESPONSE_HEADERS } from './openapi-headers.js';
@@ -56,6 +56,13 @@ import {
   UpdatedSalesOrderSchema,
   UpdateSalesOrderBodySchema,
 } from './sales-order.js';
+import {
+  BULK_MAX_ORDERS_DEFAULT,
+  BulkCreatedSalesOrdersSchema,
+  BulkCreateSalesOrdersBodySchema,
+  BulkOrderResultSchema,
+  BulkOrderSchema,
+} from './sales-order-bulk.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
 import {
   CreatedWebhookEndpointSchema,
@@ -88,6 +95,8 @@ export interface OpenApiOptions {
   sessionCookieName?: string;
   /** Largest request body the server reads (BODY_LIMIT), as body-parser writes it. */
   bodyLimit?: string;
+  /** Most orders of one bulk create (BULK_MAX_ORDERS): the `maxItems` of its `orders`. */
+  bulkMaxOrders?: number;
 }
 
 export const API_VERSION = '1.0.0';
@@ -95,6 +104,8 @@ export const API_VERSION = '1.0.0';
 /** Schemas shown as named components; request bodies use input shapes, the rest output shapes. */
 const REQUEST_COMPONENTS: Record<string, ZodTypeAny> = {
   CreateSalesOrderBody: CreateSalesOrderBodySchema,
+  BulkCreateSalesOrdersBody: BulkCreateSalesOrdersBodySchema,
+  BulkOrder: BulkOrderSchema,
   UpdateSalesOrderBody: UpdateSalesOrderBodySchema,
   SalesOrderDetailInput: SalesOrderDetailInputSchema,
   OtherChargeInput: OtherChargeInputSchema,
@@ -115,6 +126,8 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrderDetail: SalesOrderDetailSchema,
   OtherCharge: OtherChargeSchema,
   CreatedSalesOrder: CreatedSalesOrderSchema,
+  BulkCreatedSalesOrders: BulkCreatedSalesOrdersSchema,
+  BulkOrderResult: BulkOrderResultSchema,
   UpdatedSalesOrder: UpdatedSalesOrderSchema,
   DeletedSalesOrder: DeletedSalesOrderSchema,
   MaxNumber: MaxNumberSchema,
@@ -132,6 +145,8 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   HistoryTotals: HistoryTotalsSchema,
   FieldChange: FieldChangeSchema,
   SalesOrderEvent: SalesOrderEventSchema,
+  ApiKeyEvent: ApiKeyEventSchema,
+  ApiKeyEventData: ApiKeyEventDataSchema,
   EventPage: EventPageSchema,
   WebhookEndpoint: WebhookEndpointSchema,
   CreatedWebhookEndpoint: CreatedWebhookEndpointSchema,
@@ -279,6 +294,40 @@ const toNullableEnums = (node: Json): Json => {
     result.enum = [...(result.enum as Json[]), null];
   }
   return result;
+};
+
+/**
+ * A discriminated union comes out as `{ discriminator: { propertyName }, oneOf }` without a
+ * `mapping`, which OpenAPI reads as "the value is the member schema's name": a validator then
+ * wants `type: "SalesOrderEvent"`. Each value of the members' discriminating enum is mapped to
+ * its member here, once the members are components; a union with an inline member keeps only
+ * its `oneOf` (whose members' enums are disjoint).
+ */
+const withDiscriminatorMappings = <T extends Json>(node: T, schemas: Record<string, SchemaObject>): T => {
+  const visit = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (value === null || typeof value !== 'object') return value;
+    const result: Record<string, Json> = Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, visit(item)]),
+    );
+    const discriminator = result.discriminator as { propertyName?: string; mapping?: Json } | undefined;
+    if (!discriminator?.propertyName || discriminator.mapping || !Array.isArray(result.oneOf)) return result;
+    const refs = (result.oneOf as Record<string, Json>[]).map((member) => member.$ref);
+    if (!refs.every((ref): ref is string => typeof ref === 'string')) {
+      const { discriminator: _discriminator, ...rest } = result;
+      return rest;
+    }
+    const mapping: Record<string, string> = {};
+    for (const ref of refs) {
+      const member = schemas[ref.replace('#/components/schemas/', '')] as Record<string, Json> | undefined;
+      const property = (member?.properties as Record<string, Record<string, Json>> | undefined)?.[
+        discriminator.propertyName
+      ];
+      for (const option of (property?.enum as Json[] | undefined) ?? []) mapping[String(option)] = ref;
+    }
+    return { ...result, discriminator: { ...discriminator, mapping } };
+  };
+  return visit(node) as T;
 };
 
 /** Every rewrite the zod converter's output needs, for paths and components alike. */
@@ -482,6 +531,7 @@ export const createOpenApiDocument = ({
   serverUrl = '/api',
   sessionCookieName = 'erp_session',
   bodyLimit = '1mb',
+  bulkMaxOrders = BULK_MAX_ORDERS_DEFAULT,
 }: OpenApiOptions = {}): OpenAPIObject => {
   const generated = generateOpenApi(
     apiContract,
@@ -492,8 +542,12 @@ export const createOpenApiDocument = ({
       operationMapper: (operation, route) => describeOperation(operation, route, bodyLimit) as never,
     },
   );
-  const { paths, schemas } = extractComponents(normalize(generated.paths));
+  const extracted = extractComponents(normalize(generated.paths));
+  const { paths, schemas } = withDiscriminatorMappings(extracted, extracted.schemas);
   schemas[ERROR_DETAIL] = listDetailCodes(schemas[ERROR_DETAIL]!);
+  // The contract takes up to the ceiling any setting may have; this service takes its own setting.
+  const bulkOrders = schemas.BulkCreateSalesOrdersBody!.properties!.orders as SchemaObject;
+  bulkOrders.maxItems = bulkMaxOrders;
 
   const builder = OpenApiBuilder.create()
     .addOpenApiVersion('3.0.3')

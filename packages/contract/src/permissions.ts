@@ -29,10 +29,12 @@ export const Permission = {
 export type Permission = (typeof Permission)[keyof typeof Permission];
 
 /**
- * A permission a request needs because of what its body asks for: when the JSON body's top-level
- * `field` holds `value`, the caller needs `permission` as well as the route's own. Declared in
- * the contract (and shown in the OpenAPI document as `x-field-permissions`) so that every route
- * that takes such a field is covered by the same check.
+ * A permission a request needs because of what its body asks for: when the JSON body's `field`
+ * holds `value`, the caller needs `permission` as well as the route's own. `field` is a top-level
+ * field, or a dotted path in which `*` stands for every item of a list (`orders.*.status`: the
+ * `status` of any order of a bulk create). Declared in the contract (and shown in the OpenAPI
+ * document as `x-field-permissions`) so that every route that takes such a field is covered by
+ * the same check.
  */
 export type FieldPermission = {
   readonly field: string;
@@ -70,18 +72,29 @@ export const requiredPermissions = ({ permission, readsOrder, receivesEvents }: 
   ]),
 ];
 
-/** The permissions a body asks for beyond the route's (its fields' values, as `fieldPermissions` declares). */
-export const permissionsForBody = ({ fieldPermissions = [] }: RouteAccess, body: unknown): Permission[] => {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
-  const fields = body as Record<string, unknown>;
-  return [
-    ...new Set(
-      fieldPermissions
-        .filter(({ field, value }) => Object.hasOwn(fields, field) && fields[field] === value)
-        .map(({ permission }) => permission),
-    ),
-  ];
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The values at a dotted path of `body`, `*` taking every item of a list (own properties only). */
+const valuesAt = (body: unknown, path: readonly string[]): unknown[] => {
+  if (path.length === 0) return [body];
+  const [step, ...rest] = path as [string, ...string[]];
+  if (step === '*') return Array.isArray(body) ? body.flatMap((item) => valuesAt(item, rest)) : [];
+  return isObject(body) && Object.hasOwn(body, step) ? valuesAt(body[step], rest) : [];
 };
+
+/** The permissions a body asks for beyond the route's (its fields' values, as `fieldPermissions` declares). */
+export const permissionsForBody = ({ fieldPermissions = [] }: RouteAccess, body: unknown): Permission[] => [
+  ...new Set(
+    fieldPermissions
+      .filter(({ field, value }) => valuesAt(body, field.split('.')).some((each) => each === value))
+      .map(({ permission }) => permission),
+  ),
+];
+
+/** A body's field permissions for each item of the list `list`: `field` becomes `list.*.field`. */
+export const itemFieldPermissions = (list: string, permissions: readonly FieldPermission[]): FieldPermission[] =>
+  permissions.map((permission) => ({ ...permission, field: `${list}.*.${permission.field}` }));
 
 /** The field permissions of the confirm checks: `acknowledge_warnings: true` overrides licence warnings. */
 export const ACKNOWLEDGE_WARNINGS_PERMISSION: FieldPermission = {

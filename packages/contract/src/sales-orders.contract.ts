@@ -19,7 +19,12 @@ import {
   SALES_ORDER_STATES_DESCRIPTION,
 } from './order-lifecycle.js';
 import { ListSalesOrdersQuerySchema, SalesOrderPageSchema } from './order-list.js';
-import { ACKNOWLEDGE_WARNINGS_PERMISSION, Permission } from './permissions.js';
+import {
+  ACKNOWLEDGE_WARNINGS_PERMISSION,
+  type FieldPermission,
+  itemFieldPermissions,
+  Permission,
+} from './permissions.js';
 import {
   CreatedSalesOrderSchema,
   CreateSalesOrderBodySchema,
@@ -31,6 +36,7 @@ import {
   UpdatedSalesOrderSchema,
   UpdateSalesOrderBodySchema,
 } from './sales-order.js';
+import { BulkCreatedEnvelopeSchema, BulkCreateSalesOrdersBodySchema } from './sales-order-bulk.js';
 import { CalculateTotalsBodySchema, TotalsSchema } from './totals.js';
 import {
   IdempotencyHeadersSchema,
@@ -49,6 +55,12 @@ const transitionRefusals = {
   422: UnprocessableResponse,
   428: PreconditionRequiredResponse,
 } as const;
+
+/** What a create body's values ask for: creating it confirmed is a confirm; acknowledging warnings overrides licences. */
+const CREATE_FIELD_PERMISSIONS: readonly FieldPermission[] = [
+  { field: 'status', value: 'confirmed', permission: Permission.confirm },
+  ACKNOWLEDGE_WARNINGS_PERMISSION,
+];
 
 const TRANSITION_NOTES =
   `States: ${SALES_ORDER_STATES_DESCRIPTION} A transition not allowed from the current status, or already done, is ` +
@@ -130,13 +142,33 @@ export const salesOrdersContract = c.router(
         422: UnprocessableResponse,
       },
       summary: 'Create a sales order with its detail lines and other charges',
+      metadata: { permission: Permission.create, fieldPermissions: CREATE_FIELD_PERMISSIONS } as const,
+    },
+    bulkCreateSalesOrders: {
+      method: 'POST',
+      path: '/sales-orders/bulk',
+      headers: IdempotencyHeadersSchema,
+      body: BulkCreateSalesOrdersBodySchema,
+      responses: {
+        200: BulkCreatedEnvelopeSchema,
+        201: BulkCreatedEnvelopeSchema,
+        409: IdempotencyConflictResponse,
+        422: UnprocessableResponse,
+      },
+      summary: 'Create many sales orders in one call, under one error policy',
+      description:
+        'Each of `orders` is a POST /sales-orders body (with an optional `idempotency_key` of its own), checked and ' +
+        'created exactly as a single create would: numbering (orders of one series are numbered consecutively in input ' +
+        "order; a number supplied twice fails the second), the caller's location scope, licence quota, history and one " +
+        '`sales_order.created` event per order in input order. `error_policy` `reject_everything` (the default): all ' +
+        'orders are created in one transaction or none is; 201 with every order, or 422 with the details of each ' +
+        'failing order (paths `orders.{index}....`, and `index`). `reject_failed_rows`: each order stands alone; 200 ' +
+        'with one result per order in input order and the counts. The Idempotency-Key header replays the whole answer. ' +
+        'At most BULK_MAX_ORDERS orders (400 beyond); the call counts as one request against the per-client rate limit ' +
+        'and its orders against BULK_ORDERS_PER_MINUTE per client (429 beyond).',
       metadata: {
         permission: Permission.create,
-        // Creating it confirmed is a confirm; acknowledging warnings overrides licences.
-        fieldPermissions: [
-          { field: 'status', value: 'confirmed', permission: Permission.confirm },
-          ACKNOWLEDGE_WARNINGS_PERMISSION,
-        ],
+        fieldPermissions: itemFieldPermissions('orders', CREATE_FIELD_PERMISSIONS),
       } as const,
     },
     getSalesOrder: {

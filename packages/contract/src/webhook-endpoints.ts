@@ -14,7 +14,16 @@ import {
 } from './common.js';
 import { successEnvelope } from './envelope.js';
 import { CommonErrorResponses, describedError } from './errors.js';
-import { EVENT_CURSOR_MAX_LENGTH, EVENT_TYPES, eventCursor, eventId, EventTypeSchema } from './events.js';
+import {
+  ApiKeyEventDataSchema,
+  ApiKeyEventTypeSchema,
+  EVENT_CURSOR_MAX_LENGTH,
+  EVENT_TYPES,
+  eventCursor,
+  eventId,
+  EventTypeSchema,
+  SalesOrderEventTypeSchema,
+} from './events.js';
 import { Permission } from './permissions.js';
 import { SalesOrderSchema } from './sales-order.js';
 
@@ -96,7 +105,10 @@ const eventTypes = () =>
     .max(EVENT_TYPES.length)
     // A type named twice is the same set of types.
     .transform((types) => [...new Set(types)])
-    .describe('The event types delivered to this endpoint; omitted or null: every type.');
+    .describe(
+      'The event types delivered to this endpoint; omitted or null: every type its owner may read (api_key.* only ' +
+        'while the owner holds api_keys.manage).',
+    );
 
 const description = () => text(WEBHOOK_DESCRIPTION_MAX_LENGTH).nullable();
 
@@ -141,7 +153,7 @@ export const DisabledReasonSchema = z
     'manual: disabled through PATCH; gone: the receiver answered 410 Gone; failing: every delivery failed for 3 days.',
   );
 
-export const WebhookEndpointSchema = z.object({
+const WebhookEndpointSchemaObject = z.object({
   id: id(),
   url: z.string().max(WEBHOOK_URL_MAX_LENGTH),
   description: z.string().max(WEBHOOK_DESCRIPTION_MAX_LENGTH).nullable(),
@@ -176,6 +188,10 @@ export const WebhookEndpointSchema = z.object({
   created_at: dateTime(),
   updated_at: dateTime(),
 });
+type WebhookEndpointSchemaObject = typeof WebhookEndpointSchemaObject;
+/** Named (an interface derived from the schema) so that declarations refer to it rather than writing it out at every route. */
+export interface WebhookEndpointSchema extends WebhookEndpointSchemaObject {}
+export const WebhookEndpointSchema: WebhookEndpointSchema = WebhookEndpointSchemaObject;
 export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
 
 const secret = () =>
@@ -184,7 +200,7 @@ const secret = () =>
     .max(WEBHOOK_SECRET_MAX_LENGTH)
     .describe('whsec_ and base64: the signing secret, shown only in this answer. Keep it in the receiver.');
 
-export const CreatedWebhookEndpointSchema = WebhookEndpointSchema.extend({ secret: secret() });
+export const CreatedWebhookEndpointSchema = WebhookEndpointSchemaObject.extend({ secret: secret() });
 export type CreatedWebhookEndpoint = z.infer<typeof CreatedWebhookEndpointSchema>;
 
 export const WebhookEndpointListSchema = z.object({
@@ -233,8 +249,14 @@ export const WebhookDeliverySchema = z.object({
   delivery_id: id(),
   event_id: eventId(),
   event_type: EventTypeSchema,
-  sales_order_id: id(),
-  version: z.number().int().positive().max(MAX_ID),
+  sales_order_id: id().nullable().describe("The event's order; null for an event of another subject (an API key)."),
+  version: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_ID)
+    .nullable()
+    .describe("The order's version after the change; null for an event of another subject."),
   status: DeliveryStatusSchema,
   attempts: z.array(DeliveryAttemptSchema).max(DELIVERY_ATTEMPTS_MAX).describe('Oldest first.'),
   next_attempt_at: dateTime().nullable().describe('When a pending delivery is tried next; null otherwise.'),
@@ -252,10 +274,14 @@ export const ListWebhookDeliveriesQuerySchema = z.object({
 export type ListWebhookDeliveriesQuery = z.input<typeof ListWebhookDeliveriesQuerySchema>;
 export type ListWebhookDeliveriesFilters = z.output<typeof ListWebhookDeliveriesQuerySchema>;
 
-export const WebhookDeliveryPageSchema = z.object({
+const WebhookDeliveryPageSchemaObject = z.object({
   items: z.array(WebhookDeliverySchema).max(DELIVERIES_LIMIT_MAX).describe('Newest first.'),
   next_cursor: id().nullable().describe('Pass as `cursor` for older deliveries; null on the last page.'),
 });
+type WebhookDeliveryPageSchemaObject = typeof WebhookDeliveryPageSchemaObject;
+/** Named, like WebhookEndpointSchema. */
+export interface WebhookDeliveryPageSchema extends WebhookDeliveryPageSchemaObject {}
+export const WebhookDeliveryPageSchema: WebhookDeliveryPageSchema = WebhookDeliveryPageSchemaObject;
 export type WebhookDeliveryPage = z.infer<typeof WebhookDeliveryPageSchema>;
 
 /** Replay re-sends at most this many events per call; `next_cursor` continues. */
@@ -292,9 +318,19 @@ export const PING_EVENT_TYPE = 'webhook.ping';
 
 /** The JSON body of a delivery of an order's event: `data` is the event's order. */
 export const SalesOrderWebhookPayloadSchema = z.object({
-  type: EventTypeSchema,
+  type: SalesOrderEventTypeSchema,
   timestamp: z.string().max(30).describe('When the change was made, ISO 8601 in UTC.'),
   data: SalesOrderSchema,
+});
+
+/**
+ * The JSON body of a delivery of an API key's event: `data` is the key after the change and who
+ * changed what (never the secret). Sent only to endpoints whose owner holds api_keys.manage.
+ */
+export const ApiKeyWebhookPayloadSchema = z.object({
+  type: ApiKeyEventTypeSchema,
+  timestamp: z.string().max(30).describe('When the change was made, ISO 8601 in UTC.'),
+  data: ApiKeyEventDataSchema,
 });
 
 /** The JSON body of a ping. */
@@ -307,9 +343,16 @@ export const PingWebhookPayloadSchema = z.object({
 /** What a delivery's body holds, by `type`. */
 export const WebhookPayloadSchema = z.discriminatedUnion('type', [
   SalesOrderWebhookPayloadSchema,
+  ApiKeyWebhookPayloadSchema,
   PingWebhookPayloadSchema,
 ]);
 export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
+
+/** The answers with an endpoint, named so that declarations write it out once. */
+const WebhookEndpointEnvelopeObject = successEnvelope(WebhookEndpointSchema);
+type WebhookEndpointEnvelopeObject = typeof WebhookEndpointEnvelopeObject;
+interface WebhookEndpointEnvelope extends WebhookEndpointEnvelopeObject {}
+const WebhookEndpointEnvelope: WebhookEndpointEnvelope = WebhookEndpointEnvelopeObject;
 
 const UnprocessableEndpointResponse = describedError(
   'Unprocessable entity: the URL is refused (http:// without WEBHOOK_ALLOW_HTTP, a non-public or unresolvable address) or the service holds its maximum of endpoints.',
@@ -350,7 +393,7 @@ export const webhookEndpointsContract = c.router(
       method: 'GET',
       path: '/webhook-endpoints/:id',
       pathParams: WebhookEndpointIdParamsSchema,
-      responses: { 200: successEnvelope(WebhookEndpointSchema), 404: NotFoundEndpointResponse },
+      responses: { 200: WebhookEndpointEnvelope, 404: NotFoundEndpointResponse },
       summary: 'Read one webhook endpoint (disabled ones say why)',
       metadata: manage,
     },
@@ -360,7 +403,7 @@ export const webhookEndpointsContract = c.router(
       pathParams: WebhookEndpointIdParamsSchema,
       body: UpdateWebhookEndpointBodySchema,
       responses: {
-        200: successEnvelope(WebhookEndpointSchema),
+        200: WebhookEndpointEnvelope,
         404: NotFoundEndpointResponse,
         422: UnprocessableEndpointResponse,
       },

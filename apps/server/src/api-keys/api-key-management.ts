@@ -1,6 +1,8 @@
 import {
   type ApiKey,
+  type ApiKeyAction,
   ApiKeyCode,
+  ApiKeyEventDataSchema,
   type ApiKeyHistory,
   type ApiKeyHistoryEntry,
   type ApiKeyHistoryFilters,
@@ -26,7 +28,8 @@ import { apiKeyStore, type KeyState } from './store/api-key-store.js';
  * Managing API keys: create, list, read, rename, rotate with a grace period, revoke now or
  * later, and each key's history. Every change and its history entry commit together. The
  * secret is generated here (auth/api-keys.ts: CSPRNG), stored only as its SHA-256 and returned
- * once to the caller; it never reaches a log, the history or an event. A key may be limited to
+ * once to the caller; it never reaches a log, the history or an event. Every change is also an
+ * `api_key.*` event of GET /events and the webhooks (events/store/event-visibility.ts says who sees it). A key may be limited to
  * locations; a manager limited to locations makes only keys inside its own, and sees and changes
  * only those (others are 404, as if missing: docs/decisions.md, "API keys managed over HTTP").
  */
@@ -99,6 +102,16 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
     return key;
   };
 
+  /**
+   * Records a change in the key's history and as its `api_key.<action>` event, in the change's
+   * transaction. The event carries the key as it now reads, through the contract's schema, which
+   * keeps only the record's fields: never a secret, whatever object is handed in.
+   */
+  const record = async (tx: Db, key: ApiKey, action: ApiKeyAction, manager: KeyManager, changes: Changes) => {
+    const event = ApiKeyEventDataSchema.parse({ api_key: key, actor: manager.actor, changes });
+    await apiKeyStore.recordChange(tx, { apiKeyId: key.id, action, actor: manager.actor, changes }, event);
+  };
+
   /** Inserts a key with a fresh secret and its `created` entry; the secret is returned, never stored. */
   const insertKey = async (
     tx: Db,
@@ -120,7 +133,7 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
       { field: 'expires_at', from: null, to: created.expires_at },
       ...(key.rotatedFromId === null ? [] : [{ field: 'rotated_from_id', from: null, to: key.rotatedFromId }]),
     ];
-    await apiKeyStore.recordChange(tx, { apiKeyId: created.id, action: 'created', actor: manager.actor, changes });
+    await record(tx, created, 'created', manager, changes);
     return { ...created, secret };
   };
 
@@ -159,12 +172,7 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
         const before = await lockKey(tx, id, manager);
         const renamed = await apiKeyStore.rename(tx, id, name);
         if (before.name !== name) {
-          await apiKeyStore.recordChange(tx, {
-            apiKeyId: id,
-            action: 'renamed',
-            actor: manager.actor,
-            changes: [{ field: 'name', from: before.name, to: name }],
-          });
+          await record(tx, renamed, 'renamed', manager, [{ field: 'name', from: before.name, to: name }]);
         }
         return renamed;
       });
@@ -194,15 +202,10 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
           rotatedFromId: id,
         });
         const ended = await apiKeyStore.expireIn(tx, id, input.expire_current_in_seconds);
-        await apiKeyStore.recordChange(tx, {
-          apiKeyId: id,
-          action: 'rotated',
-          actor: manager.actor,
-          changes: [
-            { field: 'expires_at', from: apiTime(current.expiresAt), to: ended.expires_at },
-            { field: 'successor_id', from: null, to: successor.id },
-          ],
-        });
+        await record(tx, ended, 'rotated', manager, [
+          { field: 'expires_at', from: apiTime(current.expiresAt), to: ended.expires_at },
+          { field: 'successor_id', from: null, to: successor.id },
+        ]);
         return successor;
       });
     },
@@ -225,12 +228,9 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
         }
         if (current.revokedAt !== null && current.revokedAt <= now()) throw notActive(current);
         const revoked = await apiKeyStore.revokeIn(tx, id, input.revoke_in_seconds, manager.actor);
-        await apiKeyStore.recordChange(tx, {
-          apiKeyId: id,
-          action: 'revoked',
-          actor: manager.actor,
-          changes: [{ field: 'revoked_at', from: apiTime(current.revokedAt), to: revoked.revoked_at }],
-        });
+        await record(tx, revoked, 'revoked', manager, [
+          { field: 'revoked_at', from: apiTime(current.revokedAt), to: revoked.revoked_at },
+        ]);
         return revoked;
       });
     },

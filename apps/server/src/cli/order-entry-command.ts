@@ -8,6 +8,7 @@ import { demoSessionFile, signInUrl } from '../demo/demo-session.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { AppConfig } from '../startup/config.js';
 import type { CommandOutput } from './api-key-command.js';
+import { localOrigin } from './local-service.js';
 
 /** A session made by the command on a PostgreSQL server lasts a working day. */
 const SESSION_HOURS = 8;
@@ -42,8 +43,7 @@ export const runOrderEntryCommand = async (
     err('The order entry page is off: set ORDER_ENTRY_PAGE=true (and ORDER_ENTRY_SIGN_IN=true) for pnpm start.');
     return 1;
   }
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  const origin = localOrigin(config);
   let token: string;
   if (config.database.url === undefined) {
     const file = demoSessionFile(config.database.dataDir);

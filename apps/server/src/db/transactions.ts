@@ -28,11 +28,32 @@ export interface TransactionPort {
   readonly reader: Reader;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   withTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` inside the open transaction `tx` under a savepoint: when it throws, what it wrote
+   * is undone and the transaction goes on (a failed statement no longer aborts all of it).
+   */
+  withSavepoint<T>(tx: Db, work: () => Promise<T>): Promise<T>;
 }
+
+const withSavepoint = async <T>(tx: Db, work: () => Promise<T>): Promise<T> => {
+  // One name for every level: ROLLBACK TO and RELEASE take the innermost savepoint of that name.
+  await tx.$executeRaw`SAVEPOINT work`;
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT work`;
+    await tx.$executeRaw`RELEASE SAVEPOINT work`;
+    throw error;
+  }
+  await tx.$executeRaw`RELEASE SAVEPOINT work`;
+  return result;
+};
 
 /** The port over a Prisma client (its interactive transactions, bounded as database.ts configures them). */
 export const transactionPort = (prisma: PrismaClient, reader: Reader = prisma): TransactionPort => ({
   db: prisma,
   reader,
   withTransaction: (work) => prisma.$transaction((tx) => work(tx)),
+  withSavepoint,
 });

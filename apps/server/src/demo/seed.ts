@@ -1,8 +1,8 @@
 import { systemAccess } from '../auth/access-context.js';
 import { transactionPort } from '../db/transactions.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { createOrder } from '../orders/create-order.js';
 import { DEFAULT_ORDER_NUMBER_MAX_AHEAD } from '../orders/numbering.js';
-import { createOrderUseCases } from '../orders/order-use-cases.js';
 import { formatCalendarDate } from '../shared/calendar.js';
 import { customers, fieldOfficers, financialYears, licences, LOCATIONS, PORTS, products } from './demo-data.js';
 
@@ -62,16 +62,13 @@ export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<S
   // A few orders through the real use case, so numbering, totals and licence quotas start
   // from a realistic state: the first two confirmed (product 2's quota of 150 is 100 used), the
   // third a draft.
-  const orders = createOrderUseCases({
-    transactions: transactionPort(prisma),
-    orderNumberMaxAhead: DEFAULT_ORDER_NUMBER_MAX_AHEAD,
-  });
+  const orderDeps = { transactions: transactionPort(prisma), orderNumberMaxAhead: DEFAULT_ORDER_NUMBER_MAX_AHEAD };
   // The seed acts as the service itself: every location, every permission.
   const seeder = systemAccess('demo-seed');
   const date = formatCalendarDate(today);
   const packsizeOf = async (productId: number) =>
     (await prisma.packsize.findFirstOrThrow({ where: { productId }, orderBy: { id: 'asc' } })).id;
-  await orders.create(seeder, {
+  await createOrder(orderDeps, seeder, {
     customer_id: 1,
     location_id: 1,
     sales_order_date: date,
@@ -84,7 +81,7 @@ export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<S
     status: 'confirmed',
     acknowledge_warnings: true,
   });
-  await orders.create(seeder, {
+  await createOrder(orderDeps, seeder, {
     customer_id: 2,
     location_id: 1,
     sales_order_date: date,
@@ -93,7 +90,7 @@ export const seedDemoData = async (prisma: PrismaClient, today: Date): Promise<S
     status: 'confirmed',
     acknowledge_warnings: true,
   });
-  await orders.create(seeder, {
+  await createOrder(orderDeps, seeder, {
     customer_id: 3,
     location_id: 2,
     sales_order_date: date,

@@ -1,3 +1,4 @@
+import { isDatabaseOverloaded } from '../db/connection-gate.js';
 import type { Database } from '../db/database.js';
 import { isDatabaseUnavailable } from '../db/database-errors.js';
 import type { Logger } from '../observability/logger.js';
@@ -21,12 +22,18 @@ const withoutQueueSuffix = (error: unknown): unknown => {
  *   outage alert.
  * - The embedded database lives in this process and cannot be out: a poll that waited too long
  *   for its one connection met the requests' traffic, and the next poll tries again (debug).
+ * - A poll shed by the connection gate (the pool's queue past its bound, requests first) met
+ *   an overload the requests' own 503s already report: the next poll tries again (debug).
  * - Anything else is worth a warning each time.
  */
 export const backgroundFailureReporter =
   (database: Pick<Database, 'embedded' | 'availability' | 'ping'>, logger: Logger) =>
   (message: string) =>
   (error: unknown): void => {
+    if (isDatabaseOverloaded(error)) {
+      logger.debug({ err: error }, `${message}: shed while the pool is busy; the next run tries again`);
+      return;
+    }
     if (!isDatabaseUnavailable(error) && !isDatabaseUnavailable(withoutQueueSuffix(error))) {
       logger.warn({ err: error }, message);
       return;

@@ -7,10 +7,11 @@ import type { DeliveryKey } from './store/event-store.js';
 /**
  * The job queue that spreads webhook deliveries over every running instance: pg-boss on the
  * service's own database (docs/decisions.md, "Webhook delivery on pg-boss"). One job stands for
- * one (endpoint, order) pair: "send this order's next pending delivery to this endpoint". The
- * queue's `stately` policy keeps at most one such job active and one queued per pair, so two
- * instances never send to one endpoint for one order at once, and the order's events leave one
- * by one, in version order (the deliveries' own table says which is next). A job whose process
+ * one (endpoint, subject) pair, the subject an order or an API key: "send this order's next
+ * pending delivery to this endpoint". The queue's `stately` policy keeps at most one such job
+ * active and one queued per pair, so two instances never send to one endpoint for one order at
+ * once, and the order's events leave one by one, in version order (the deliveries' own table
+ * says which is next). A job whose process
  * dies is taken up again once it expires.
  *
  * pg-boss runs its statements through the application's pg pool (its `db` option), so on the
@@ -38,10 +39,18 @@ const MAINTENANCE_INTERVAL_SECONDS = 600;
 /** Finished jobs are kept this long: the deliveries' own table is the record. */
 const FINISHED_JOB_SECONDS = 3_600;
 
-export interface DeliveryJob {
-  endpoint_id: number;
-  sales_order_id: number;
-}
+export type DeliveryJob = DeliveryKey;
+
+/**
+ * A job's data as queued: an (endpoint, subject) pair, or as a version before event subjects
+ * queued it, an (endpoint, order) pair, which may still wait in the queue after an upgrade.
+ */
+type QueuedJob = DeliveryKey | { endpoint_id: number; sales_order_id: number };
+
+const keyOfJob = (job: QueuedJob): DeliveryKey =>
+  'sales_order_id' in job
+    ? { endpoint_id: job.endpoint_id, subject_type: 'sales_order', subject_id: job.sales_order_id }
+    : job;
 
 export interface DeliveryQueue {
   /**
@@ -64,7 +73,9 @@ export interface DeliveryQueue {
   stop(): Promise<void>;
 }
 
-const keyOf = ({ endpoint_id, sales_order_id }: DeliveryKey) => `${endpoint_id}:${sales_order_id}`;
+/** The pair's singleton key; an order's as before subjects, so a job queued then and one now are one. */
+const keyOf = ({ endpoint_id, subject_type, subject_id }: DeliveryKey) =>
+  subject_type === 'sales_order' ? `${endpoint_id}:${subject_id}` : `${endpoint_id}:${subject_type}:${subject_id}`;
 
 export const startDeliveryQueue = async (
   pool: pg.Pool,
@@ -118,7 +129,7 @@ export const startDeliveryQueue = async (
       await boss.insert(
         DELIVERY_QUEUE,
         keys.map((key) => ({
-          data: { endpoint_id: key.endpoint_id, sales_order_id: key.sales_order_id },
+          data: { endpoint_id: key.endpoint_id, subject_type: key.subject_type, subject_id: key.subject_id },
           singletonKey: keyOf(key),
           group: { id: String(key.endpoint_id) },
           ...(startAfter ? { startAfter } : {}),
@@ -131,12 +142,12 @@ export const startDeliveryQueue = async (
       // of them (pg-boss wakes a worker by its id).
       for (let slot = 0; slot < concurrency; slot += 1) {
         workers.push(
-          await boss.work<DeliveryJob>(
+          await boss.work<QueuedJob>(
             DELIVERY_QUEUE,
             { batchSize: 1, groupConcurrency: endpointConcurrency, pollingIntervalSeconds: POLL_INTERVAL_SECONDS },
             async ([job]) => {
               try {
-                await handler(job!.data);
+                await handler(keyOfJob(job!.data));
               } catch (error) {
                 // The database failed the handler: the job is tried again (its retry settings).
                 reportFailure('webhook delivery job failed')(error);

@@ -1,16 +1,19 @@
+import { EVENT_SUBJECTS, Permission } from '@sales-order/contract';
+
 import type { Db } from '../db/transactions.js';
 import type { Logger } from '../observability/logger.js';
 import type { DeliveryJob, DeliveryQueue } from './delivery-queue.js';
 import { retryDelayAfter } from './retry-schedule.js';
 import type { DeliveryKey } from './store/event-store.js';
+import { ownerMayReceive } from './store/event-visibility.js';
 import { webhookDeliveryStore } from './store/webhook-delivery-store.js';
 import { webhookEndpointStore } from './store/webhook-endpoint-store.js';
 import { isDelivered, type WebhookSender } from './webhook-sender.js';
 import { webhookHeaders } from './webhook-signing.js';
 
 /**
- * What a delivery job does for its (endpoint, order): sends the order's pending deliveries to
- * the endpoint in version order, one attempt each, while they are due and the job's time
+ * What a delivery job does for its (endpoint, subject): sends the subject's pending deliveries
+ * (an order's, in version order) to the endpoint in position order, one attempt each, while they are due and the job's time
  * allows; records every attempt; and leaves a job for what remains (a retry at its time, or the
  * next delivery now). The job is held (pg-boss) until this returns, so a process that dies
  * midway leaves it to expire and be taken up again: nothing is dropped, at worst sent twice.
@@ -42,10 +45,10 @@ const HELD_RECHECK_MS = 1_000;
 export const deliveryJobTimeoutSeconds = (timeoutMs: number) => Math.ceil((2 * timeoutMs + LEASE_MARGIN_MS) / 1000);
 
 /** Why a delivery was not sent to an endpoint whose owner may not receive events (its attempt's error). */
-export const notReceivingReason = (owner: string | null): string =>
+export const notReceivingReason = (owner: string | null, permission: string = Permission.eventsRead): string =>
   owner === null
-    ? 'not sent: the endpoint belongs to no caller, so none holds events.read for it'
-    : `not sent: the endpoint's owner ${owner} does not hold events.read (or its key or session is no longer valid)`;
+    ? `not sent: the endpoint belongs to no caller, so none holds ${permission} for it`
+    : `not sent: the endpoint's owner ${owner} does not hold ${permission} (or its key or session is no longer valid)`;
 
 /** The JSON body of a delivery: Standard Webhooks' `{ type, timestamp, data }`. */
 export const webhookBody = (type: string, occurredAt: Date, data: unknown): string =>
@@ -73,9 +76,11 @@ export const createDeliveryWorker = ({
       await queue.schedule([key], { startAfter: next.wait_until });
       return false;
     }
-    // Events carry the order: an owner that may not read them gets none (authentication.md).
-    if (!endpoint.receives) {
-      await webhookDeliveryStore.skip(db, next.id, notReceivingReason(endpoint.owner));
+    // Events carry the order (or the key): an owner that may not read them gets none (authentication.md).
+    const permission = EVENT_SUBJECTS[key.subject_type].permission;
+    if (!endpoint.receives || !ownerMayReceive(key.subject_type, endpoint.owner_permissions)) {
+      const reason = notReceivingReason(endpoint.owner, endpoint.receives && permission ? permission : undefined);
+      await webhookDeliveryStore.skip(db, next.id, reason);
       return webhookDeliveryStore.morePending(db, key, next.id);
     }
     const attemptsBefore = await webhookDeliveryStore.claim(db, next.id, leaseMs);
@@ -112,7 +117,7 @@ export const createDeliveryWorker = ({
       );
     }
     if (!recorded.enabled) return false;
-    // Still pending: it stays the order's next delivery, so the order waits for its retry.
+    // Still pending: it stays the subject's next delivery, so the subject waits for its retry.
     if (recorded.retryAt) {
       await queue.schedule([key], { startAfter: recorded.retryAt });
       return false;
@@ -123,7 +128,7 @@ export const createDeliveryWorker = ({
   return async (job: DeliveryJob): Promise<void> => {
     const started = performance.now();
     let more = await attemptNext(job);
-    // Further deliveries of the same order go out in this job while it has time for another attempt.
+    // Further deliveries of the same subject go out in this job while it has time for another attempt.
     while (more && performance.now() - started < timeoutMs) more = await attemptNext(job);
     if (more) {
       await queue.schedule([job]);

@@ -1,21 +1,19 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { type PeriodicJob, startPeriodicJob } from '../jobs/periodic.js';
 import type { Logger } from '../observability/logger.js';
 import { eventStore } from './store/event-store.js';
 
 /**
  * Deletes events older than EVENT_RETENTION_DAYS, with their deliveries, in bounded batches off
- * the request path: each statement reads at most BATCH_SIZE events, and a run stops after
+ * the request path, every EVENT_PURGE_INTERVAL_SECONDS (jobs/periodic.ts): each statement reads at most BATCH_SIZE events, and a run stops after
  * MAX_BATCHES_PER_RUN, so a backlog drains over several runs instead of holding one connection.
  */
 
 export const EVENT_PURGE_BATCH_SIZE = 500;
 const MAX_BATCHES_PER_RUN = 100;
 
-export interface EventPurge {
-  /** One run now (what the timer does); resolves with the number deleted by each batch. */
-  runOnce(): Promise<number[]>;
-  stop(): Promise<void>;
-}
+/** `runOnce` resolves with the number deleted by each batch. */
+export type EventPurge = PeriodicJob<number[]>;
 
 export const startEventPurge = (
   prisma: PrismaClient,
@@ -26,8 +24,6 @@ export const startEventPurge = (
     batchSize = EVENT_PURGE_BATCH_SIZE,
   }: { retentionDays: number; intervalSeconds: number; logger: Logger; batchSize?: number },
 ): EventPurge => {
-  let running: Promise<number[]> | undefined;
-
   const purge = async (): Promise<number[]> => {
     const batches: number[] = [];
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
@@ -41,23 +37,8 @@ export const startEventPurge = (
     return batches;
   };
 
-  const runOnce = (): Promise<number[]> => {
-    running ??= purge().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  const timer = setInterval(() => {
-    runOnce().catch((error: unknown) => logger.warn({ err: error }, 'purging events failed'));
-  }, intervalSeconds * 1000);
-  timer.unref();
-
-  return {
-    runOnce,
-    stop: async () => {
-      clearInterval(timer);
-      await running?.catch(() => []);
-    },
-  };
+  return startPeriodicJob(purge, {
+    intervalMs: intervalSeconds * 1000,
+    onError: (error: unknown) => logger.warn({ err: error }, 'purging events failed'),
+  });
 };

@@ -3,13 +3,28 @@ import {
   type EventPage,
   EVENTS_PAGE_MAX_BYTES,
   FeedCode,
+  type FeedEvent,
   type ListEventsFilters,
 } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError } from '../errors/domain-error.js';
-import { eventStore } from './store/event-store.js';
+import { eventStore, type FeedRow } from './store/event-store.js';
+
+/**
+ * A stored event as the feed answers it: its subject's id as `<subject>_id` (`sales_order_id`,
+ * `api_key_id`), an order's version, and its data (contract: FeedEventSchema).
+ */
+const apiEvent = ({ id, type, occurred_at, subject_type, subject_id, version, data }: FeedRow): FeedEvent =>
+  ({
+    id,
+    type,
+    occurred_at,
+    [`${subject_type}_id`]: subject_id,
+    ...(version === null ? {} : { version }),
+    data,
+  }) as FeedEvent;
 
 /**
  * 410 when events right after the reader's position were purged (positions are given one after
@@ -57,14 +72,14 @@ export const listEvents = async (
     maxBytes: EVENTS_PAGE_MAX_BYTES,
     types,
     salesOrderId: sales_order_id,
-    scope: access.locations,
+    reader: access,
   });
   // Without a cursor the reader starts at the oldest event kept: nothing was skipped.
   if (after !== undefined) await refusePurgedStretch(db, afterPosition, highWater);
   const last = rows.at(-1)?.position;
   const nextPosition = hasMore ? last! : Math.max(afterPosition, last ?? 0, highWater);
   return {
-    items: rows.map(({ position: _position, ...event }) => event),
+    items: rows.map(apiEvent),
     next_cursor: encodeEventCursor({ position: nextPosition }),
     has_more: hasMore,
   };

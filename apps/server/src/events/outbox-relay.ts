@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { type PeriodicJob, startPeriodicJob } from '../jobs/periodic.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { eventStore } from './store/event-store.js';
 
@@ -14,11 +15,8 @@ import { eventStore } from './store/event-store.js';
 export const RELAY_INTERVAL_MS = 100;
 const BATCH_SIZE = 500;
 
-export interface OutboxRelay {
-  /** Positions whatever has committed before this call; resolves with how many events it positioned. */
-  runOnce(): Promise<number>;
-  stop(): Promise<void>;
-}
+/** `runOnce` positions whatever has committed before the call; resolves with how many events it positioned. */
+export type OutboxRelay = PeriodicJob<number>;
 
 export const startOutboxRelay = (
   prisma: PrismaClient,
@@ -28,12 +26,6 @@ export const startOutboxRelay = (
     intervalMs = RELAY_INTERVAL_MS,
   }: { queue: DeliveryQueue; reportFailure: (error: unknown) => void; intervalMs?: number },
 ): OutboxRelay => {
-  let running: Promise<number> | undefined;
-  /** A run asked for while one was under way: it starts once that one ends. */
-  let queued: Promise<number> | undefined;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-
   const relay = async (): Promise<number> => {
     let total = 0;
     while (await eventStore.anyUnpositioned(prisma)) {
@@ -53,42 +45,8 @@ export const startOutboxRelay = (
     return total;
   };
 
-  const runOnce = (): Promise<number> => {
-    if (!running) {
-      running = relay().finally(() => {
-        running = undefined;
-      });
-      return running;
-    }
-    // The run under way may have started before what the caller just committed.
-    queued ??= running
-      .catch(() => 0)
-      .then(() => {
-        queued = undefined;
-        return runOnce();
-      });
-    return queued;
-  };
-
-  const tick = () => {
-    runOnce()
-      // A failed run (the database away for a moment) is redone at the next tick.
-      .catch(reportFailure)
-      .finally(() => {
-        if (stopped) return;
-        timer = setTimeout(tick, intervalMs);
-        timer.unref();
-      });
-  };
-  timer = setTimeout(tick, 0);
-  timer.unref();
-
-  return {
-    runOnce,
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await running?.catch(() => 0);
-    },
-  };
+  // Every RELAY_INTERVAL_MS after the previous run (jobs/periodic.ts), and at once when asked: a
+  // run asked for while one is under way follows it, since that one may have started before what
+  // the caller just committed. A failed run (the database away for a moment) is redone at the next.
+  return startPeriodicJob(relay, { intervalMs, firstRunAfterMs: 0, whileRunning: 'queue', onError: reportFailure });
 };

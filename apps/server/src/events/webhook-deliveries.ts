@@ -63,6 +63,7 @@ export const createWebhookDeliveries = ({ transactions, queue, sender }: Deliver
         const message = `webhook endpoint ${endpointId} is disabled: enable it (PATCH enabled=true) before a replay`;
         throw new DomainError('conflict', message, [{ path: '', message, code: WebhookCode.endpointDisabled }]);
       }
+      await webhookEndpointStore.touchOwner(tx, endpointId, scope);
       const replayed = await webhookDeliveryStore.replay(
         tx,
         endpointId,

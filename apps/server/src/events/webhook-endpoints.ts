@@ -64,7 +64,12 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
     /** Registers an endpoint that belongs to `owner`, the caller (its identity). */
     create: async (
       input: CreateWebhookEndpointBody,
-      { actor, owner, locations }: { actor: string; owner: string; locations: LocationScope },
+      {
+        actor,
+        owner,
+        locations,
+        permissions,
+      }: { actor: string; owner: string; locations: LocationScope; permissions: ReadonlySet<string> },
     ): Promise<CreatedWebhookEndpoint> => {
       await checkUrl(deps, input.url);
       const secret = newWebhookSecret();
@@ -80,6 +85,7 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
             createdBy: actor,
             owner,
             locations,
+            ownerPermissions: [...permissions],
           },
           WEBHOOK_ENDPOINTS_MAX,
         );

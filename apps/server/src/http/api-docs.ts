@@ -25,11 +25,13 @@ export const apiDocsRouter = ({
   basePath,
   auth,
   bodyLimit,
-}: Pick<AppConfig, 'basePath' | 'auth' | 'bodyLimit'>): Router => {
+  bulk,
+}: Pick<AppConfig, 'basePath' | 'auth' | 'bodyLimit' | 'bulk'>): Router => {
   const document = createOpenApiDocument({
     serverUrl: basePath || '/',
     sessionCookieName: auth.sessionCookieName,
     bodyLimit,
+    bulkMaxOrders: bulk.maxOrders,
   });
   const router = express.Router();
   router.get('/openapi.json', (_req, res) => {

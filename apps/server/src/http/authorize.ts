@@ -68,5 +68,6 @@ export const webhookScopeOf = ({ access }: { access?: AccessContext }): Endpoint
     owner: identityOf(access),
     all: hasPermission(access, Permission.webhooksAdmin),
     locations: access.locations,
+    permissions: [...access.permissions],
   };
 };

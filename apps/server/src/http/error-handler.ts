@@ -1,13 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { ErrorCode, type ErrorDetail, RequestCode } from '@sales-order/contract';
+import { ErrorCode, type ErrorDetail, RequestCode, ServiceCode } from '@sales-order/contract';
 import { RequestValidationError } from '@ts-rest/express';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 
 import { DomainError, type DomainErrorKind } from '../errors/domain-error.js';
 import { issuesToDetails } from '../errors/validation-details.js';
 import { failure } from './envelope.js';
+import { TooManyRequestsError } from './rate-limit.js';
 
 /** A request refused before it reaches a route (wrong content type and the like). */
 export class BadRequestError extends Error {
@@ -147,6 +148,17 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, req, res, _nex
     }
     if (error.retryAfterSeconds !== undefined) res.set('Retry-After', String(error.retryAfterSeconds));
     res.status(status).json(failure(status, error.message, error.details));
+    return;
+  }
+  if (error instanceof TooManyRequestsError) {
+    res.set('Retry-After', String(error.retryAfterSeconds));
+    res
+      .status(ErrorCode.tooManyRequests)
+      .json(
+        failure(ErrorCode.tooManyRequests, error.message, [
+          { path: '', message: error.message, code: ServiceCode.rateLimited },
+        ]),
+      );
     return;
   }
   if (error instanceof BadRequestError) {

@@ -18,8 +18,8 @@ const PROBE_INTERVAL_MS = 1_000;
  * process, which every worker asks (main.ts starts its side), so that a client's budget is one
  * across the workers; in a single process, in its own memory.
  */
-export const localRateLimitStore = (): Store =>
-  cluster.isWorker ? new ClusterMemoryStoreWorker({ prefix: 'rate-limit' }) : new MemoryStore();
+export const localRateLimitStore = (prefix = 'rate-limit'): Store =>
+  cluster.isWorker ? new ClusterMemoryStoreWorker({ prefix }) : new MemoryStore();
 
 /**
  * Counts in Redis, so that every instance shares one budget per client; while Redis is
@@ -32,7 +32,7 @@ export class RedisStoreWithFallback implements Store {
   readonly localKeys = false;
   readonly prefix: string;
   private readonly redis: RedisStore;
-  private readonly memory = localRateLimitStore();
+  private readonly memory: Store;
   private options: Options | undefined;
   private lastWarningAt = 0;
   /**
@@ -48,8 +48,11 @@ export class RedisStoreWithFallback implements Store {
     prefix: string,
     private readonly logger: Logger,
     private readonly timeoutMs: number,
+    /** The counts' name in the cluster's primary while counting locally. */
+    localPrefix?: string,
   ) {
     this.prefix = prefix;
+    this.memory = localRateLimitStore(localPrefix);
     this.redis = new RedisStore({ prefix, sendCommand: (...args: string[]) => client.sendCommand(args) });
     // rate-limit-redis loads its Lua scripts in init() and keeps a failed load forever, so it is
     // (re)initialised on every connection instead of once at start-up.

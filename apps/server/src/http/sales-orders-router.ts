@@ -1,4 +1,5 @@
 import {
+  BulkCreatedSalesOrdersSchema,
   CreatedSalesOrderSchema,
   type EntityTagCondition,
   type SalesOrder,
@@ -6,7 +7,8 @@ import {
   salesOrdersContract,
 } from '@sales-order/contract';
 import { initServer } from '@ts-rest/express';
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
 
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { type Metrics, noMetrics } from '../observability/metrics.js';
@@ -16,11 +18,37 @@ import type { Services } from '../services.js';
 import { accessOf, identityOfCaller } from './access.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success, successRendered } from './envelope.js';
+import { BadRequestError } from './error-handler.js';
+import type { ordersPerMinutePerClient } from './rate-limit.js';
 
 const s = initServer();
 
 /** The strong ETag of an order as it reads now. */
 const setEntityTag = (res: Response, order: SalesOrder) => res.setHeader('ETag', `"${entityTagOf(order)}"`);
+
+/** How many orders a bulk create may hold, and the count of its orders per client. */
+export interface BulkLimits {
+  /** BULK_MAX_ORDERS */
+  maxOrders: number;
+  /** BULK_ORDERS_PER_MINUTE per client address. */
+  ordersPerMinute: Pick<ReturnType<typeof ordersPerMinutePerClient>, 'take'>;
+}
+
+/**
+ * More orders than BULK_MAX_ORDERS: 400, as the document's `maxItems` says (the contract itself
+ * takes up to the ceiling any setting may have), before each order is validated.
+ */
+const refuseOrdersBeyond =
+  (max: number): RequestHandler =>
+  (req, _res, next) => {
+    const orders = (req.body as { orders?: unknown } | undefined)?.orders;
+    if (!Array.isArray(orders) || orders.length <= max) {
+      next();
+      return;
+    }
+    const message = `at most ${max} orders in one call (BULK_MAX_ORDERS); this one has ${orders.length}`;
+    next(new BadRequestError('Invalid input data', [{ path: 'orders', message, code: z.ZodIssueCode.too_big }]));
+  };
 
 /**
  * The contract's routes bound to the use cases. Handlers only translate: the contract has
@@ -29,7 +57,7 @@ const setEntityTag = (res: Response, order: SalesOrder) => res.setHeader('ETag',
  */
 export const createSalesOrdersRouter = (
   { orders, idempotency, licences, dropdowns, totals }: Services,
-  { requireIfMatch }: { requireIfMatch: boolean },
+  { requireIfMatch, bulk }: { requireIfMatch: boolean; bulk: BulkLimits },
   metrics: Pick<Metrics, 'idempotentReplays' | 'transitions'> = noMetrics,
 ) => {
   /** Counts what the answer says: a replay, or a transition done now. */
@@ -56,7 +84,7 @@ export const createSalesOrdersRouter = (
     return idempotency.run(
       { subject: identityOfCaller(req), key, request: { transition: name, sales_order_id: params.id, body } },
       SalesOrderSchema,
-      (guard: IdempotencyGuard) => perform({ access, expected, idempotency: guard }),
+      (guard: IdempotencyGuard<SalesOrder>) => perform({ access, expected, idempotency: guard }),
     );
   };
 
@@ -100,6 +128,29 @@ export const createSalesOrdersRouter = (
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.setHeader('Location', `${req.baseUrl}/sales-orders/${created.sales_order_id}`);
       return { status: 201, body: success(created, 'Sales order created successfully') };
+    },
+
+    bulkCreateSalesOrders: {
+      middleware: [refuseOrdersBeyond(bulk.maxOrders)],
+      handler: async ({ body, headers, req, res }) => {
+        const access = accessOf(req);
+        await bulk.ordersPerMinute.take(req, body.orders.length);
+        const key = headers['idempotency-key'];
+        const { result, replayed } =
+          key === undefined
+            ? { result: await orders.bulkCreate(access, body), replayed: false }
+            : await idempotency.run(
+                // The route is part of the fingerprint: one key cannot stand for a single and a bulk create.
+                { subject: identityOfCaller(req), key, request: { bulk: body } },
+                BulkCreatedSalesOrdersSchema,
+                (guard) => orders.bulkCreate(access, body, guard),
+              );
+        counted(replayed);
+        if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+        return result.error_policy === 'reject_failed_rows'
+          ? { status: 200, body: success(result, `${result.created} created, ${result.failed} failed`) }
+          : { status: 201, body: success(result, `${result.created} sales orders created`) };
+      },
     },
 
     // The precondition is evaluated here, not by Express's req.fresh, which ignores

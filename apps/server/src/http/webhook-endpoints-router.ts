@@ -20,6 +20,7 @@ export const createWebhookEndpointsRouter = ({ webhookEndpoints, webhookDeliveri
         actor: access.subject,
         owner: identityOfCaller(req),
         locations: access.locations,
+        permissions: access.permissions,
       });
       res.setHeader('Location', `${req.baseUrl}/webhook-endpoints/${created.id}`);
       return {

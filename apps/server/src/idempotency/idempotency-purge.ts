@@ -1,32 +1,28 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { type PeriodicJob, startPeriodicJob } from '../jobs/periodic.js';
 import type { Logger } from '../observability/logger.js';
-import { idempotencyRepository } from './idempotency-repository.js';
+import { idempotencyStore } from './idempotency-store.js';
 
 const BATCH_SIZE = 1000;
 /** Batches per run: a backlog drains over several runs instead of holding one connection long. */
 const MAX_BATCHES_PER_RUN = 50;
 
-export interface IdempotencyPurge {
-  /** One purge run now (what the timer does); resolves with the number of keys deleted. */
-  runOnce(): Promise<number>;
-  /** Stops the timer and waits for a run in progress. */
-  stop(): Promise<void>;
-}
+/** `runOnce` resolves with the number of keys deleted. */
+export type IdempotencyPurge = PeriodicJob<number>;
 
 /**
- * Deletes expired Idempotency-Keys off the request path: a timer that never keeps the process
- * alive, small batches that skip rows others hold, so N instances can purge side by side.
+ * Deletes expired Idempotency-Keys off the request path, every IDEMPOTENCY_PURGE_INTERVAL_SECONDS
+ * (jobs/periodic.ts: a timer that never keeps the process alive), in small batches that skip rows
+ * others hold, so N instances can purge side by side.
  */
 export const startIdempotencyPurge = (
   prisma: PrismaClient,
   { intervalSeconds, logger }: { intervalSeconds: number; logger: Logger },
 ): IdempotencyPurge => {
-  let running: Promise<number> | undefined;
-
   const purge = async (): Promise<number> => {
     let total = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
-      const deleted = await idempotencyRepository.purgeExpired(prisma, BATCH_SIZE);
+      const deleted = await idempotencyStore.purgeExpired(prisma, BATCH_SIZE);
       total += deleted;
       if (deleted < BATCH_SIZE) break;
     }
@@ -34,24 +30,9 @@ export const startIdempotencyPurge = (
     return total;
   };
 
-  const runOnce = (): Promise<number> => {
-    running ??= purge().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  const timer = setInterval(() => {
-    // A failed run (the database away for a moment) is retried at the next tick.
-    runOnce().catch((error: unknown) => logger.warn({ err: error }, 'purging expired idempotency keys failed'));
-  }, intervalSeconds * 1000);
-  timer.unref();
-
-  return {
-    runOnce,
-    stop: async () => {
-      clearInterval(timer);
-      await running?.catch(() => 0);
-    },
-  };
+  return startPeriodicJob(purge, {
+    intervalMs: intervalSeconds * 1000,
+    // A failed run (the database away for a moment) is retried at the next one.
+    onError: (error: unknown) => logger.warn({ err: error }, 'purging expired idempotency keys failed'),
+  });
 };

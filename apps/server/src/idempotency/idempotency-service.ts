@@ -7,13 +7,16 @@ import type { ZodType } from 'zod';
 import { isLockNotAvailable } from '../db/database-errors.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, unprocessable } from '../errors/domain-error.js';
-import { idempotencyRepository } from './idempotency-repository.js';
+import { idempotencyStore } from './idempotency-store.js';
 
 /**
  * Idempotency-Key with Stripe's semantics: per (caller, key), the first successful result is
  * stored in the same transaction as the work; a retry with the same request gets that result
  * again and does nothing, the same key with another request is refused, a retry while the
  * first still runs waits for it (bounded) and then gets its result. A failure stores nothing.
+ * One protocol for every idempotent write, for one key or many in one transaction: `run` /
+ * `runEach` look the keys up, the guard claims them first and completes them last, each in one
+ * statement (idempotency-store.ts, the only writer of idempotency_keys).
  */
 
 export interface IdempotencyOptions {
@@ -36,17 +39,19 @@ export interface IdempotentRequest {
   request: unknown;
 }
 
-/** Handed to the use case, which uses both inside its own transaction. */
-export interface IdempotencyGuard {
-  /** The transaction's first write: takes the key, or waits for whoever holds it. */
+/**
+ * The one protocol of every idempotent write (POST /sales-orders, the transitions, an import's
+ * orders, a bulk create's items): handed to the use case, which uses both inside the
+ * transaction of its writes, whatever the number of keys (one statement each).
+ */
+export interface IdempotencyGuard<T = unknown> {
+  /** The transaction's first write: takes every key, or waits (bounded) for whoever holds one. */
   claim(tx: Db): Promise<void>;
   /**
-   * The claimed key: a create's statement stores the result a retry will get in its row
-   * (`idempotency_keys.result`), in the same statement that settles what the result says.
+   * The transaction's last write: stores the result a retry will get for each key, in the order
+   * of the requests the guard claims (undefined: that request stored nothing, its key is let go).
    */
-  readonly claimed: { subject: string; key: string };
-  /** Stores the result a retry will get, as the transaction's last write (a use case that knows it before). */
-  complete(tx: Db, result: unknown): Promise<void>;
+  complete(tx: Db, results: readonly (T | undefined)[]): Promise<void>;
 }
 
 export interface IdempotentOutcome<T> {
@@ -54,6 +59,9 @@ export interface IdempotentOutcome<T> {
   /** True when the result is a stored one and nothing was done now. */
   replayed: boolean;
 }
+
+/** What a request of a list had before it ran: a stored result, or a refusal of its key; undefined: nothing (it runs now). */
+export type EarlierOutcome<T> = { kind: 'replayed'; result: T } | { kind: 'reused'; error: DomainError } | undefined;
 
 /** Another request committed the key between our look-up and our claim. */
 class KeyCommittedMeanwhile extends Error {}
@@ -66,7 +74,10 @@ const fingerprintOf = (request: unknown): string =>
     .update(canonicalize(request) ?? '')
     .digest('hex');
 
-const keyReused = (key: string) =>
+/** Whether two requests are the same to an Idempotency-Key: their fingerprints match. */
+export const sameRequest = (a: unknown, b: unknown): boolean => fingerprintOf(a) === fingerprintOf(b);
+
+export const keyReused = (key: string) =>
   unprocessable(
     [
       {
@@ -93,60 +104,97 @@ const stillInProgress = (retryAfterSeconds: number) =>
   );
 
 export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSliceMs }: IdempotencyOptions) => {
-  const replay = async <T>(subject: string, key: string, fingerprint: string, schema: ZodType<T>) => {
-    const stored = await idempotencyRepository.findLive(db, subject, key);
-    if (!stored || stored.result === null) return undefined;
-    if (stored.fingerprint !== fingerprint) throw keyReused(key);
-    return schema.parse(stored.result);
+  /** What each request already has: a stored result (a replay), a refusal (another request under its key), or nothing. */
+  const earlier = async <T>(requests: readonly (IdempotentRequest & { fingerprint: string })[], schema: ZodType<T>) => {
+    const stored = await idempotencyStore.findLive(db, requests);
+    const byKey = new Map(stored.map((row) => [`${row.subject}\n${row.key}`, row]));
+    return requests.map(({ subject, key, fingerprint }): EarlierOutcome<T> => {
+      const row = byKey.get(`${subject}\n${key}`);
+      if (!row || row.result === null) return undefined;
+      if (row.fingerprint !== fingerprint) return { kind: 'reused', error: keyReused(key) };
+      return { kind: 'replayed', result: schema.parse(row.result) };
+    });
   };
 
-  return {
-    /**
-     * Runs `perform` once per (subject, key): `perform` must call the guard's claim and
-     * complete inside the transaction of its writes. `schema` reads a stored result back.
-     */
-    async run<T>(
-      { subject, key, request }: IdempotentRequest,
-      schema: ZodType<T>,
-      perform: (guard: IdempotencyGuard) => Promise<T>,
-    ): Promise<IdempotentOutcome<T>> {
-      const fingerprint = fingerprintOf(request);
-      const deadline = Date.now() + waitSeconds * 1000;
+  /**
+   * Runs `perform` once per (subject, key) of a list of requests: those with a stored result
+   * are replayed, those whose key was used with another request are refused, and `perform` is
+   * given the others (their indexes, in list order), a guard over their keys, whose claim
+   * and complete it calls inside the transaction of its writes, and what the rest had before
+   * (a request of a list whose answer includes them: a bulk create's). A key committed by another
+   * request meanwhile (the concurrent retry) is found after the claim has waited for it, and
+   * the list is looked at again; a wait cut by the end of a slice starts again in a new
+   * transaction until the deadline. `schema` reads a stored result back.
+   */
+  const runEach = async <T, R>(
+    requests: readonly IdempotentRequest[],
+    schema: ZodType<T>,
+    perform: (
+      pending: readonly number[],
+      guard: IdempotencyGuard<T>,
+      earlier: readonly EarlierOutcome<T>[],
+    ) => Promise<R>,
+  ): Promise<{ earlier: EarlierOutcome<T>[]; performed: R | undefined }> => {
+    const keyed = requests.map((request) => ({ ...request, fingerprint: fingerprintOf(request.request) }));
+    if (new Set(keyed.map(({ subject, key }) => `${subject}\n${key}`)).size !== keyed.length)
+      throw new Error('each request of a list needs a key of its own');
+    const deadline = Date.now() + waitSeconds * 1000;
+    let committedMeanwhile = 0;
+    for (;;) {
+      const found = await earlier(keyed, schema);
+      const pending = found.flatMap((outcome, index) => (outcome === undefined ? [index] : []));
+      if (pending.length === 0) return { earlier: found, performed: undefined };
       // This attempt's lock wait: what is left of the whole wait, at most one slice.
-      let sliceMs = waitSliceMs;
-      const guard: IdempotencyGuard = {
+      const sliceMs = Math.min(waitSliceMs, deadline - Date.now());
+      if (sliceMs < 1) throw stillInProgress(waitSeconds);
+      const claiming = pending.map((index) => keyed[index]!);
+      const guard: IdempotencyGuard<T> = {
         claim: async (tx) => {
-          const previous = await idempotencyRepository.setLockTimeout(tx, `${sliceMs}ms`);
-          const claimed = await idempotencyRepository
-            .claim(tx, { subject, key, fingerprint, ttlHours })
+          const claimed = await idempotencyStore
+            .claim(tx, claiming, { ttlHours, lockTimeout: `${sliceMs}ms` })
             .catch((error: unknown) => {
               throw isLockNotAvailable(error) ? new KeyStillHeld() : error;
             });
-          if (!claimed) throw new KeyCommittedMeanwhile();
-          await idempotencyRepository.setLockTimeout(tx, previous);
+          if (claimed < claiming.length) throw new KeyCommittedMeanwhile();
         },
-        claimed: { subject, key },
-        complete: (tx, result) => idempotencyRepository.storeResult(tx, subject, key, result),
+        complete: (tx, results) =>
+          idempotencyStore.complete(
+            tx,
+            claiming.map(({ subject, key }, index) => ({ subject, key, result: results[index] })),
+          ),
       };
-      // A committed key answers at once, without a transaction; a key committed while this
-      // request ran (the concurrent retry) answers after its claim has waited for it. A wait
-      // cut by the end of a slice starts again in a new transaction until the deadline.
-      let committedMeanwhile = 0;
-      for (;;) {
-        const stored = await replay(subject, key, fingerprint, schema);
-        if (stored !== undefined) return { result: stored, replayed: true };
-        sliceMs = Math.min(waitSliceMs, deadline - Date.now());
-        if (sliceMs < 1) throw stillInProgress(waitSeconds);
-        try {
-          return { result: await perform(guard), replayed: false };
-        } catch (error) {
-          if (error instanceof KeyStillHeld) continue;
-          if (!(error instanceof KeyCommittedMeanwhile)) throw error;
-          // Committed, then expired and purged within a moment: vanishingly rare; the caller retries.
-          committedMeanwhile += 1;
-          if (committedMeanwhile === 2) throw stillInProgress(1);
-        }
+      try {
+        return { earlier: found, performed: await perform(pending, guard, found) };
+      } catch (error) {
+        if (error instanceof KeyStillHeld) continue;
+        if (!(error instanceof KeyCommittedMeanwhile)) throw error;
+        // Committed, then expired and purged within a moment: vanishingly rare; the caller retries.
+        committedMeanwhile += 1;
+        if (committedMeanwhile === 2) throw stillInProgress(1);
       }
+    }
+  };
+
+  return {
+    runEach,
+
+    /**
+     * Runs `perform` once per (subject, key): a committed key answers at once with its stored
+     * result (or 422 for another request under it), without a transaction; otherwise `perform`
+     * runs, calling the guard's claim and complete inside the transaction of its writes.
+     */
+    async run<T>(
+      request: IdempotentRequest,
+      schema: ZodType<T>,
+      perform: (guard: IdempotencyGuard<T>) => Promise<T>,
+    ): Promise<IdempotentOutcome<T>> {
+      const {
+        earlier: [before],
+        performed,
+      } = await runEach([request], schema, (_pending, guard) => perform(guard));
+      if (before?.kind === 'reused') throw before.error;
+      if (before?.kind === 'replayed') return { result: before.result, replayed: true };
+      return { result: performed as T, replayed: false };
     },
   };
 };

@@ -71,9 +71,13 @@ export const importStore = {
   listOwned: (db: Db, owner: string): Promise<ImportRow[]> =>
     db.import.findMany({ where: { owner }, select: withoutFile, orderBy: { id: 'desc' }, take: LIST_LIMIT }),
 
-  /** The row a chunk works from, file included (its scope: scopeOf). */
-  forJob: (db: Db, id: number): Promise<Omit<Import, 'locations'> | null> =>
-    db.import.findUnique({ where: { id }, omit: { locations: true } }),
+  /** The row a chunk works from, without its file (fileOf) or scope (scopeOf). */
+  forJob: (db: Db, id: number): Promise<ImportRow | null> =>
+    db.import.findUnique({ where: { id }, select: withoutFile }),
+
+  /** The import's file, read only when the chunk has not got its orders already (up to IMPORT_MAX_BYTES). */
+  fileOf: async (db: Db, id: number): Promise<Buffer> =>
+    Buffer.from((await db.import.findUniqueOrThrow({ where: { id }, select: { file: true } })).file),
 
   /** Where the next chunk starts: results are written in position order, a chunk at a time. */
   nextPosition: async (db: Db, id: number): Promise<number> => {

@@ -89,15 +89,30 @@ const toImport = (row: ImportRow, now: Date): Import => {
 
 export const createImports = ({ transactions, orders, idempotency, queue, maxOrders, chunkSize }: ImportDeps) => {
   const { db } = transactions;
-  // A chunk reads its import's file again; the orders of the last few files are kept instead.
+  // Each chunk needs its import's orders: those of the last few files are kept, so that the
+  // file (up to IMPORT_MAX_BYTES) is read and parsed again only by another process, or after them.
   const files = new LRUCache<number, ImportOrder[]>({ max: 2 });
-  const ordersOf = (row: { id: number; file: Uint8Array; format: string }) => {
-    let cached = files.get(row.id);
-    if (!cached) {
-      cached = readImportFile(Buffer.from(row.file), row.format as ImportFormat).orders;
-      files.set(row.id, cached);
+  /** The import's orders; undefined after failing the import when its file cannot be read as it was at upload. */
+  const ordersOf = async (row: { id: number; format: string }): Promise<ImportOrder[] | undefined> => {
+    const cached = files.get(row.id);
+    if (cached) return cached;
+    // A database that fails here fails the chunk, which runs again.
+    const file = await importStore.fileOf(db, row.id);
+    try {
+      const read = readImportFile(file, row.format as ImportFormat).orders;
+      files.set(row.id, read);
+      return read;
+    } catch (error) {
+      // Read at upload, so only a file changed since could fail here: the import cannot go on.
+      await importStore.recordChunk(
+        db,
+        row.id,
+        [],
+        { state: 'failed', error: (error as Error).message.slice(0, 500) },
+        new Date(),
+      );
+      return undefined;
     }
-    return cached;
   };
 
   const ownedOrNotFound = async (id: number, owner: string) => {
@@ -235,20 +250,8 @@ export const createImports = ({ transactions, orders, idempotency, queue, maxOrd
         return;
       }
       await importStore.markRunning(db, id, new Date());
-      let fileOrders: ImportOrder[];
-      try {
-        fileOrders = ordersOf(row);
-      } catch (error) {
-        // Read at upload, so only a file changed since could fail here: the import cannot go on.
-        await importStore.recordChunk(
-          db,
-          id,
-          [],
-          { state: 'failed', error: (error as Error).message.slice(0, 500) },
-          new Date(),
-        );
-        return;
-      }
+      const fileOrders = await ordersOf(row);
+      if (!fileOrders) return;
       const start = await importStore.nextPosition(db, id);
       const chunk = fileOrders.slice(start, start + chunkSize);
       const results: ResultToStore[] = [];

@@ -1,7 +1,7 @@
 import type { CancelSalesOrderBody, SalesOrder } from '@sales-order/contract';
 
 import { changesOfTransition } from './order-history.js';
-import { lockedTotals } from './order-shapes.js';
+import { historyTotals } from './order-shapes.js';
 import { runTransition, type TransitionRequest } from './order-transition.js';
 import type { OrderDeps } from './order-use-case.js';
 import { orderWriteStore } from './store/order-write-store.js';
@@ -17,7 +17,7 @@ export const cancelOrder = (
     await orderWriteStore.writeTransition(tx, id, 'cancelled', {
       action: 'cancel',
       actor: request.access.subject,
-      changes: changesOfTransition(order.status, 'cancelled', lockedTotals(order), body.reason),
+      changes: changesOfTransition(order.status, 'cancelled', historyTotals(order), body.reason),
       reason: body.reason,
     });
     return id;

@@ -1,7 +1,7 @@
 import type { SalesOrder } from '@sales-order/contract';
 
 import { changesOfTransition } from './order-history.js';
-import { lockedTotals } from './order-shapes.js';
+import { historyTotals } from './order-shapes.js';
 import { runTransition, type TransitionRequest } from './order-transition.js';
 import type { OrderDeps } from './order-use-case.js';
 import { orderWriteStore } from './store/order-write-store.js';
@@ -12,7 +12,7 @@ export const closeOrder = (deps: OrderDeps, id: number, request: TransitionReque
     await orderWriteStore.writeTransition(tx, id, 'closed', {
       action: 'close',
       actor: request.access.subject,
-      changes: changesOfTransition(order.status, 'closed', lockedTotals(order)),
+      changes: changesOfTransition(order.status, 'closed', historyTotals(order)),
     });
     return id;
   });

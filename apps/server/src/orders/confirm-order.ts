@@ -2,7 +2,7 @@ import type { ConfirmSalesOrderBody, SalesOrder } from '@sales-order/contract';
 
 import { checkConfirmable } from './order-confirmation.js';
 import { changesOfTransition } from './order-history.js';
-import { lockedTotals } from './order-shapes.js';
+import { historyTotals } from './order-shapes.js';
 import { runTransition, type TransitionRequest } from './order-transition.js';
 import type { OrderDeps } from './order-use-case.js';
 import { orderWriteStore } from './store/order-write-store.js';
@@ -22,7 +22,7 @@ export const confirmOrder = (
     await orderWriteStore.writeTransition(tx, id, 'confirmed', {
       action: 'confirm',
       actor: request.access.subject,
-      changes: changesOfTransition(order.status, 'confirmed', lockedTotals(order)),
+      changes: changesOfTransition(order.status, 'confirmed', historyTotals(order)),
       ...(acknowledged.length > 0 ? { acknowledgedWarnings: acknowledged } : {}),
     });
     return id;

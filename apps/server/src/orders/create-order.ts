@@ -2,29 +2,21 @@ import { type CreatedSalesOrder, type CreateSalesOrderBody, ValidationCode } fro
 
 import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
+import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
-import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';
 import { toJsonNumber } from '../shared/money.js';
-import { counterAfterSuppliedNumber, readSuppliedNumber, type Series, seriesPrefix } from './numbering.js';
-import { deliveryDateProblems, locationScopeProblems } from './order.js';
+import { counterAfterSuppliedNumber } from './numbering.js';
+import { locationScopeProblems } from './order.js';
 import { checkConfirmable } from './order-confirmation.js';
-import { changesBetween, changesOfTransition, type CreatedHeader } from './order-history.js';
-import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
-import { checkOrderReferences } from './order-references.js';
-import {
-  chargesToStore,
-  historyCharges,
-  historyLines,
-  historyTotals,
-  linesToStore,
-  lockedTotals,
-  totalsToStore,
-} from './order-shapes.js';
+import { changesOfTransition } from './order-history.js';
+import { checkOrderReferences, type ResolvedReferences } from './order-references.js';
+import { historyTotals } from './order-shapes.js';
 import type { OrderDeps } from './order-use-case.js';
-import { isUniqueViolation, type Numbering, type OrderToStore, orderWriteStore } from './store/order-write-store.js';
+import { type PreparedOrder, prepareOrder } from './order-write-model.js';
+import { isUniqueViolation, orderWriteStore } from './store/order-write-store.js';
 
-const duplicateNumber = (salesOrderNo: string) =>
+export const duplicateNumber = (salesOrderNo: string) =>
   unprocessable([
     {
       path: 'sales_order_no',
@@ -33,115 +25,73 @@ const duplicateNumber = (salesOrderNo: string) =>
     },
   ]);
 
+/** What a create body refers to, for the reference check. */
+export const referencesOf = (input: CreateSalesOrderBody) => ({
+  customerId: input.customer_id,
+  locationId: input.location_id,
+  salesOrderDate: input.sales_order_date,
+  details: input.details,
+  fieldOfficerId: input.field_officer_id,
+  portId: input.port_id,
+});
+
 /**
- * Creates an order: prices it, checks its references and number, and stores it with its
- * history entry. With an idempotency guard, its key is claimed and its result stored in the
- * order's transaction.
+ * A new order prepared from a create body and its checked references (order-write-model.ts),
+ * refused outside the caller's location scope: pure, so a bulk create prepares each of its
+ * orders exactly as a single create does.
+ */
+export const prepareCreate = (
+  access: Pick<AccessContext, 'subject' | 'locations'>,
+  input: CreateSalesOrderBody,
+  references: Checked<ResolvedReferences>,
+): Checked<PreparedOrder | null> => {
+  const outOfScope = locationScopeProblems(access, input.location_id);
+  const prepared = prepareOrder(
+    input,
+    {
+      value: references.value,
+      // Outside its scope, the caller learns nothing more of the location (not even whether it exists).
+      problems:
+        outOfScope.length > 0
+          ? references.problems.filter((problem) => problem.path !== 'location_id')
+          : references.problems,
+    },
+    { action: 'create', actor: access.subject },
+  );
+  return { value: prepared.value, problems: [...outOfScope, ...prepared.problems] };
+};
+
+/**
+ * Creates an order: checks its references, prepares it (order-write-model.ts: prices it, its
+ * number, its history entry), and stores it. With an idempotency guard, its key is claimed and
+ * its result stored in the order's transaction.
  */
 export const createOrder = async (
   { transactions, orderNumberMaxAhead }: OrderDeps,
   // Who creates and where it may: permissions are the route's (or the import's) to check.
   access: Pick<AccessContext, 'subject' | 'locations'>,
   input: CreateSalesOrderBody,
-  idempotency?: IdempotencyGuard,
+  idempotency?: IdempotencyGuard<CreatedSalesOrder>,
 ): Promise<CreatedSalesOrder> => {
-  const actor = access.subject;
-  const priced = priceLines(input.details);
-  const lines = linesToStore(input.details, priced.value.lines);
-  const charges = input.other_charges ?? [];
-  const otherChargesTotal = totalCharges(charges);
-  const total = grandTotal({ subtotal: priced.value.subtotal, otherChargesTotal, claimed: input.grand_total });
-  const references = await checkOrderReferences(transactions.db, {
-    customerId: input.customer_id,
-    locationId: input.location_id,
-    salesOrderDate: input.sales_order_date,
-    details: input.details,
-    fieldOfficerId: input.field_officer_id,
-    portId: input.port_id,
-  });
-  const { location, financialYear } = references.value;
-  const series: Series | null =
-    location && financialYear ? { locationCode: location.code, financialYearStart: financialYear.startDate } : null;
-  const supplied =
-    series && input.sales_order_no != null ? readSuppliedNumber(input.sales_order_no, series) : undefined;
-  const salesOrderDate = formatCalendarDate(parseCalendarDate(input.sales_order_date));
-  const outOfScope = locationScopeProblems(access, input.location_id);
-  const problems = [
-    ...outOfScope,
-    ...priced.problems,
-    ...total.problems,
-    // Outside its scope, the caller learns nothing more of the location (not even whether it exists).
-    ...(outOfScope.length > 0
-      ? references.problems.filter((problem) => problem.path !== 'location_id')
-      : references.problems),
-    ...(supplied?.problems ?? []),
-    ...deliveryDateProblems(salesOrderDate, input.delivery_date),
-  ];
-  if (problems.length > 0 || !location || !financialYear || !series) throw unprocessable(problems);
-
-  const suppliedNumber = supplied?.value ?? null;
-  const totals = totalsToStore({ subtotal: priced.value.subtotal, otherChargesTotal, grandTotal: total.value });
-  const orderToStore: OrderToStore = {
-    salesOrderNo: suppliedNumber?.orderNumber ?? null,
-    sequence: suppliedNumber?.sequence ?? null,
-    locationId: location.id,
-    financialYearId: financialYear.id,
-    customerId: input.customer_id,
-    salesOrderDate,
-    remarks: input.remarks ?? null,
-    ...totals,
-    createdBy: actor,
-    fieldOfficerId: input.field_officer_id ?? null,
-    portId: input.port_id ?? null,
-    customerReference: input.customer_reference ?? null,
-    deliveryDate: input.delivery_date ?? null,
-    amendedFromId: null,
-  };
-  const chargesStored = chargesToStore(charges);
-  const ids = { locationId: location.id, financialYearId: financialYear.id };
-  const numbering: Numbering =
-    suppliedNumber === null
-      ? { kind: 'server', ...ids, prefix: seriesPrefix(series) }
-      : suppliedNumber.kind === 'series'
-        ? { kind: 'supplied-series', ...ids, sequence: suppliedNumber.sequence, maxAhead: orderNumberMaxAhead }
-        : { kind: 'free-form' };
-  const header: CreatedHeader = {
-    customer_id: orderToStore.customerId,
-    sales_order_date: orderToStore.salesOrderDate,
-    location_id: orderToStore.locationId,
-    financial_year_id: orderToStore.financialYearId,
-    remarks: orderToStore.remarks,
-    field_officer_id: orderToStore.fieldOfficerId,
-    port_id: orderToStore.portId,
-    customer_reference: orderToStore.customerReference,
-    delivery_date: orderToStore.deliveryDate,
-  };
-  const history = {
-    action: 'create' as const,
-    actor,
-    changes: changesBetween(null, {
-      header,
-      lines: historyLines(lines),
-      charges: historyCharges(chargesStored),
-      totals: historyTotals(totals),
-    }),
-  };
+  const references = await checkOrderReferences(transactions.db, referencesOf(input));
+  const prepared = prepareCreate(access, input, references);
+  const order = prepared.value;
+  if (prepared.problems.length > 0 || !order) throw unprocessable(prepared.problems);
+  const numbering = order.numbering!;
 
   const write = async (db: Db) => {
-    const stored = await orderWriteStore
-      .insertOrder(db, orderToStore, lines, chargesStored, numbering, history, idempotency?.claimed)
-      .catch((error: unknown) => {
-        if (!isUniqueViolation(error)) throw error;
-        // A supplied number already taken, or the server's next one: that only by an order
-        // stored without moving the counter.
-        throw duplicateNumber(orderToStore.salesOrderNo ?? 'the next number of the series');
-      });
+    const [stored] = await orderWriteStore.insertOrders(db, [order], orderNumberMaxAhead).catch((error: unknown) => {
+      if (!isUniqueViolation(error)) throw error;
+      // A supplied number already taken, or the server's next one: that only by an order
+      // stored without moving the counter.
+      throw duplicateNumber(numbering.kind === 'next' ? 'the next number of the series' : numbering.salesOrderNo);
+    });
     const result: CreatedSalesOrder = {
-      sales_order_id: stored.id,
-      order_number: stored.salesOrderNo,
-      total_amount: toJsonNumber(total.value),
+      sales_order_id: stored!.id,
+      order_number: stored!.salesOrderNo,
+      total_amount: toJsonNumber(order.totals.grand_total),
     };
-    return { result, counter: stored.counter };
+    return { result, counter: stored!.counter };
   };
 
   const confirm = input.status === 'confirmed';
@@ -156,16 +106,17 @@ export const createOrder = async (
     const { result, counter } = await write(tx);
     if (numbering.kind === 'supplied-series') {
       // The counter stayed where it was when the number is too far ahead of it.
-      const moved = counterAfterSuppliedNumber(counter!, numbering.sequence, numbering.maxAhead);
+      const moved = counterAfterSuppliedNumber(counter!, numbering.sequence, orderNumberMaxAhead);
       if (moved.value === null) throw unprocessable(moved.problems);
     }
     if (confirm) await confirmCreated(tx, result.sales_order_id, access, input.acknowledge_warnings === true);
+    await idempotency?.complete(tx, [result]);
     return result;
   });
 };
 
 /** A create asking for `status: confirmed`: the confirm of the draft just written, in its transaction. */
-const confirmCreated = async (
+export const confirmCreated = async (
   tx: Db,
   id: number,
   access: Pick<AccessContext, 'subject' | 'locations'>,
@@ -179,7 +130,7 @@ const confirmCreated = async (
   await orderWriteStore.writeTransition(tx, id, 'confirmed', {
     action: 'confirm',
     actor: access.subject,
-    changes: changesOfTransition('draft', 'confirmed', lockedTotals(order)),
+    changes: changesOfTransition('draft', 'confirmed', historyTotals(order)),
     ...(acknowledged.length > 0 ? { acknowledgedWarnings: acknowledged } : {}),
   });
 };

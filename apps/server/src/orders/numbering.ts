@@ -96,3 +96,30 @@ export const counterAfterSuppliedNumber = (
   }
   return { value: sequence > counter ? sequence : counter, problems: [] };
 };
+
+/** An order of a list that moves its series' counter: the next number, or a supplied sequence. */
+export type CounterClaim = { kind: 'next' } | { kind: 'supplied'; sequence: bigint };
+
+/**
+ * The numbers a list of orders of one series takes from its counter, in list order, as if each
+ * were created alone: a `next` order takes the counter + 1; a supplied sequence moves the counter
+ * up to it (counterAfterSuppliedNumber), or leaves it where it is when too far ahead (that order
+ * is refused, and the rest go on from the unmoved counter). Each claim's `counter` is where the
+ * counter stands once it is settled (a `next` order's sequence is that); `last` is where the list
+ * leaves it.
+ */
+export const settleCounter = (
+  counter: bigint,
+  claims: readonly CounterClaim[],
+  maxAhead: bigint,
+): { counters: bigint[]; last: bigint } => {
+  let current = counter;
+  const counters = claims.map((claim) => {
+    current =
+      claim.kind === 'next'
+        ? current + 1n
+        : (counterAfterSuppliedNumber(current, claim.sequence, maxAhead).value ?? current);
+    return current;
+  });
+  return { counters, last: current };
+};

@@ -14,36 +14,14 @@ import type {
  * the transaction of the change (in the same statement as its last write), comparing the order
  * before and after it. The write paths know both states without reading the order back: the
  * state before comes from the statement that locks the order, the state after is what they
- * write (a create's number excepted: its statement settles it, store/order-write-store.ts).
+ * write (a new order's number excepted: its statement settles it, store/order-write-store.ts).
+ * The write model (order-write-model.ts) builds each change's entry.
  */
 
 type Value = FieldChange['from'];
 
-/** The header fields a history entry compares, in the order they are listed. */
-// A type alias, not an interface: it is compared as a Record of field values.
-export type OrderHeader = {
-  sales_order_no: string;
-  customer_id: number;
-  /** YYYY-MM-DD */
-  sales_order_date: string;
-  location_id: number;
-  financial_year_id: number;
-  remarks: string | null;
-  field_officer_id: number | null;
-  port_id: number | null;
-  customer_reference: string | null;
-  /** YYYY-MM-DD */
-  delivery_date: string | null;
-};
-
-/**
- * The header of a create (or of the draft an amend makes) as its entry is built: the statement
- * settles the number (order-write-store.ts).
- */
-export type CreatedHeader = Omit<OrderHeader, 'sales_order_no'> & { amended_from_id?: number };
-
-/** An order as a history entry compares it: numbers as the JSON numbers the API shows. */
-export interface OrderSnapshot<Header extends Partial<OrderHeader> = OrderHeader> {
+/** An order as a history entry compares it: its header (a record of field values), numbers as the JSON numbers the API shows. */
+export interface OrderSnapshot<Header extends Partial<Record<string, Value>>> {
   header: Header;
   lines: HistoryLine[];
   charges: HistoryCharge[];
@@ -77,7 +55,7 @@ const itemChanges = <T extends { line_no: number }>(before: T[], after: T[]) => 
 };
 
 /** What changed from `before` (null: the order did not exist) to `after`. */
-export const changesBetween = <Header extends Partial<OrderHeader>>(
+export const changesBetween = <Header extends Partial<Record<string, Value>>>(
   before: OrderSnapshot<Header> | null,
   after: OrderSnapshot<Header>,
 ): HistoryChanges => ({

@@ -4,7 +4,7 @@ import type { Db } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';
 import { parseCalendarDate } from '../shared/calendar.js';
-import { type FoundReferences, orderReferenceStore } from './store/order-reference-store.js';
+import { type FoundReferences, orderReferenceStore, type ReferenceLookup } from './store/order-reference-store.js';
 
 /**
  * Checks the master data an order refers to (customer, location, the financial year of its
@@ -150,14 +150,10 @@ export const referenceProblems = (
   };
 };
 
-/** Looks the references up (one statement) and checks them. */
-export const checkOrderReferences = async (
-  db: Db,
-  input: ReferenceInput,
-  current?: CurrentReferences,
-): Promise<Checked<ResolvedReferences>> => {
+/** What to look up for an order's references: only what it names and does not already hold. */
+const lookupOf = (input: ReferenceInput, current?: CurrentReferences): ReferenceLookup => {
   const details = input.details ?? [];
-  const found = await orderReferenceStore.find(db, {
+  return {
     customerId: input.customerId === current?.customerId ? undefined : input.customerId,
     locationId: input.locationId,
     salesOrderDate: input.salesOrderDate === current?.salesOrderDate ? undefined : input.salesOrderDate,
@@ -165,6 +161,28 @@ export const checkOrderReferences = async (
     packsizeIds: unique(details.flatMap((detail) => (detail.packsize_id == null ? [] : [detail.packsize_id]))),
     fieldOfficerId: changedId(input.fieldOfficerId, current?.fieldOfficerId),
     portId: changedId(input.portId, current?.portId),
-  });
-  return referenceProblems(input, found, current);
+  };
+};
+
+/** Looks the references up (one statement) and checks them. */
+export const checkOrderReferences = async (
+  db: Db,
+  input: ReferenceInput,
+  current?: CurrentReferences,
+): Promise<Checked<ResolvedReferences>> =>
+  referenceProblems(input, await orderReferenceStore.find(db, lookupOf(input, current)), current);
+
+/** The references of many new orders (a bulk create), looked up in one statement whatever their number, each checked. */
+export const checkReferencesOfEach = async (
+  db: Db,
+  inputs: readonly ReferenceInput[],
+): Promise<Checked<ResolvedReferences>[]> => {
+  if (inputs.length === 0) return [];
+  const found = await orderReferenceStore.findEach(
+    db,
+    inputs.map((input) => lookupOf(input)),
+  );
+  return inputs.map((input, index) =>
+    referenceProblems(input, { ...found.orders[index]!, products: found.products, packsizes: found.packsizes }),
+  );
 };

@@ -15,7 +15,7 @@ import type { LockedOrder } from './store/order-write-store.js';
 export interface TransitionRequest {
   access: AccessContext;
   expected?: Expected;
-  idempotency?: IdempotencyGuard;
+  idempotency?: IdempotencyGuard<SalesOrder>;
 }
 
 /**
@@ -38,6 +38,6 @@ export const runTransition = (
     if (refusal) throw stateConflict(`The order is ${current.status}`, [refusal]);
     const answerId = await perform(tx, current);
     const order = toReadShape((await orderReadStore.findLive(tx, answerId, access.locations))!);
-    await idempotency?.complete(tx, order);
+    await idempotency?.complete(tx, [order]);
     return order;
   });

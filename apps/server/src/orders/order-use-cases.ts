@@ -1,6 +1,9 @@
 import type {
+  BulkCreatedSalesOrders,
+  BulkCreateSalesOrdersBody,
   CancelSalesOrderBody,
   ConfirmSalesOrderBody,
+  CreatedSalesOrder,
   CreateSalesOrderBody,
   ListSalesOrdersFilters,
   MaxNumberQuery,
@@ -10,6 +13,7 @@ import type {
 import type { AccessContext } from '../auth/access-context.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { amendOrder } from './amend-order.js';
+import { type BulkCreateDeps, bulkCreateOrders } from './bulk-create-orders.js';
 import { cancelOrder } from './cancel-order.js';
 import { closeOrder } from './close-order.js';
 import { confirmOrder } from './confirm-order.js';
@@ -21,11 +25,10 @@ import { getOrderHistory, type HistoryPageRequest } from './get-order-history.js
 import { listOrders } from './list-orders.js';
 import type { Expected } from './order-preconditions.js';
 import type { TransitionRequest } from './order-transition.js';
-import type { OrderDeps } from './order-use-case.js';
 import { updateOrder } from './update-order.js';
 
 /** Every order use case (one module each), bound to its dependencies: what the routes call. */
-export const createOrderUseCases = (deps: OrderDeps) => ({
+export const createOrderUseCases = (deps: BulkCreateDeps) => ({
   get: (access: AccessContext, id: number) => getOrder(deps, access, id),
   list: (access: AccessContext, query: ListSalesOrdersFilters) => listOrders(deps, access, query),
   history: (access: AccessContext, id: number, page?: HistoryPageRequest) => getOrderHistory(deps, access, id, page),
@@ -33,8 +36,13 @@ export const createOrderUseCases = (deps: OrderDeps) => ({
   create: (
     access: Pick<AccessContext, 'subject' | 'locations'>,
     input: CreateSalesOrderBody,
-    idempotency?: IdempotencyGuard,
+    idempotency?: IdempotencyGuard<CreatedSalesOrder>,
   ) => createOrder(deps, access, input, idempotency),
+  bulkCreate: (
+    access: AccessContext,
+    input: BulkCreateSalesOrdersBody,
+    idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
+  ) => bulkCreateOrders(deps, access, input, idempotency),
   update: (access: AccessContext, id: number, input: UpdateSalesOrderBody, expected?: Expected) =>
     updateOrder(deps, access, id, input, expected),
   remove: (access: AccessContext, id: number, expected?: Expected) => deleteOrder(deps, access, id, expected),

@@ -1,4 +1,10 @@
-import { type ErrorDetail, LifecycleCode, type SalesOrderStatus, ValidationCode } from '@sales-order/contract';
+import {
+  type ErrorDetail,
+  LifecycleCode,
+  type SalesOrder,
+  type SalesOrderStatus,
+  ValidationCode,
+} from '@sales-order/contract';
 
 import { type AccessContext, allowsLocation } from '../auth/access-context.js';
 import { orderNumberKey } from './numbering.js';
@@ -11,6 +17,28 @@ import { orderNumberKey } from './numbering.js';
  *   draft --confirm--> confirmed --close--> closed
  *   draft, confirmed --cancel--> cancelled --amend--> a new draft (the cancelled order stays)
  */
+
+/**
+ * The header fields an order is written with, in the read shape's order (the contract's names
+ * and types): a create and an amend write them, an update rewrites them all (the ones it was not
+ * sent as they were); every one but the financial year (which follows the date) is one an update
+ * can change, and so one each status locks or not (EDITABLE below). A new header field is added
+ * here (and to the contract, the Prisma schema, a migration and the read shape): the write model
+ * (order-write-model.ts), its statements, the history entry and the lock's read follow.
+ */
+export const HEADER_FIELDS = [
+  'customer_id',
+  'sales_order_date',
+  'location_id',
+  'financial_year_id',
+  'remarks',
+  'field_officer_id',
+  'port_id',
+  'customer_reference',
+  'delivery_date',
+] as const satisfies readonly (keyof SalesOrder)[];
+
+export type HeaderField = (typeof HEADER_FIELDS)[number];
 
 /**
  * An order goes only into a location of the caller's scope: 422 at location_id, the same answer
@@ -64,7 +92,10 @@ export const numberOrLocationChangeProblems = (
 };
 
 /** An order keeps its financial year (its series): a new date in another year is a problem. */
-export const financialYearChangeProblems = (current: FixedFields, yearOfNewDate: number | undefined): ErrorDetail[] =>
+export const financialYearChangeProblems = (
+  current: Pick<FixedFields, 'financial_year_id'>,
+  yearOfNewDate: number | undefined,
+): ErrorDetail[] =>
   yearOfNewDate !== undefined && yearOfNewDate !== current.financial_year_id
     ? [
         {
@@ -111,32 +142,14 @@ export const transitionRefusal = (status: SalesOrderStatus, transition: Transiti
 };
 
 /** The fields an update can change, as the read shape names them; `details` and `other_charges` for the sets. */
-export type EditableField =
-  | 'sales_order_no'
-  | 'customer_id'
-  | 'sales_order_date'
-  | 'location_id'
-  | 'remarks'
-  | 'details'
-  | 'other_charges'
-  | 'field_officer_id'
-  | 'port_id'
-  | 'customer_reference'
-  | 'delivery_date';
+export type EditableField = 'sales_order_no' | Exclude<HeaderField, 'financial_year_id'> | 'details' | 'other_charges';
 
-/** Every field an update can change, in the read shape's order. */
+/** Every field an update can change: the number, the header's (but the year), the sets. */
 export const EDITABLE_FIELDS: readonly EditableField[] = [
   'sales_order_no',
-  'customer_id',
-  'sales_order_date',
-  'location_id',
-  'remarks',
+  ...HEADER_FIELDS.filter((field): field is Exclude<HeaderField, 'financial_year_id'> => field !== 'financial_year_id'),
   'details',
   'other_charges',
-  'field_officer_id',
-  'port_id',
-  'customer_reference',
-  'delivery_date',
 ];
 
 /** Besides remarks, what stays editable on a confirmed order: how and when it is delivered, not what was agreed. */

@@ -37,7 +37,7 @@ import {
 import { createEventsRouter } from '../http/events-router.js';
 import { createImportsRouter } from '../http/imports-router.js';
 import { orderEntryRouter } from '../http/order-entry-page.js';
-import { rateLimitPerClient } from '../http/rate-limit.js';
+import { ordersPerMinutePerClient, rateLimitPerClient } from '../http/rate-limit.js';
 import type { RedisClient } from '../http/redis-client.js';
 import { createSalesOrdersRouter } from '../http/sales-orders-router.js';
 import { securityHeaders } from '../http/security-headers.js';
@@ -134,16 +134,14 @@ export const createApp = ({
   });
 
   app.use(corsForAllowedOrigins(config.auth.allowedOrigins));
-  app.use(
-    rateLimitPerClient({
-      limitPerMinute: config.rateLimitPerMinute,
-      redis,
-      redisKeyPrefix: config.redisKeyPrefix,
-      redisTimeoutMs: config.redisTimeoutMs,
-      logger,
-      onRefused: () => metrics.rateLimitRefusals.inc(),
-    }),
-  );
+  const rateLimitSettings = {
+    redis,
+    redisKeyPrefix: config.redisKeyPrefix,
+    redisTimeoutMs: config.redisTimeoutMs,
+    logger,
+    onRefused: () => metrics.rateLimitRefusals.inc(),
+  };
+  app.use(rateLimitPerClient({ ...rateLimitSettings, limitPerMinute: config.rateLimitPerMinute }));
   app.use(answerPreflight);
 
   // The OpenAPI document and its reference page need no authentication.
@@ -186,7 +184,20 @@ export const createApp = ({
   api.use(requireTrustedOriginForSessions(config.auth.allowedOrigins));
   // One router for every resource's routes, so the options below are checked against one contract.
   const routes = initServer().router(apiContract, {
-    ...createSalesOrdersRouter(services, config, metrics),
+    ...createSalesOrdersRouter(
+      services,
+      {
+        requireIfMatch: config.requireIfMatch,
+        bulk: {
+          maxOrders: config.bulk.maxOrders,
+          ordersPerMinute: ordersPerMinutePerClient({
+            ...rateLimitSettings,
+            limitPerMinute: config.bulk.ordersPerMinute,
+          }),
+        },
+      },
+      metrics,
+    ),
     ...createEventsRouter(services),
     ...createWebhookEndpointsRouter(services),
     ...createImportsRouter(services),

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 
+import { BULK_MAX_ORDERS_CEILING, BULK_MAX_ORDERS_DEFAULT } from '@sales-order/contract';
 import { z } from 'zod';
 
 import { parsePublicKey } from '../auth/jwt-verifier.js';
@@ -310,6 +311,8 @@ const EnvironmentSchema = z
     // Unset: on with the embedded database (a demo), off with DATABASE_URL (production).
     ORDER_ENTRY_PAGE: oneOf(['true', 'false', 'auto'], 'auto'),
     ORDER_ENTRY_SIGN_IN: oneOf(['true', 'false', 'auto'], 'auto'),
+    BULK_MAX_ORDERS: integer('BULK_MAX_ORDERS', BULK_MAX_ORDERS_DEFAULT, 1, BULK_MAX_ORDERS_CEILING),
+    BULK_ORDERS_PER_MINUTE: integer('BULK_ORDERS_PER_MINUTE', 6_000, 1, 10_000_000),
     IMPORT_MAX_BYTES: integer('IMPORT_MAX_BYTES', 20 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     IMPORT_MAX_ORDERS: integer('IMPORT_MAX_ORDERS', 50_000, 1, 10_000_000),
     IMPORT_CHUNK_SIZE: integer('IMPORT_CHUNK_SIZE', 100, 1, 10_000),
@@ -472,6 +475,12 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     allowHttp: value.WEBHOOK_ALLOW_HTTP,
     /** Endpoints on loopback, private, link-local and other non-public addresses accepted. */
     allowPrivateNetworks: value.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  },
+  bulk: {
+    /** Most orders in one POST /sales-orders/bulk (more is 400). */
+    maxOrders: value.BULK_MAX_ORDERS,
+    /** Orders per minute one client address may send through bulk creates (429 beyond). */
+    ordersPerMinute: value.BULK_ORDERS_PER_MINUTE,
   },
   imports: {
     /** Largest file POST /imports takes. */

@@ -234,6 +234,28 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
     await client.POST('/sales-orders', { body: { ...orderBody, customer_id: 999_999 } }),
   );
   record(
+    'bulk create',
+    '/sales-orders/bulk',
+    'post',
+    await client.POST('/sales-orders/bulk', {
+      body: { orders: [orderBody, { ...orderBody, idempotency_key: 'conf-1' }] },
+    }),
+  );
+  record(
+    'bulk create, failed rows',
+    '/sales-orders/bulk',
+    'post',
+    await client.POST('/sales-orders/bulk', {
+      body: { orders: [orderBody, { ...orderBody, customer_id: 999_999 }], error_policy: 'reject_failed_rows' },
+    }),
+  );
+  record(
+    'bulk create unknown customer: 422',
+    '/sales-orders/bulk',
+    'post',
+    await client.POST('/sales-orders/bulk', { body: { orders: [{ ...orderBody, customer_id: 999_999 }] } }),
+  );
+  record(
     'create missing fields: 400',
     '/sales-orders',
     'post',

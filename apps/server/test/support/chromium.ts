@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /**
  * Debian's Chromium (`apt-get install chromium`, which .ci/run does when it is missing), or the
@@ -31,3 +31,16 @@ export const launchChromium = (executablePath: string): Promise<Browser> =>
       '--disable-sync',
     ],
   });
+
+/**
+ * What goes wrong in `page` from now on: script errors, and Content-Security-Policy violations
+ * (the service's CSP refuses inline scripts and styles; a violation is a console error).
+ */
+export const pageProblems = (page: Page): string[] => {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/.test(message.text())) problems.push(message.text());
+  });
+  return problems;
+};

@@ -75,3 +75,17 @@ export const orderBody = (fixtures: Fixtures, overrides: Record<string, unknown>
   other_charges: [{ description: 'Carriage', amount: 350 }],
   ...overrides,
 });
+
+/**
+ * A line of a JSON Lines import: a one-line order at Chattogram, its `order_ref` also its customer
+ * reference (to find the orders it made).
+ */
+export const importLine = (fixtures: Fixtures, ref: string) =>
+  JSON.stringify({
+    order_ref: ref,
+    customer_id: fixtures.customers.customer.id,
+    location_id: fixtures.locations.chattogram.id,
+    sales_order_date: ORDER_DATE,
+    customer_reference: ref,
+    details: [{ product_id: fixtures.products.otherProduct.id, quantity: 1, rate: 5 }],
+  });

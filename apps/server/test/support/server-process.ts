@@ -15,7 +15,8 @@ export type ServerProcess = {
   errors: string[];
 };
 
-const serverRoot = path.resolve(import.meta.dirname, '..', '..');
+/** The server's folder: where its processes run. */
+export const serverRoot = path.resolve(import.meta.dirname, '..', '..');
 
 /**
  * Every service process a test started and that has not exited. A test that fails or times out
@@ -65,6 +66,17 @@ const runFromBuild = (): boolean => {
 };
 
 /**
+ * The arguments of `node` that run one of the server's entry points (`main`, `cli/import`): the
+ * build, `dist/<entry>.js`, what `pnpm start` and the Docker image run; else the sources through
+ * tsx as a loader of this one process (not its CLI, which would run it in a child of its own that
+ * a SIGKILL of the CLI leaves running). Run in the server's folder.
+ */
+export const nodeArgumentsOf = (entry: string, from: 'source' | 'build' | 'auto' = 'auto'): string[] =>
+  from === 'build' || (from === 'auto' && runFromBuild())
+    ? [`dist/${entry}.js`]
+    : ['--import', 'tsx', `src/${entry}.ts`];
+
+/**
  * The service in a process of its own, as an operator starts it (`node dist/main.js` when the
  * build is current, else `tsx src/main.ts`), on an in-memory embedded database unless `env`
  * says otherwise.
@@ -75,14 +87,7 @@ const spawnServer = (
   from: 'source' | 'build' | 'auto' = 'auto',
 ): ChildProcess => {
   const { DATABASE_URL: _database, REDIS_URL: _redis, ...inherited } = process.env;
-  // The build: `node dist/main.js`, what `pnpm start` and the Docker image run.
-  const [command, args] =
-    from === 'build' || (from === 'auto' && runFromBuild())
-      ? [process.execPath, ['dist/main.js']]
-      : // tsx as a loader of this one process (not its CLI, which would run the service in a child
-        // of its own that a SIGKILL of the CLI leaves running).
-        [process.execPath, ['--import', 'tsx', 'src/main.ts']];
-  const child = spawn(command, args, {
+  const child = spawn(process.execPath, nodeArgumentsOf('main', from), {
     cwd: serverRoot,
     env: {
       ...inherited,

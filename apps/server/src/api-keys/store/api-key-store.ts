@@ -1,7 +1,8 @@
-import type { ApiKey, ApiKeyAction, ApiKeyHistoryEntry } from '@sales-order/contract';
+import type { ApiKey, ApiKeyAction, ApiKeyEventData, ApiKeyHistoryEntry } from '@sales-order/contract';
 
 import type { LocationScope } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
+import { subjectEventCtes } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
 
 /** The statements about API keys as they are managed: rows in the API's read shape and the audit trail. */
@@ -157,10 +158,18 @@ export const apiKeyStore = {
     return row!;
   },
 
-  recordChange: async (tx: Db, change: NewChange): Promise<void> => {
+  /**
+   * Records a change in the key's history and as its `api_key.<action>` event (the outbox:
+   * events/store/outbox-store.ts), in one statement of the change's transaction. `event` is what
+   * the event carries: the key after the change, never its secret.
+   */
+  recordChange: async (tx: Db, change: NewChange, event: ApiKeyEventData): Promise<void> => {
     await tx.$executeRaw`
-      INSERT INTO api_key_changes (api_key_id, action, actor, changes)
-      VALUES (${change.apiKeyId}::int, ${change.action}, ${change.actor}, ${JSON.stringify(change.changes)}::json)`;
+      WITH change AS (
+        INSERT INTO api_key_changes (api_key_id, action, actor, changes)
+        VALUES (${change.apiKeyId}::int, ${change.action}, ${change.actor}, ${JSON.stringify(change.changes)}::json)),
+      ${subjectEventCtes({ type: `api_key.${change.action}`, subjectId: change.apiKeyId, data: event })}
+      SELECT 1`;
   },
 
   /** A key's changes, oldest first, after the change `after`; `limit` + 1 rows. */

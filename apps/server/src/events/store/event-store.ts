@@ -1,9 +1,10 @@
-import type { EventType, SalesOrder } from '@sales-order/contract';
+import type { EventSubject, EventType } from '@sales-order/contract';
 
-import type { LocationScope } from '../../auth/access-context.js';
+import type { AccessContext } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { inScope } from '../../orders/store/order-scope.js';
+import { visibleToEndpoint, visibleToReader } from './event-visibility.js';
+import { OWNER_PERMISSIONS } from './webhook-endpoint-store.js';
 
 /**
  * The statements that read, position and purge events (the outbox's write is ../outbox.ts).
@@ -27,17 +28,20 @@ export interface FeedFilter {
   maxBytes: number;
   types?: EventType[];
   salesOrderId?: number;
-  /** The reader's locations: only their orders' events. */
-  scope: LocationScope;
+  /** The reader: only the events it may see (event-visibility.ts). */
+  reader: Pick<AccessContext, 'method' | 'subject' | 'permissions' | 'locations'>;
 }
 
+/** An event as stored, in the API's terms but for its subject, which the feed names per kind. */
 export interface FeedRow {
   id: string;
   type: EventType;
   occurred_at: string;
-  sales_order_id: number;
-  version: number;
-  data: SalesOrder;
+  subject_type: EventSubject;
+  subject_id: number;
+  /** An order's version; null for other subjects. */
+  version: number | null;
+  data: unknown;
   position: number;
 }
 
@@ -49,10 +53,14 @@ export interface FeedPage {
   more: boolean;
 }
 
-/** An endpoint and an order with new deliveries: one delivery job's key. */
+/**
+ * An endpoint and a subject (an order, a key) with new deliveries: one delivery job's key. The
+ * subject's deliveries to the endpoint go out one at a time, in position order.
+ */
 export interface DeliveryKey {
   endpoint_id: number;
-  sales_order_id: number;
+  subject_type: EventSubject;
+  subject_id: number;
 }
 
 export interface PositionedBatch {
@@ -62,7 +70,7 @@ export interface PositionedBatch {
 
 /** The event columns as the feed and the deliveries read them: timestamps in the API's form. */
 export const EVENT_COLUMNS = Prisma.sql`e.id::text AS id, e.type, to_char(e.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS occurred_at,
-  e.sales_order_id, e.version`;
+  e.subject_type, e.subject_id, e.version`;
 
 export const eventStore = {
   /**
@@ -73,15 +81,11 @@ export const eventStore = {
    */
   page: async (
     db: Db,
-    { afterPosition, limit, maxBytes, types, salesOrderId, scope }: FeedFilter,
+    { afterPosition, limit, maxBytes, types, salesOrderId, reader }: FeedFilter,
   ): Promise<FeedPage> => {
     const byType = types ? Prisma.sql`AND e.type = ANY(${types}::varchar[])` : Prisma.empty;
     const byOrder = salesOrderId === undefined ? Prisma.empty : Prisma.sql`AND p.sales_order_id = ${salesOrderId}::int`;
-    // An order keeps its location for life, so its events belong to the location it has now.
-    const byScope =
-      scope === null
-        ? Prisma.empty
-        : Prisma.sql`AND EXISTS (SELECT 1 FROM sales_orders o WHERE o.id = e.sales_order_id AND ${inScope(scope, 'o.location_id')})`;
+    const visible = visibleToReader(reader);
     const rows = await db.$queryRaw<
       (Omit<FeedRow, 'position'> & { position: bigint | null; high_water: bigint; more: boolean })[]
     >`
@@ -90,7 +94,7 @@ export const eventStore = {
         FROM (
           SELECT ${EVENT_COLUMNS}, e.data, p.position
           FROM event_positions p JOIN events e ON e.seq = p.event_seq
-          WHERE p.position > ${afterPosition}::bigint ${byType} ${byOrder} ${byScope}
+          WHERE p.position > ${afterPosition}::bigint ${byType} ${byOrder} AND ${visible}
           ORDER BY p.position
           LIMIT ${limit + 1}::int) c
         WINDOW w AS (ORDER BY c.position)),
@@ -98,7 +102,7 @@ export const eventStore = {
         SELECT * FROM candidates WHERE n <= ${limit}::int AND (n = 1 OR running <= ${maxBytes}::bigint))
       SELECT s.last_position AS high_water,
         (SELECT count(*) FROM candidates) > (SELECT count(*) FROM kept) AS more,
-        kept.id, kept.type, kept.occurred_at, kept.sales_order_id, kept.version, kept.data, kept.position
+        kept.id, kept.type, kept.occurred_at, kept.subject_type, kept.subject_id, kept.version, kept.data, kept.position
       FROM outbox_relay_state s
       LEFT JOIN kept ON true
       WHERE s.id = 1
@@ -139,12 +143,17 @@ export const eventStore = {
    * Under the relay's lock, in a statement after it (so its snapshot sees what the previous
    * holder committed): positions up to `batchSize` committed events after `lastPosition`,
    * moves the relay's last position, and creates a pending delivery of each to every enabled
-   * endpoint that takes its type. Answers how many it positioned and which (endpoint, order)
-   * pairs got deliveries.
+   * endpoint that takes its type and may see it (event-visibility.ts). Answers how many it
+   * positioned and which (endpoint, subject) pairs got deliveries.
    */
   positionCommitted: async (tx: Db, lastPosition: number, batchSize: number): Promise<PositionedBatch> => {
     const rows = await tx.$queryRaw<
-      { positioned: number; endpoint_id: number | null; sales_order_id: number | null }[]
+      {
+        positioned: number;
+        endpoint_id: number | null;
+        subject_type: EventSubject | null;
+        subject_id: number | null;
+      }[]
     >`
       WITH batch AS (
         SELECT event_seq AS seq, row_number() OVER (ORDER BY event_seq) AS n
@@ -152,28 +161,28 @@ export const eventStore = {
       dequeued AS (DELETE FROM event_queue q USING batch b WHERE q.event_seq = b.seq),
       positioned AS (
         INSERT INTO event_positions (position, event_seq, sales_order_id)
-        SELECT ${lastPosition}::bigint + b.n, e.seq, e.sales_order_id
+        SELECT ${lastPosition}::bigint + b.n, e.seq, CASE WHEN e.subject_type = 'sales_order' THEN e.subject_id END
         FROM batch b JOIN events e ON e.seq = b.seq
-        RETURNING event_seq AS seq, position, sales_order_id),
+        RETURNING event_seq AS seq, position),
       moved AS (
         UPDATE outbox_relay_state SET last_position = last_position + (SELECT count(*) FROM batch)
         WHERE id = 1 AND EXISTS (SELECT 1 FROM batch)),
       deliveries AS (
-        INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, sales_order_id, next_attempt_at)
-        SELECT w.id, p.seq, p.position, p.sales_order_id, now()
+        INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, subject_type, subject_id, next_attempt_at)
+        SELECT w.id, p.seq, p.position, e.subject_type, e.subject_id, now()
         FROM positioned p JOIN events e ON e.seq = p.seq
         JOIN webhook_endpoints w ON w.enabled AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
-          -- /* location scope: the endpoint's own */ an endpoint receives only its creator's locations
-          AND (w.locations IS NULL OR EXISTS (
-            SELECT 1 FROM sales_orders o WHERE o.id = p.sales_order_id AND o.location_id = ANY(w.locations)))
-        RETURNING endpoint_id, sales_order_id)
-      SELECT (SELECT count(*) FROM batch)::int AS positioned, k.endpoint_id, k.sales_order_id
+          AND ${visibleToEndpoint(OWNER_PERMISSIONS)}
+        RETURNING endpoint_id, subject_type, subject_id)
+      SELECT (SELECT count(*) FROM batch)::int AS positioned, k.endpoint_id, k.subject_type, k.subject_id
       FROM (SELECT 1) one
-      LEFT JOIN (SELECT DISTINCT endpoint_id, sales_order_id FROM deliveries) k ON true`;
+      LEFT JOIN (SELECT DISTINCT endpoint_id, subject_type, subject_id FROM deliveries) k ON true`;
     return {
       positioned: rows[0]!.positioned,
-      keys: rows.flatMap(({ endpoint_id, sales_order_id }) =>
-        endpoint_id === null || sales_order_id === null ? [] : [{ endpoint_id, sales_order_id }],
+      keys: rows.flatMap(({ endpoint_id, subject_type, subject_id }) =>
+        endpoint_id === null || subject_type === null || subject_id === null
+          ? []
+          : [{ endpoint_id, subject_type, subject_id }],
       ),
     };
   },

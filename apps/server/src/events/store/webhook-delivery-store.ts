@@ -1,16 +1,18 @@
-import type { DeliveryStatusSchema, EventType, SalesOrder, WebhookDelivery } from '@sales-order/contract';
+import type { DeliveryStatusSchema, EventType, WebhookDelivery } from '@sales-order/contract';
 import type { z } from 'zod';
 
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { DeliveryKey } from './event-store.js';
+import { visibleToEndpoint } from './event-visibility.js';
+import { OWNER_PERMISSIONS } from './webhook-endpoint-store.js';
 
-/** The statements about deliveries: the next one of an order, its attempts, listing and replay. */
+/** The statements about deliveries: the next one of a subject (an order), its attempts, listing and replay. */
 
 /** How long an endpoint may fail every delivery before it is disabled. */
 const FAILING_DISABLES_AFTER = Prisma.sql`interval '3 days'`;
 
-/** The pending delivery an (endpoint, order) sends next, with what its request needs. */
+/** The pending delivery an (endpoint, subject) sends next, with what its request needs. */
 export interface NextDelivery {
   id: bigint;
   /** Whether it may be sent now: its retry time has come and no sender holds it. */
@@ -20,7 +22,8 @@ export interface NextDelivery {
   event_id: string;
   type: EventType;
   occurred_at: Date;
-  data: SalesOrder;
+  /** The event's data as stored: an order's read shape, a key's event data. */
+  data: unknown;
 }
 
 export interface AttemptToRecord {
@@ -66,14 +69,15 @@ export interface ReplayResult {
 const TIMESTAMP = (column: Prisma.Sql) => Prisma.sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 
 export const webhookDeliveryStore = {
-  /** The pending delivery of lowest position of an order to an endpoint: its next, in version order. */
-  next: async (db: Db, { endpoint_id, sales_order_id }: DeliveryKey): Promise<NextDelivery | null> => {
+  /** The pending delivery of lowest position of a subject to an endpoint: its next (an order's in version order). */
+  next: async (db: Db, { endpoint_id, subject_type, subject_id }: DeliveryKey): Promise<NextDelivery | null> => {
     const [row] = await db.$queryRaw<NextDelivery[]>`
       SELECT d.id, d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now()) AS due,
         greatest(d.next_attempt_at, d.lease_until) AS wait_until,
         e.id::text AS event_id, e.type, e.occurred_at, e.data
       FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
-      WHERE d.endpoint_id = ${endpoint_id}::int AND d.sales_order_id = ${sales_order_id}::int AND d.status = 'pending'
+      WHERE d.endpoint_id = ${endpoint_id}::int AND d.subject_type = ${subject_type}::varchar
+        AND d.subject_id = ${subject_id}::int AND d.status = 'pending'
       ORDER BY d.event_position, d.id
       LIMIT 1`;
     return row ?? null;
@@ -158,11 +162,16 @@ export const webhookDeliveryStore = {
       SELECT id, now(), NULL, ${reason}::varchar, 0 FROM failed`;
   },
 
-  /** Whether an order has another pending delivery to an endpoint besides `exceptId`. */
-  morePending: async (db: Db, { endpoint_id, sales_order_id }: DeliveryKey, exceptId: bigint): Promise<boolean> => {
+  /** Whether a subject has another pending delivery to an endpoint besides `exceptId`. */
+  morePending: async (
+    db: Db,
+    { endpoint_id, subject_type, subject_id }: DeliveryKey,
+    exceptId: bigint,
+  ): Promise<boolean> => {
     const [row] = await db.$queryRaw<{ more: boolean }[]>`
       SELECT EXISTS (SELECT 1 FROM webhook_deliveries
-        WHERE endpoint_id = ${endpoint_id}::int AND sales_order_id = ${sales_order_id}::int AND status = 'pending'
+        WHERE endpoint_id = ${endpoint_id}::int AND subject_type = ${subject_type}::varchar
+          AND subject_id = ${subject_id}::int AND status = 'pending'
           AND id <> ${exceptId}::bigint) AS more`;
     return row!.more;
   },
@@ -172,7 +181,8 @@ export const webhookDeliveryStore = {
     const byStatus = status ? Prisma.sql`AND d.status = ${status}` : Prisma.empty;
     const before = beforeId === undefined ? Prisma.empty : Prisma.sql`AND d.id < ${beforeId}::bigint`;
     return db.$queryRaw<WebhookDelivery[]>`
-      SELECT d.id::int AS delivery_id, e.id::text AS event_id, e.type AS event_type, d.sales_order_id, e.version, d.status,
+      SELECT d.id::int AS delivery_id, e.id::text AS event_id, e.type AS event_type,
+        CASE WHEN d.subject_type = 'sales_order' THEN d.subject_id END AS sales_order_id, e.version, d.status,
         coalesce((SELECT json_agg(json_build_object('attempted_at', ${TIMESTAMP(Prisma.sql`a.attempted_at`)},
             'status_code', a.status_code, 'error', a.error, 'latency_ms', a.latency_ms) ORDER BY a.id)
           FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts,
@@ -188,7 +198,7 @@ export const webhookDeliveryStore = {
   /**
    * Queues the kept events after a position (or since an instant) for an endpoint again, at most
    * `maximum`, in position order, skipping events whose delivery to it is still pending. Only the
-   * types the endpoint takes.
+   * types the endpoint takes, and the events it may see (event-visibility.ts), as the fan-out.
    */
   replay: async (db: Db, endpointId: number, from: ReplayFrom, maximum: number): Promise<ReplayResult> => {
     const start =
@@ -198,39 +208,47 @@ export const webhookDeliveryStore = {
           Prisma.sql`p.position >= (SELECT min(p2.position) FROM events e2 JOIN event_positions p2 ON p2.event_seq = e2.seq
               WHERE e2.occurred_at >= ${from.since}::timestamptz)
             AND e.occurred_at >= ${from.since}::timestamptz`;
-    const rows = await db.$queryRaw<{ queued: number; more_position: bigint | null; sales_order_id: number | null }[]>`
+    const rows = await db.$queryRaw<
+      {
+        queued: number;
+        more_position: bigint | null;
+        subject_type: DeliveryKey['subject_type'] | null;
+        subject_id: number | null;
+      }[]
+    >`
       WITH chosen AS (
-        SELECT e.seq, p.position, p.sales_order_id
+        SELECT e.seq, p.position, e.subject_type, e.subject_id
         FROM event_positions p JOIN events e ON e.seq = p.event_seq, webhook_endpoints w
         WHERE w.id = ${endpointId}::int AND ${start}
           AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
+          AND ${visibleToEndpoint(OWNER_PERMISSIONS)}
         ORDER BY p.position
         LIMIT ${maximum + 1}::int),
       taken AS (SELECT * FROM chosen ORDER BY position LIMIT ${maximum}::int),
       queued AS (
-        INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, sales_order_id, next_attempt_at)
-        SELECT ${endpointId}::int, t.seq, t.position, t.sales_order_id, now()
+        INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, subject_type, subject_id, next_attempt_at)
+        SELECT ${endpointId}::int, t.seq, t.position, t.subject_type, t.subject_id, now()
         FROM taken t
         WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries x
           WHERE x.endpoint_id = ${endpointId}::int AND x.event_seq = t.seq AND x.status = 'pending')
         ORDER BY t.position
-        RETURNING sales_order_id)
+        RETURNING subject_type, subject_id)
       SELECT (SELECT count(*) FROM queued)::int AS queued,
         CASE WHEN (SELECT count(*) FROM chosen) > ${maximum}::int THEN (SELECT max(position) FROM taken) END AS more_position,
-        k.sales_order_id
-      FROM (SELECT 1) one LEFT JOIN (SELECT DISTINCT sales_order_id FROM queued) k ON true`;
+        k.subject_type, k.subject_id
+      FROM (SELECT 1) one LEFT JOIN (SELECT DISTINCT subject_type, subject_id FROM queued) k ON true`;
     return {
       queued: rows[0]!.queued,
       morePosition: rows[0]!.more_position === null ? null : Number(rows[0]!.more_position),
-      keys: rows.flatMap(({ sales_order_id }) =>
-        sales_order_id === null ? [] : [{ endpoint_id: endpointId, sales_order_id }],
+      keys: rows.flatMap(({ subject_type, subject_id }) =>
+        subject_type === null || subject_id === null ? [] : [{ endpoint_id: endpointId, subject_type, subject_id }],
       ),
     };
   },
 
-  /** The orders with pending deliveries to an endpoint: what resumes when it is enabled again. */
+  /** The subjects with pending deliveries to an endpoint: what resumes when it is enabled again. */
   pendingKeys: async (db: Db, endpointId: number): Promise<DeliveryKey[]> =>
     db.$queryRaw<DeliveryKey[]>`
-      SELECT DISTINCT endpoint_id, sales_order_id FROM webhook_deliveries
+      SELECT DISTINCT endpoint_id, subject_type, subject_id FROM webhook_deliveries
       WHERE endpoint_id = ${endpointId}::int AND status = 'pending'`,
 };

@@ -28,6 +28,8 @@ export interface NewEndpoint {
   owner: string;
   /** The registering caller's location scope, which the endpoint keeps. */
   locations: LocationScope;
+  /** The registering caller's permissions (read for a JWT owner, whose grant is not kept). */
+  ownerPermissions: readonly string[];
 }
 
 /**
@@ -39,6 +41,11 @@ export interface EndpointScope {
   all: boolean;
   /** The caller's locations: it sees only endpoints registered with a scope inside them. */
   locations: LocationScope;
+  /**
+   * The caller's permissions: on a change or a replay of its own endpoint they become the
+   * owner's as the fan-out reads them for a JWT owner (whose grant is not kept between requests).
+   */
+  permissions: readonly string[];
 }
 
 export interface EndpointChange {
@@ -57,8 +64,10 @@ export interface EndpointTarget {
   secrets: string[];
   /** Who the endpoint belongs to (null: nobody, it receives nothing). */
   owner: string | null;
-  /** Whether the owner may receive events now (OWNER_RECEIVES). */
+  /** Whether the owner may receive events now (holds events.read: OWNER_PERMISSIONS). */
   receives: boolean;
+  /** The owner's permissions now, as OWNER_PERMISSIONS reads them (whose events it may receive). */
+  owner_permissions: string[];
 }
 
 /** Rows of one caller's scope. */
@@ -76,20 +85,32 @@ const inScope = (scope: EndpointScope) => {
 const RECEIVING_PERMISSIONS = [Permission.eventsRead, Permission.all];
 
 /**
- * Whether the endpoint's owner may receive events now, as the service can tell between
- * requests: an API key's own row (not revoked, not expired, holding events.read); a host session
- * user's newest unrevoked session; a JWT subject's grant cannot be looked up (no token is kept),
- * so the check of its last create, change or replay stands.
+ * The permissions of the owner of endpoint `w` now, as the service can tell between requests: an
+ * API key's own row (none once it is revoked or expired); a host session user's newest unrevoked
+ * session; a JWT subject's grant cannot be looked up (no token is kept), so the permissions it
+ * held at its last register, change or replay stand (`owner_permissions`; none recorded, as
+ * for endpoints registered before they were: events.read, which registering required). None
+ * for no owner.
  */
-const OWNER_RECEIVES = Prisma.sql`CASE
-  WHEN starts_with(w.owner, 'api_key:') THEN EXISTS (SELECT 1 FROM api_keys k
+export const OWNER_PERMISSIONS = Prisma.sql`CASE
+  WHEN starts_with(w.owner, 'api_key:') THEN coalesce((SELECT k.permissions FROM api_keys k
     WHERE k.prefix = substr(w.owner, 9) AND (k.revoked_at IS NULL OR k.revoked_at > now())
-      AND (k.expires_at IS NULL OR k.expires_at > now())
-      AND k.permissions && ${RECEIVING_PERMISSIONS}::text[])
-  WHEN starts_with(w.owner, 'session:') THEN coalesce((SELECT s.permissions && ${RECEIVING_PERMISSIONS}::text[] FROM sessions s
-    WHERE s.user_id = substr(w.owner, 9) AND s.revoked_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT 1), false)
-  WHEN starts_with(w.owner, 'jwt:') THEN true
-  ELSE false END`;
+      AND (k.expires_at IS NULL OR k.expires_at > now())), '{}')
+  WHEN starts_with(w.owner, 'session:') THEN coalesce((SELECT s.permissions FROM sessions s
+    WHERE s.user_id = substr(w.owner, 9) AND s.revoked_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT 1), '{}')
+  WHEN starts_with(w.owner, 'jwt:') THEN coalesce(w.owner_permissions, ${[Permission.eventsRead]}::text[])
+  ELSE '{}'::text[] END`;
+
+/** Whether the endpoint's owner may receive events now: it holds events.read (or `*`). */
+const OWNER_RECEIVES = Prisma.sql`(${OWNER_PERMISSIONS}) && ${RECEIVING_PERMISSIONS}::text[]`;
+
+/**
+ * On a change or replay by the endpoint's owner itself, its permissions as they are now (what a
+ * JWT owner's grant reads from then on); another caller's (webhooks.admin) leave them.
+ */
+const refreshOwnerPermissions = (scope: EndpointScope) =>
+  Prisma.sql`owner_permissions = CASE WHEN owner = ${scope.owner}::varchar THEN ${[...scope.permissions]}::text[]
+    ELSE owner_permissions END`;
 
 export const webhookEndpointStore = {
   /**
@@ -103,9 +124,10 @@ export const webhookEndpointStore = {
   /** Inserts an endpoint unless the service already holds `maximum`; null then. */
   insert: async (tx: Db, endpoint: NewEndpoint, maximum: number): Promise<EndpointRow | null> => {
     const [row] = await tx.$queryRaw<EndpointRow[]>`
-      INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by, owner, locations)
+      INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by, owner, locations, owner_permissions)
       SELECT ${endpoint.url}, ${endpoint.description}::varchar, ${endpoint.eventTypes}::text[], ${endpoint.secret},
-        ${endpoint.createdBy}, ${endpoint.owner}, ${endpoint.locations === null ? null : [...endpoint.locations]}::int[]
+        ${endpoint.createdBy}, ${endpoint.owner}, ${endpoint.locations === null ? null : [...endpoint.locations]}::int[],
+        ${[...endpoint.ownerPermissions]}::text[]
       WHERE (SELECT count(*) FROM webhook_endpoints) < ${maximum}::int
       RETURNING ${READ_COLUMNS}`;
     return row ?? null;
@@ -137,7 +159,7 @@ export const webhookEndpointStore = {
               disabled_reason = CASE WHEN enabled THEN 'manual' ELSE disabled_reason END,
               disabled_at = CASE WHEN enabled THEN now() ELSE disabled_at END`;
     const [row] = await db.$queryRaw<EndpointRow[]>`
-      UPDATE webhook_endpoints SET updated_at = now()
+      UPDATE webhook_endpoints SET updated_at = now(), ${refreshOwnerPermissions(scope)}
         ${set('url', change.url, 'varchar')} ${set('description', change.description, 'varchar')}
         ${set('event_types', change.eventTypes, 'text[]')} ${enabled}
       WHERE id = ${id}::int ${inScope(scope)}
@@ -192,8 +214,13 @@ export const webhookEndpointStore = {
     const [row] = await db.$queryRaw<EndpointTarget[]>`
       SELECT w.id, w.url, w.enabled, ARRAY[w.secret] || ARRAY(SELECT p.secret FROM webhook_previous_secrets p
           WHERE p.endpoint_id = w.id AND p.expires_at > now() ORDER BY p.expires_at DESC, p.id DESC) AS secrets,
-        w.owner, ${OWNER_RECEIVES} AS receives
+        w.owner, ${OWNER_RECEIVES} AS receives, ${OWNER_PERMISSIONS} AS owner_permissions
       FROM webhook_endpoints w WHERE w.id = ${id}::int ${scope ? inScope(scope) : Prisma.empty}`;
     return row ?? null;
+  },
+
+  /** A replay by the endpoint's owner: its permissions now become the owner's (refreshOwnerPermissions). */
+  touchOwner: async (db: Db, id: number, scope: EndpointScope): Promise<void> => {
+    await db.$executeRaw`UPDATE webhook_endpoints SET ${refreshOwnerPermissions(scope)} WHERE id = ${id}::int`;
   },
 };

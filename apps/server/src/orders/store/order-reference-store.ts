@@ -30,6 +30,9 @@ export interface FoundReferences {
   port_active: boolean | null;
 }
 
+/** One order's own references (its products and packsizes are looked up for the whole list). */
+export type OrderReferencesFound = Omit<FoundReferences, 'products' | 'packsizes'>;
+
 export const orderReferenceStore = {
   /**
    * The financial year is the active one containing the date, the earliest-starting if several do.
@@ -56,6 +59,55 @@ export const orderReferenceStore = {
         WHERE active AND start_date <= ${salesOrderDate ?? null}::date AND end_date >= ${salesOrderDate ?? null}::date
         ORDER BY start_date, id LIMIT 1) y ON true`;
     // The statement selects from no table at the top, so it always returns its one row.
+    return row!;
+  },
+
+  /**
+   * The references of many orders (a bulk create's) in one statement, whatever their number:
+   * each order's customer, location, financial year, field officer and port in list order, and
+   * every product and packsize any of them names (shared: an order's check reads its own by id).
+   */
+  findEach: async (
+    db: Db,
+    lookups: readonly ReferenceLookup[],
+  ): Promise<{
+    orders: OrderReferencesFound[];
+    products: FoundReferences['products'];
+    packsizes: FoundReferences['packsizes'];
+  }> => {
+    const [row] = await db.$queryRaw<
+      {
+        orders: OrderReferencesFound[];
+        products: FoundReferences['products'];
+        packsizes: FoundReferences['packsizes'];
+      }[]
+    >`
+      WITH input AS (
+        SELECT * FROM unnest(
+          ${lookups.map((lookup) => lookup.customerId ?? null)}::int[],
+          ${lookups.map((lookup) => lookup.locationId ?? null)}::int[],
+          ${lookups.map((lookup) => lookup.salesOrderDate ?? null)}::date[],
+          ${lookups.map((lookup) => lookup.fieldOfficerId ?? null)}::int[],
+          ${lookups.map((lookup) => lookup.portId ?? null)}::int[]
+        ) WITH ORDINALITY AS i(customer_id, location_id, order_date, field_officer_id, port_id, ord))
+      SELECT
+        (SELECT coalesce(json_agg(json_build_object(
+            'customer_active', c.active, 'location_code', l.code, 'location_active', l.active,
+            'financial_year_id', y.id, 'financial_year_start', to_char(y.start_date, 'YYYY-MM-DD'),
+            'field_officer_active', f.active, 'port_active', p.active) ORDER BY i.ord), '[]')
+          FROM input i
+            LEFT JOIN customers c ON c.id = i.customer_id
+            LEFT JOIN locations l ON l.id = i.location_id
+            LEFT JOIN field_officers f ON f.id = i.field_officer_id
+            LEFT JOIN ports p ON p.id = i.port_id
+            LEFT JOIN LATERAL (
+              SELECT id, start_date FROM financial_years
+              WHERE active AND start_date <= i.order_date AND end_date >= i.order_date
+              ORDER BY start_date, id LIMIT 1) y ON true) AS orders,
+        (SELECT coalesce(json_agg(json_build_object('id', id, 'active', active)), '[]')
+          FROM products WHERE id = ANY(${[...new Set(lookups.flatMap((lookup) => lookup.productIds))]}::int[])) AS products,
+        (SELECT coalesce(json_agg(json_build_object('id', id, 'productId', product_id, 'active', active)), '[]')
+          FROM packsizes WHERE id = ANY(${[...new Set(lookups.flatMap((lookup) => lookup.packsizeIds))]}::int[])) AS packsizes`;
     return row!;
   },
 };

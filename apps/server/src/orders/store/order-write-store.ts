@@ -4,119 +4,52 @@ import type { LocationScope } from '../../auth/access-context.js';
 import { sqlStateOf } from '../../db/database-errors.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { SEQUENCE_MIN_DIGITS } from '../numbering.js';
-import type { HistoryEntryToWrite, OrderHeader } from '../order-history.js';
+import { type CounterClaim, SEQUENCE_MIN_DIGITS, settleCounter } from '../numbering.js';
+import { HEADER_FIELDS, type HeaderField } from '../order.js';
+import type { HistoryEntryToWrite } from '../order-history.js';
+import type {
+  ChargeToWrite,
+  LineToWrite,
+  OrderHeaderValues,
+  PreparedOrder,
+  TotalsToWrite,
+} from '../order-write-model.js';
 import { orderEventCtes } from './order-event-store.js';
-import { inScope, LOCKED_IN_SCOPE } from './order-scope.js';
+import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
- * Every statement that writes an order, its lines, charges and history. All raw SQL: Prisma
- * compiles a query plan for each model query shape it has not seen (and for every createMany),
- * on the event loop; a raw statement is sent as it is. Each write is a fixed number of
- * statements whatever the line count: lines and charges go in as arrays through unnest().
- * Decimals travel as text and are cast to numeric in SQL, never through a JS number.
+ * Every statement that writes an order, its lines, charges and history, from what the write
+ * model prepared (order-write-model.ts). All raw SQL: Prisma compiles a query plan for each
+ * model query shape it has not seen (and for every createMany), on the event loop; a raw
+ * statement is sent as it is. Each write is a fixed number of statements whatever the number of
+ * orders and lines: headers go in as one json document read by jsonb_populate_record (so the
+ * column types are the table's, and the column lists come from HEADER_FIELDS), lines and
+ * charges as arrays through unnest(). Decimals travel as text and are cast to numeric in SQL,
+ * never through a JS number.
  */
-
-/** A priced line as its columns store it: decimals as fixed-point text at each column's scale. */
-export interface LineToStore {
-  productId: number;
-  packsizeId: number | null;
-  /** numeric(18,3) */
-  quantity: string;
-  /** numeric(18,4) */
-  rate: string;
-  /** numeric(18,2) */
-  amount: string;
-  remarks: string | null;
-}
-
-export interface ChargeToStore {
-  description: string;
-  /** Fixed-point text, 2 places. */
-  amount: string;
-}
-
-export interface OrderToStore {
-  /** A supplied number as stored; null: the server numbers the order from its series' counter. */
-  salesOrderNo: string | null;
-  /** The sequence of a supplied series number; null for a free-form or a server number. */
-  sequence: bigint | null;
-  locationId: number;
-  financialYearId: number;
-  customerId: number;
-  /** YYYY-MM-DD */
-  salesOrderDate: string;
-  remarks: string | null;
-  subtotal: string;
-  otherChargesTotal: string;
-  grandTotal: string;
-  createdBy: string | null;
-  fieldOfficerId: number | null;
-  portId: number | null;
-  customerReference: string | null;
-  /** YYYY-MM-DD */
-  deliveryDate: string | null;
-  /** The cancelled order an amendment starts from; null for a plain create. */
-  amendedFromId: number | null;
-}
-
-/** The header fields an update writes (all of them, changed or not). */
-export type HeaderToStore = Pick<
-  OrderToStore,
-  | 'customerId'
-  | 'salesOrderDate'
-  | 'remarks'
-  | 'subtotal'
-  | 'otherChargesTotal'
-  | 'grandTotal'
-  | 'fieldOfficerId'
-  | 'portId'
-  | 'customerReference'
-  | 'deliveryDate'
->;
-
-/** How a create's number is settled. */
-export type Numbering =
-  /** The next sequence of the series, as `{prefix}{sequence zero-padded to SEQUENCE_MIN_DIGITS}`. */
-  | { kind: 'server'; locationId: number; financialYearId: number; prefix: string }
-  /** A supplied series number: moves the counter up to it, unless it is more than `maxAhead` past. */
-  | { kind: 'supplied-series'; locationId: number; financialYearId: number; sequence: bigint; maxAhead: bigint }
-  /** A free-form number: no counter. */
-  | { kind: 'free-form' };
-
-/** An Idempotency-Key claimed in the same transaction, whose row the create's result goes into. */
-export interface ClaimedKey {
-  subject: string;
-  key: string;
-}
 
 export interface CreatedOrder {
   id: number;
   salesOrderNo: string;
-  /** Where the series' counter stands after the statement; null for a free-form number. */
+  /**
+   * Where the series' counter stood once the order took its number (null for a free-form
+   * number): a supplied series number more than ORDER_NUMBER_MAX_AHEAD past it was refused
+   * (numbering.ts counterAfterSuppliedNumber), and its caller rolls the write back.
+   */
   counter: bigint | null;
 }
 
-/** A live order's header as `lockLive` reads it under its row lock. Decimals and dates as text. */
-export interface LockedOrder extends OrderHeader {
-  subtotal: string;
-  other_charges_total: string;
-  grand_total: string;
-  version: number;
-  status: SalesOrderStatus;
-}
+/** A live order's header, totals, version and status as `lockLive` reads them under its row lock. */
+export type LockedOrder = OrderHeaderValues &
+  TotalsToWrite & {
+    sales_order_no: string;
+    version: number;
+    status: SalesOrderStatus;
+  };
 
 export interface StoredContents {
-  lines: {
-    line_no: number;
-    product_id: number;
-    packsize_id: number | null;
-    quantity: string;
-    rate: string;
-    amount: string;
-    remarks: string | null;
-  }[];
-  charges: { line_no: number; description: string; amount: string }[];
+  lines: (LineToWrite & { line_no: number })[];
+  charges: (ChargeToWrite & { line_no: number })[];
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -130,66 +63,120 @@ export const isUniqueViolation = (error: unknown): boolean =>
   sqlStateOf(error) === UNIQUE_VIOLATION;
 
 /**
- * Lines and charges of the order `order` names (an SQL from-item aliased `o`, its column `id`),
- * one INSERT per table as CTEs.
+ * Lines and charges of the orders `orders` names (an SQL from-item aliased `i`, with the
+ * columns `ord`, the order's place in `lines` and `charges`, and `id`), one INSERT per table as
+ * CTEs named `lines` and `charges`, whatever the number of orders and lines.
  */
-const contentsInserts = (order: Prisma.Sql, lines: LineToStore[], charges: ChargeToStore[]) => Prisma.sql`
+const contentsInserts = (orders: Prisma.Sql, lines: LineToWrite[][], charges: ChargeToWrite[][]) => {
+  const ordOf = <T>(sets: T[][]) => sets.flatMap((set, index) => set.map(() => index + 1));
+  const lineNoOf = <T>(sets: T[][]) => sets.flatMap((set) => set.map((_, index) => index + 1));
+  const line = lines.flat();
+  const charge = charges.flat();
+  return Prisma.sql`
   lines AS (
     INSERT INTO sales_order_details (sales_order_id, line_no, product_id, packsize_id, quantity, rate, amount, remarks)
-    SELECT o.id, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks
-    FROM ${order}, unnest(
-      ${lines.map((line) => line.productId)}::int[],
-      ${lines.map((line) => line.packsizeId)}::int[],
-      ${lines.map((line) => line.quantity)}::text[]::numeric[],
-      ${lines.map((line) => line.rate)}::text[]::numeric[],
-      ${lines.map((line) => line.amount)}::text[]::numeric[],
-      ${lines.map((line) => line.remarks)}::text[]
-    ) WITH ORDINALITY AS l(product_id, packsize_id, quantity, rate, amount, remarks, line_no)
+    SELECT i.id, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks
+    FROM unnest(
+      ${ordOf(lines)}::int[],
+      ${lineNoOf(lines)}::int[],
+      ${line.map((row) => row.product_id)}::int[],
+      ${line.map((row) => row.packsize_id)}::int[],
+      ${line.map((row) => row.quantity)}::text[]::numeric[],
+      ${line.map((row) => row.rate)}::text[]::numeric[],
+      ${line.map((row) => row.amount)}::text[]::numeric[],
+      ${line.map((row) => row.remarks)}::text[]
+    ) AS l(ord, line_no, product_id, packsize_id, quantity, rate, amount, remarks)
+    JOIN ${orders} ON i.ord = l.ord
     RETURNING *
   ),
   charges AS (
     INSERT INTO sales_order_other_charges (sales_order_id, line_no, description, amount)
-    SELECT o.id, c.line_no, c.description, c.amount
-    FROM ${order}, unnest(
-      ${charges.map((charge) => charge.description)}::text[],
-      ${charges.map((charge) => charge.amount)}::text[]::numeric[]
-    ) WITH ORDINALITY AS c(description, amount, line_no)
+    SELECT i.id, c.line_no, c.description, c.amount
+    FROM unnest(
+      ${ordOf(charges)}::int[],
+      ${lineNoOf(charges)}::int[],
+      ${charge.map((row) => row.description)}::text[],
+      ${charge.map((row) => row.amount)}::text[]::numeric[]
+    ) AS c(ord, line_no, description, amount)
+    JOIN ${orders} ON i.ord = c.ord
     RETURNING *
   )`;
+};
 
-/** Locks (creating it at 0) and moves a series' counter: the statement's first CTE, `counter`. */
-const counterMove = (numbering: Numbering): Prisma.Sql => {
-  switch (numbering.kind) {
-    case 'server':
+/** Column lists from constants (never from input): the header's, and what a new order writes besides. */
+const columns = (names: readonly string[], alias?: string) =>
+  Prisma.raw(names.map((name) => (alias ? `${alias}.${name}` : name)).join(', '));
+const TOTAL_COLUMNS = ['subtotal', 'other_charges_total', 'grand_total'] as const;
+const NEW_ORDER_COLUMNS = [...HEADER_FIELDS, ...TOTAL_COLUMNS, 'created_by', 'updated_by', 'amended_from_id'] as const;
+const UPDATE_COLUMNS = [...HEADER_FIELDS, ...TOTAL_COLUMNS] as const;
+
+/** A prepared order's columns as one json object, read back in SQL by jsonb_populate_record over sales_orders. */
+const columnsDoc = (order: PreparedOrder) => ({
+  ...order.header,
+  ...order.totals,
+  created_by: order.history.actor,
+  updated_by: order.history.actor,
+  amended_from_id: order.amendedFromId,
+});
+
+/**
+ * How each order of a list gets its number in the insert statement. `back`: the order takes
+ * the series' counter after the statement minus `back` (the last of its series takes the
+ * counter itself); otherwise `salesOrderNo` and `sequence` are written as they are.
+ */
+interface NumberToWrite {
+  prefix?: string;
+  back?: number;
+  salesOrderNo?: string;
+  sequence?: string | null;
+}
+
+/** How a list moves its series' counters, in the insert statement or settled before it. */
+type CounterMoves =
+  /** Per series, `next` orders take the next numbers. */
+  | { kind: 'next'; series: { location_id: number; financial_year_id: number; next: number }[] }
+  /** One order's supplied series number moves its counter up to it (bounded by maxAhead). */
+  | { kind: 'supplied'; location_id: number; financial_year_id: number; sequence: bigint }
+  /** The counters were locked and read by lockCounters; each is set to where the list leaves it. */
+  | { kind: 'settled'; series: { location_id: number; financial_year_id: number; last: bigint }[] };
+
+const seriesKey = (header: OrderHeaderValues) => `${header.location_id}:${header.financial_year_id}`;
+const seriesIds = ({ location_id, financial_year_id }: OrderHeaderValues) => ({ location_id, financial_year_id });
+
+/** The statement's CTE `counter` (location_id, financial_year_id, last_sequence): the counters after the moves. */
+const counterCte = (moves: CounterMoves, maxAhead: bigint): Prisma.Sql => {
+  switch (moves.kind) {
+    case 'next':
+      // Locked in one order (location, year), so that two lists never wait for each other crosswise.
       return Prisma.sql`counter AS (
         INSERT INTO sales_order_counters AS c (location_id, financial_year_id, last_sequence)
-        VALUES (${numbering.locationId}::int, ${numbering.financialYearId}::int, 1)
-        ON CONFLICT (location_id, financial_year_id) DO UPDATE SET last_sequence = c.last_sequence + 1
-        RETURNING last_sequence),`;
-    case 'supplied-series': {
-      const { sequence, maxAhead } = numbering;
+        SELECT * FROM unnest(${moves.series.map((move) => move.location_id)}::int[],
+          ${moves.series.map((move) => move.financial_year_id)}::int[], ${moves.series.map((move) => move.next)}::bigint[])
+        ORDER BY 1, 2
+        ON CONFLICT (location_id, financial_year_id) DO UPDATE SET last_sequence = c.last_sequence + EXCLUDED.last_sequence
+        RETURNING location_id, financial_year_id, last_sequence)`;
+    case 'supplied': {
+      const { sequence } = moves;
       // Too far ahead: the counter stays where it is, and the caller sees that from it.
       return Prisma.sql`counter AS (
         INSERT INTO sales_order_counters AS c (location_id, financial_year_id, last_sequence)
-        VALUES (${numbering.locationId}::int, ${numbering.financialYearId}::int,
+        VALUES (${moves.location_id}::int, ${moves.financial_year_id}::int,
           CASE WHEN ${sequence}::bigint <= ${maxAhead}::bigint THEN ${sequence}::bigint ELSE 0 END)
         ON CONFLICT (location_id, financial_year_id) DO UPDATE SET last_sequence = CASE
           WHEN ${sequence}::bigint > c.last_sequence + ${maxAhead}::bigint THEN c.last_sequence
           ELSE greatest(c.last_sequence, ${sequence}::bigint) END
-        RETURNING last_sequence),`;
+        RETURNING location_id, financial_year_id, last_sequence)`;
     }
-    case 'free-form':
-      return Prisma.sql`counter AS (SELECT NULL::bigint AS last_sequence),`;
+    case 'settled':
+      return Prisma.sql`counter AS (
+        UPDATE sales_order_counters c SET last_sequence = m.last
+        FROM unnest(${moves.series.map((move) => move.location_id)}::int[],
+          ${moves.series.map((move) => move.financial_year_id)}::int[], ${moves.series.map((move) => move.last)}::bigint[])
+          AS m(location_id, financial_year_id, last)
+        WHERE c.location_id = m.location_id AND c.financial_year_id = m.financial_year_id
+        RETURNING c.location_id, c.financial_year_id, c.last_sequence)`;
   }
 };
-
-/** The number and sequence the order is inserted with: the server's come from the counter. */
-const numberAndSequence = (order: OrderToStore, numbering: Numbering): Prisma.Sql =>
-  numbering.kind === 'server'
-    ? Prisma.sql`${numbering.prefix}
-        || lpad(counter.last_sequence::text, greatest(${SEQUENCE_MIN_DIGITS}::int, length(counter.last_sequence::text)), '0'),
-        counter.last_sequence`
-    : Prisma.sql`${order.salesOrderNo}::text, ${order.sequence}::bigint`;
 
 const historyJson = (changes: HistoryChanges) => JSON.stringify(changes);
 
@@ -221,74 +208,223 @@ const TRANSITION_EVENTS: Record<SalesOrderStatus, EventType> = {
   cancelled: 'sales_order.cancelled',
 };
 
+/**
+ * Locks the counters of the series a list of new orders takes numbers from (creating them at
+ * 0), in (location, year) order, and reads where they stand: for a list whose numbers are
+ * settled before its insert statement, in the same transaction.
+ */
+const lockCounters = async (db: Db, orders: readonly PreparedOrder[]): Promise<Map<string, bigint>> => {
+  const series = new Map(
+    orders
+      .filter((order) => order.numbering && order.numbering.kind !== 'free-form')
+      .map((order) => [seriesKey(order.header), order.header] as const),
+  );
+  const rows = await db.$queryRaw<{ location_id: number; financial_year_id: number; last_sequence: bigint }[]>`
+    INSERT INTO sales_order_counters AS c (location_id, financial_year_id, last_sequence)
+    SELECT m.location_id, m.financial_year_id, 0
+    FROM unnest(${[...series.values()].map((header) => header.location_id)}::int[],
+      ${[...series.values()].map((header) => header.financial_year_id)}::int[]) AS m(location_id, financial_year_id)
+    ORDER BY m.location_id, m.financial_year_id
+    ON CONFLICT (location_id, financial_year_id) DO UPDATE SET last_sequence = c.last_sequence
+    RETURNING location_id, financial_year_id, last_sequence`;
+  return new Map(rows.map((row) => [`${row.location_id}:${row.financial_year_id}`, BigInt(row.last_sequence)]));
+};
+
+/** The stored form of a bigint in a json document: its decimal text. */
+const bigintText = (value: bigint | null) => (value === null ? null : value.toString());
+
+/** Where each of a list of new orders gets its number, and how the list moves its series' counters. */
+const planNumbers = (
+  orders: readonly PreparedOrder[],
+  lockedCounters: ReadonlyMap<string, bigint> | undefined,
+  maxAhead: bigint,
+): { numbers: NumberToWrite[]; moves: CounterMoves; counters: (bigint | null)[] | undefined } => {
+  const numberings = orders.map((order) => {
+    if (!order.numbering) throw new Error('insertOrders writes new orders: each needs its numbering');
+    return order.numbering;
+  });
+  const bySeries = new Map<string, number[]>();
+  numberings.forEach((numbering, index) => {
+    if (numbering.kind === 'free-form') return;
+    const key = seriesKey(orders[index]!.header);
+    bySeries.set(key, [...(bySeries.get(key) ?? []), index]);
+  });
+  const seriesOf = (indexes: number[]) => orders[indexes[0]!]!.header;
+
+  if (lockedCounters === undefined) {
+    const numbers = numberings.map((numbering, index): NumberToWrite => {
+      if (numbering.kind !== 'next')
+        return {
+          salesOrderNo: numbering.salesOrderNo,
+          sequence: numbering.kind === 'supplied-series' ? numbering.sequence.toString() : null,
+        };
+      const peers = bySeries.get(seriesKey(orders[index]!.header))!;
+      return { prefix: numbering.prefix, back: peers.length - 1 - peers.indexOf(index) };
+    });
+    const supplied = numberings.length === 1 && numberings[0]!.kind === 'supplied-series' ? numberings[0] : undefined;
+    const moves: CounterMoves = supplied
+      ? { kind: 'supplied', ...seriesIds(orders[0]!.header), sequence: supplied.sequence }
+      : {
+          kind: 'next',
+          series: [...bySeries.values()].map((indexes) => ({
+            ...seriesIds(seriesOf(indexes)),
+            next: indexes.length,
+          })),
+        };
+    return { numbers, moves, counters: undefined };
+  }
+
+  // Settled here from the locked counters: every number is written as it is.
+  const numbers: NumberToWrite[] = numberings.map((numbering) =>
+    numbering.kind === 'next'
+      ? {}
+      : {
+          salesOrderNo: numbering.salesOrderNo,
+          sequence: bigintText(numbering.kind === 'supplied-series' ? numbering.sequence : null),
+        },
+  );
+  const counters: (bigint | null)[] = numberings.map(() => null);
+  const series = [...bySeries].map(([key, indexes]) => {
+    const settled = settleCounter(
+      lockedCounters.get(key)!,
+      indexes.map((index): CounterClaim => {
+        const numbering = numberings[index]!;
+        return numbering.kind === 'supplied-series'
+          ? { kind: 'supplied', sequence: numbering.sequence }
+          : { kind: 'next' };
+      }),
+      maxAhead,
+    );
+    indexes.forEach((index, at) => {
+      const numbering = numberings[index]!;
+      counters[index] = settled.counters[at]!;
+      if (numbering.kind === 'next') {
+        const sequence = settled.counters[at]!;
+        numbers[index] = {
+          salesOrderNo: `${numbering.prefix}${sequence.toString().padStart(SEQUENCE_MIN_DIGITS, '0')}`,
+          sequence: sequence.toString(),
+        };
+      }
+    });
+    return {
+      location_id: seriesOf(indexes).location_id,
+      financial_year_id: seriesOf(indexes).financial_year_id,
+      last: settled.last,
+    };
+  });
+  return { numbers, moves: { kind: 'settled', series }, counters };
+};
+
+/**
+ * Whether a list's numbers can be settled inside its insert statement: a single order, or a
+ * list whose counters are moved by `next` orders only. Otherwise (a supplied series number in a
+ * list) the counters are locked and read first, and the list settled in order from them
+ * (numbering.ts settleCounter).
+ */
+const settlesInStatement = (orders: readonly PreparedOrder[]): boolean =>
+  orders.length === 1 || orders.every((order) => order.numbering?.kind !== 'supplied-series');
+
 export const orderWriteStore = {
   /**
-   * Creates an order in one statement: moves its series' counter (locking that row to the
-   * statement's commit), inserts the order numbered from it with its lines and charges, and
-   * writes what follows from the row it made: the history entry (its `sales_order_no` field
-   * change, which leads `history.changes.fields`) and, for a claimed Idempotency-Key, the
-   * result a retry gets (`sales_order_id`, `order_number`, `total_amount`). Run alone it is its
-   * own transaction: no BEGIN or COMMIT round trip, and the counter row is locked for this one
-   * statement only; a failed statement gives its number back.
+   * Writes new orders (a create is a list of one; an amend's draft; a bulk create) in one
+   * statement, whatever their number and their lines': moves their series' counters (locking
+   * those rows, in (location, year) order, to the statement's commit), inserts the orders
+   * numbered from them in list order (each series' `next` orders consecutively), with their
+   * lines and charges, one `sales_order.created` (or `.amended`) event each, in list order, and
+   * their history entries (each led by its `sales_order_no` change). Run alone it is its own
+   * transaction: no BEGIN or COMMIT round trip, and the counters are locked for this one
+   * statement only; a failed statement gives its numbers back. A list in which a supplied series
+   * number shares its series with other orders has its counters locked and read by a statement
+   * before (settlesInStatement): run it in a transaction. A supplied number too far ahead is
+   * not refused here: the answer's `counter` says so, and the caller rolls back.
    */
-  insertOrder: async (
-    db: Db,
-    order: OrderToStore,
-    lines: LineToStore[],
-    charges: ChargeToStore[],
-    numbering: Numbering,
-    /** The entry of the create, but for the number, which the statement settles. */
-    history: HistoryEntryToWrite,
-    claimedKey?: ClaimedKey,
-  ): Promise<CreatedOrder> => {
-    const storeResult = claimedKey
-      ? Prisma.sql`, stored_result AS (
-          UPDATE idempotency_keys k
-          SET result = jsonb_build_object('sales_order_id', i.id, 'order_number', i.sales_order_no,
-            'total_amount', ${order.grandTotal}::numeric)
-          FROM inserted i WHERE k.subject = ${claimedKey.subject} AND k.key = ${claimedKey.key})`
-      : Prisma.empty;
-    const [row] = await db.$queryRaw<{ id: number; sales_order_no: string; counter: bigint | null }[]>`
-      WITH ${counterMove(numbering)}
+  insertOrders: async (db: Db, orders: readonly PreparedOrder[], maxAhead: bigint): Promise<CreatedOrder[]> => {
+    if (orders.length === 0) return [];
+    const actions = new Set(orders.map((order) => order.history.action));
+    if (actions.size !== 1 || !(actions.has('create') || actions.has('amend')))
+      throw new Error('insertOrders writes a list of creates or of amends');
+    const event: EventType = actions.has('amend') ? 'sales_order.amended' : 'sales_order.created';
+    const locked = settlesInStatement(orders) ? undefined : await lockCounters(db, orders);
+    const { numbers, moves, counters } = planNumbers(orders, locked, maxAhead);
+    const docs = orders.map((order, index) => ({
+      ...columnsDoc(order),
+      sales_order_no: numbers[index]!.salesOrderNo ?? null,
+      sequence: numbers[index]!.sequence ?? null,
+      prefix: numbers[index]!.prefix ?? null,
+      back: numbers[index]!.back ?? null,
+      action: order.history.action,
+      actor: order.history.actor,
+      changes: order.history.changes,
+    }));
+    const rows = await db.$queryRaw<{ id: number; sales_order_no: string; counter: bigint | null }[]>`
+      WITH ${counterCte(moves, maxAhead)},
+      -- Stamped once the counters are locked (count(*) reads the counter rows to their end first).
+      stamp AS MATERIALIZED (SELECT clock_timestamp() AS at FROM (SELECT count(*) FROM counter) locked),
+      input AS MATERIALIZED (
+        SELECT e.ord, e.doc, nextval('sales_orders_id_seq'::regclass)::int AS id
+        FROM jsonb_array_elements(${JSON.stringify(docs)}::jsonb) WITH ORDINALITY AS e(doc, ord)),
       inserted AS (
-        INSERT INTO sales_orders (sales_order_no, sequence, location_id, financial_year_id, customer_id,
-          sales_order_date, remarks, subtotal, other_charges_total, grand_total, created_by, updated_by,
-          field_officer_id, port_id, customer_reference, delivery_date, amended_from_id,
+        INSERT INTO sales_orders (id, sales_order_no, sequence, ${columns(NEW_ORDER_COLUMNS)},
           created_at, updated_at, status_changed_at)
-        SELECT ${numberAndSequence(order, numbering)},
-          ${order.locationId}::int, ${order.financialYearId}::int, ${order.customerId}::int,
-          ${order.salesOrderDate}::date, ${order.remarks}::text, ${order.subtotal}::numeric,
-          ${order.otherChargesTotal}::numeric, ${order.grandTotal}::numeric, ${order.createdBy}::text,
-          ${order.createdBy}::text, ${order.fieldOfficerId}::int, ${order.portId}::int,
-          ${order.customerReference}::text, ${order.deliveryDate}::date, ${order.amendedFromId}::int,
-          counter.at, counter.at, counter.at
-        -- Stamped once the counter is locked (a volatile call keeps the subquery apart).
-        FROM (SELECT last_sequence, clock_timestamp() AS at FROM counter) counter
+        SELECT i.id,
+          CASE WHEN n.sequence IS NULL THEN h.sales_order_no
+            ELSE (i.doc ->> 'prefix') || lpad(n.sequence::text, greatest(${SEQUENCE_MIN_DIGITS}::int, length(n.sequence::text)), '0') END,
+          coalesce(n.sequence, h.sequence), ${columns(NEW_ORDER_COLUMNS, 'h')}, s.at, s.at, s.at
+        FROM input i
+          CROSS JOIN LATERAL jsonb_populate_record(NULL::sales_orders, i.doc) h
+          LEFT JOIN counter c ON c.location_id = h.location_id AND c.financial_year_id = h.financial_year_id
+          CROSS JOIN LATERAL (SELECT c.last_sequence - (i.doc ->> 'back')::bigint AS sequence) n
+          CROSS JOIN stamp s
+        ORDER BY i.ord
         RETURNING *),
-      ${contentsInserts(Prisma.sql`inserted o`, lines, charges)},
-      ${orderEventCtes(
-        order.amendedFromId === null ? 'sales_order.created' : 'sales_order.amended',
-        Prisma.sql`inserted`,
-        {
-          lines: Prisma.sql`lines`,
-          charges: Prisma.sql`charges`,
-        },
+      ${contentsInserts(
+        Prisma.sql`input i`,
+        orders.map((order) => order.lines),
+        orders.map((order) => order.charges),
       )},
-      entry AS (SELECT ${historyJson(history.changes)}::jsonb AS changes),
-      history AS (${historyInsert(
-        Prisma.sql`inserted`,
-        history,
-        Prisma.sql`(SELECT e.changes || jsonb_build_object('fields',
-            jsonb_build_array(jsonb_build_object('field', 'sales_order_no', 'from', NULL, 'to', c.sales_order_no))
-              || (e.changes -> 'fields')) FROM entry e)`,
-      )})
-      ${storeResult}
-      SELECT i.id, i.sales_order_no, (SELECT last_sequence FROM counter) AS counter FROM inserted i`;
-    return {
-      id: row!.id,
-      salesOrderNo: row!.sales_order_no,
-      counter: row!.counter === null ? null : BigInt(row!.counter),
-    };
+      ${orderEventCtes(event, Prisma.sql`(SELECT * FROM inserted ORDER BY id)`, {
+        lines: Prisma.sql`lines`,
+        charges: Prisma.sql`charges`,
+      })},
+      history AS (
+        INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
+        SELECT o.id, o.version, i.doc ->> 'action', o.updated_at, i.doc ->> 'actor',
+          (i.doc -> 'changes') || jsonb_build_object('fields',
+            jsonb_build_array(jsonb_build_object('field', 'sales_order_no', 'from', NULL, 'to', o.sales_order_no))
+              || (i.doc -> 'changes' -> 'fields'))
+        FROM inserted o JOIN input i ON i.id = o.id ORDER BY i.ord)
+      SELECT o.id, o.sales_order_no, c.last_sequence AS counter
+      FROM input i JOIN inserted o ON o.id = i.id
+        LEFT JOIN counter c ON c.location_id = o.location_id AND c.financial_year_id = o.financial_year_id
+      ORDER BY i.ord`;
+    return rows.map((row, index) => ({
+      id: row.id,
+      salesOrderNo: row.sales_order_no,
+      counter:
+        orders[index]!.numbering!.kind === 'free-form'
+          ? null
+          : counters
+            ? counters[index]!
+            : row.counter === null
+              ? null
+              : BigInt(row.counter),
+    }));
+  },
+
+  /**
+   * Which of `numbers` an order already holds, live or deleted, case and zero padding ignored
+   * (the unique index's key, sales_order_number_key): one statement for a list, by that index.
+   * Across locations, as the unique index is: the numbers are the caller's own series' (each
+   * item's location is checked against its scope first), and a number is taken whoever holds it.
+   */
+  takenNumbers: async (db: Db, numbers: readonly string[]): Promise<Set<string>> => {
+    if (numbers.length === 0) return new Set();
+    const rows = await db.$queryRaw<{ number: string }[]>`
+      SELECT n.number FROM unnest(${[...numbers]}::text[]) AS n(number)
+      WHERE EXISTS (
+        SELECT 1 FROM sales_orders o WHERE ${ACROSS_LOCATIONS}
+          AND sales_order_number_key(o.sales_order_no) = sales_order_number_key(n.number))`;
+    return new Set(rows.map((row) => row.number));
   },
 
   /**
@@ -298,14 +434,14 @@ export const orderWriteStore = {
    * before the wait.
    */
   lockLive: async (db: Db, id: number, scope: LocationScope): Promise<LockedOrder | null> => {
-    const [row] = await db.$queryRaw<LockedOrder[]>`
-      SELECT sales_order_no, customer_id, to_char(sales_order_date, 'YYYY-MM-DD') AS sales_order_date, location_id,
-        financial_year_id, remarks, subtotal::text AS subtotal, other_charges_total::text AS other_charges_total,
-        grand_total::text AS grand_total, version, status, field_officer_id, port_id, customer_reference,
-        to_char(delivery_date, 'YYYY-MM-DD') AS delivery_date
-      FROM sales_orders WHERE id = ${id}::int AND deleted_at IS NULL AND ${inScope(scope, 'location_id')}
+    const [row] = await db.$queryRaw<{ header: OrderHeaderValues; locked: Omit<LockedOrder, HeaderField> }[]>`
+      SELECT (SELECT to_jsonb(h) FROM (SELECT ${columns(HEADER_FIELDS, 'o')}) h) AS header,
+        json_build_object('sales_order_no', o.sales_order_no, 'subtotal', o.subtotal::text,
+          'other_charges_total', o.other_charges_total::text, 'grand_total', o.grand_total::text,
+          'version', o.version, 'status', o.status) AS locked
+      FROM sales_orders o WHERE o.id = ${id}::int AND o.deleted_at IS NULL AND ${inScope(scope, 'o.location_id')}
       FOR UPDATE`;
-    return row ?? null;
+    return row ? { ...row.header, ...row.locked } : null;
   },
 
   /** The lines and charges of an order, decimals as text. */
@@ -323,39 +459,35 @@ export const orderWriteStore = {
   },
 
   /**
-   * Writes an update of an order locked by `lockLive`: the header with its new version and
-   * stamp, removes the lines and charges it replaces, and records the history entry (one
-   * statement); then inserts the replacements (a second one, only when something is replaced:
-   * the unique line numbers of the removed and the new rows must not meet in one statement).
-   * Returns the order's new version.
+   * Writes an update prepared for an order locked by `lockLive`: the whole header and totals
+   * with its new version and stamp, removes the lines and charges it replaces, and records the
+   * history entry (one statement); then inserts the replacements (a second one, only when
+   * something is replaced: the unique line numbers of the removed and the new rows must not
+   * meet in one statement). Returns the order's new version.
    */
-  writeUpdate: async (
-    db: Db,
-    id: number,
-    header: HeaderToStore,
-    replaced: { lines?: LineToStore[]; charges?: ChargeToStore[] },
-    history: HistoryEntryToWrite,
-  ): Promise<number> => {
+  writeUpdate: async (db: Db, id: number, update: PreparedOrder): Promise<number> => {
+    const { replaces, history } = update;
+    const assignments = Prisma.raw(UPDATE_COLUMNS.map((column) => `${column} = h.${column}`).join(', '));
     const [row] = await db.$queryRaw<{ version: number }[]>`
       WITH header AS (
-        UPDATE sales_orders SET customer_id = ${header.customerId}::int, sales_order_date = ${header.salesOrderDate}::date,
-          remarks = ${header.remarks}::text, subtotal = ${header.subtotal}::numeric,
-          other_charges_total = ${header.otherChargesTotal}::numeric, grand_total = ${header.grandTotal}::numeric,
-          field_officer_id = ${header.fieldOfficerId}::int, port_id = ${header.portId}::int,
-          customer_reference = ${header.customerReference}::text, delivery_date = ${header.deliveryDate}::date,
-          version = version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
-        FROM ${STAMP}
-        WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE}
-        RETURNING id, version, updated_at),
+        UPDATE sales_orders o SET ${assignments},
+          version = o.version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
+        FROM ${STAMP}, jsonb_populate_record(NULL::sales_orders, ${JSON.stringify({ ...update.header, ...update.totals })}::jsonb) h
+        WHERE o.id = ${id}::int AND ${LOCKED_IN_SCOPE}
+        RETURNING o.id, o.version, o.updated_at),
       old_lines AS (
-        DELETE FROM sales_order_details WHERE sales_order_id = ${id}::int AND ${replaced.lines !== undefined}::boolean),
+        DELETE FROM sales_order_details WHERE sales_order_id = ${id}::int AND ${replaces.lines}::boolean),
       old_charges AS (
-        DELETE FROM sales_order_other_charges WHERE sales_order_id = ${id}::int AND ${replaced.charges !== undefined}::boolean),
+        DELETE FROM sales_order_other_charges WHERE sales_order_id = ${id}::int AND ${replaces.charges}::boolean),
       history AS (${historyInsert(Prisma.sql`header`, history, Prisma.sql`${historyJson(history.changes)}::jsonb`)})
       SELECT version FROM header`;
-    if (replaced.lines !== undefined || replaced.charges !== undefined) {
+    if (replaces.lines || replaces.charges) {
       await db.$executeRaw`
-        WITH ${contentsInserts(Prisma.sql`(SELECT ${id}::int AS id) o`, replaced.lines ?? [], replaced.charges ?? [])}
+        WITH ${contentsInserts(
+          Prisma.sql`(SELECT 1 AS ord, ${id}::int AS id) i`,
+          [replaces.lines ? update.lines : []],
+          [replaces.charges ? update.charges : []],
+        )}
         SELECT 1`;
     }
     return row!.version;

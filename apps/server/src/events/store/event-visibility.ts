@@ -1,0 +1,99 @@
+import { EVENT_SUBJECTS, type EventSubject, Permission } from '@sales-order/contract';
+
+import { type AccessContext, hasPermission, identityOf } from '../../auth/access-context.js';
+import { Prisma } from '../../generated/prisma/client.js';
+
+/**
+ * Who may see an event: the one rule the feed (GET /events), the webhook fan-out and replays all
+ * apply (docs/decisions.md, "Events of other subjects than orders"). An event is about a subject
+ * (`e.subject_type`, `e.subject_id`; its kind is the type's part before the dot). A reader sees
+ * an event of a kind when it holds the kind's permission besides events.read (EVENT_SUBJECTS in
+ * the contract: none for orders, api_keys.manage for keys) and the kind's rule below holds for
+ * it: for a reader limited to locations, the subject lies inside them.
+ *
+ * A new kind of subject (`import.completed`, ...): its types and permission in the contract's
+ * EVENT_SUBJECTS and its event schema there, and here its rule (e.g. visible to the import's
+ * owner only: `EXISTS (SELECT 1 FROM imports i WHERE i.id = e.subject_id AND i.owner = ${identity})`).
+ * Nothing else: the feed, the fan-out and replays read this.
+ */
+
+/** A reader as SQL expressions: its identity (`api_key:<prefix>`, `jwt:<sub>`, ...) and its locations (int[]; null: every one). */
+interface ReaderSql {
+  identity: Prisma.Sql;
+  locations: Prisma.Sql | null;
+}
+
+const EVERY = Prisma.sql`TRUE`;
+
+/** Whether a reader sees event `e`'s subject, for each kind of subject. */
+const RULES: Record<EventSubject, (reader: ReaderSql) => Prisma.Sql> = {
+  // An order keeps its location for life, so its events belong to the location it has now.
+  sales_order: ({ locations }) =>
+    locations === null
+      ? EVERY
+      : Prisma.sql`EXISTS (SELECT 1 FROM sales_orders o
+          WHERE o.id = e.subject_id AND /* location scope: the reader's */ o.location_id = ANY(${locations}))`,
+  // A key keeps its locations for life (a rotation makes a new key with the same ones); one for
+  // every location (NULL) lies inside no list.
+  api_key: ({ locations }) =>
+    locations === null
+      ? EVERY
+      : Prisma.sql`EXISTS (SELECT 1 FROM api_keys k
+          WHERE k.id = e.subject_id AND k.locations IS NOT NULL AND k.locations <@ ${locations})`,
+};
+
+const SUBJECTS = Object.keys(EVENT_SUBJECTS) as EventSubject[];
+
+/** The permission a kind needs besides events.read, or null. */
+const permissionOf = (subject: EventSubject): Permission | null => EVENT_SUBJECTS[subject].permission;
+
+/** The arms' conditions by `e`'s kind, in one CASE (which evaluates only the matching arm); FALSE for other kinds. */
+const byKind = (arms: [EventSubject, Prisma.Sql][]): Prisma.Sql =>
+  arms.length === 0
+    ? Prisma.sql`FALSE`
+    : Prisma.sql`(CASE e.subject_type ${Prisma.join(
+        arms.map(([subject, condition]) => Prisma.sql`WHEN ${subject}::varchar THEN ${condition}`),
+        ' ',
+      )} ELSE FALSE END)`;
+
+/**
+ * The events a caller of GET /events may see, as a condition on `e` (events): the kinds whose
+ * permission it holds, each by its rule. TRUE (no condition) for a reader who sees everything.
+ */
+export const visibleToReader = (reader: Pick<AccessContext, 'method' | 'subject' | 'permissions' | 'locations'>) => {
+  const sql: ReaderSql = {
+    identity: Prisma.sql`${identityOf(reader)}::varchar`,
+    locations: reader.locations === null ? null : Prisma.sql`${[...reader.locations]}::int[]`,
+  };
+  const arms = SUBJECTS.flatMap((subject): [EventSubject, Prisma.Sql][] => {
+    const permission = permissionOf(subject);
+    return permission === null || hasPermission(reader, permission) ? [[subject, RULES[subject](sql)]] : [];
+  });
+  return arms.length === SUBJECTS.length && arms.every(([, condition]) => condition === EVERY) ? EVERY : byKind(arms);
+};
+
+/**
+ * The events a webhook endpoint `w` may receive, as a condition on `e` and `w`: the kinds whose
+ * permission its owner holds (`ownerPermissions`, an SQL text[] expression over `w`), each by its
+ * rule for the owner (`w.owner`) within the endpoint's locations (the scope of the caller that
+ * registered it; NULL every location). Whether the owner holds events.read at all is checked at
+ * each delivery.
+ */
+export const visibleToEndpoint = (ownerPermissions: Prisma.Sql): Prisma.Sql =>
+  byKind(
+    SUBJECTS.map((subject) => {
+      const permission = permissionOf(subject);
+      const held =
+        permission === null ? EVERY : Prisma.sql`(${ownerPermissions}) && ${[permission, Permission.all]}::text[]`;
+      const identity = Prisma.sql`w.owner`;
+      const rule = Prisma.sql`CASE WHEN w.locations IS NULL THEN ${RULES[subject]({ identity, locations: null })}
+        ELSE ${RULES[subject]({ identity, locations: Prisma.sql`w.locations` })} END`;
+      return [subject, Prisma.sql`${held} AND ${rule}`];
+    }),
+  );
+
+/** Whether an owner holding `permissions` may receive an event of `subject` (checked again at each delivery). */
+export const ownerMayReceive = (subject: EventSubject, permissions: readonly string[]): boolean => {
+  const permission = permissionOf(subject);
+  return permission === null || permissions.includes(permission) || permissions.includes(Permission.all);
+};

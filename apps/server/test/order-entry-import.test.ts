@@ -1,0 +1,252 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { accessibilityViolations } from './support/accessibility.js';
+import { chromiumPath, launchChromium, pageProblems } from './support/chromium.js';
+import { createSession } from './support/credentials.js';
+import { type Fixtures, importLine, ORDER_DATE } from './support/fixtures.js';
+import { useServerWithFixtures } from './support/test-server.js';
+
+/**
+ * The order entry page's Import screen in a real Chromium against the real server, its job
+ * queue and its database: a file chosen and sent as it is (POST /imports with the file's media
+ * type, as `pnpm import` sends it), the progress bar and counts from GET /imports/{id} as the
+ * import runs, Cancel import, the results downloaded as JSON Lines and CSV, and the screen left
+ * out for a caller without `sales_orders.import`.
+ */
+const eventually = <T>(read: () => T | Promise<T>, timeout = 60_000) => expect.poll(read, { timeout, interval: 100 });
+
+const HEADER = 'order_ref,customer_id,location_id,sales_order_date,product_id,quantity,rate,customer_reference';
+
+/** One CSV row of a one-line order (`quantity` may be made wrong). */
+const row = (f: Fixtures, ref: string, quantity: string | number = 2) =>
+  [ref, f.customers.customer.id, f.locations.dhaka.id, ORDER_DATE, f.products.otherProduct.id, quantity, 100, ref].join(
+    ',',
+  );
+
+const executablePath = chromiumPath();
+
+describe.skipIf(!executablePath)(
+  "order entry page: the Import screen in Chromium (needs Chromium: CHROMIUM_PATH or Debian's chromium package)",
+  () => {
+    // Small chunks: a file of a few hundred orders takes many jobs, so the bar has time to move.
+    const suite = useServerWithFixtures({ ORDER_ENTRY_PAGE: 'true', IMPORT_CHUNK_SIZE: '5' });
+    let browser: Browser;
+    const folder = mkdtempSync(path.join(tmpdir(), 'order-entry-import-'));
+
+    beforeAll(async () => {
+      browser = await launchChromium(executablePath!);
+    });
+    afterAll(async () => {
+      await browser?.close();
+      rmSync(folder, { recursive: true, force: true });
+    });
+
+    const fileOf = (name: string, text: string) => {
+      const file = path.join(folder, name);
+      writeFileSync(file, text);
+      return file;
+    };
+
+    /** A browser signed in with a host session holding `permissions`. */
+    const signedIn = async (permissions = ['*']): Promise<BrowserContext> => {
+      const { token } = await createSession(suite.server.database.prisma, { userId: 'importer-1', permissions });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+      await context.addCookies([
+        { name: 'erp_session', value: token, url: suite.server.origin, httpOnly: true, sameSite: 'Lax' },
+      ]);
+      return context;
+    };
+
+    /** The page loaded (the list answered), with its CSP violations and script errors collected. */
+    const openPage = async (context: BrowserContext) => {
+      const page = await context.newPage();
+      const problems = pageProblems(page);
+      await page.goto(`${suite.server.origin}/order-entry/`);
+      await eventually(() => page.locator('main').getAttribute('aria-busy')).toBeNull();
+      return { page, problems };
+    };
+
+    const bar = (page: Page) => page.getByRole('progressbar', { name: 'Progress' });
+    const status = (page: Page) => page.locator('#import-status');
+    const counts = (page: Page) => page.locator('#import-counts');
+    /** Where the bar stands: its value and its max (a `<progress>`; this project's TypeScript has no DOM types). */
+    const reading = (page: Page) =>
+      bar(page).evaluate((element) => {
+        const progress = element as unknown as { value: number; max: number };
+        return { value: progress.value, max: progress.max };
+      });
+
+    /** The newest import, as stored. */
+    const latestImport = () => suite.server.database.prisma.import.findFirstOrThrow({ orderBy: { id: 'desc' } });
+
+    /** The Content-Type of each upload the page sends from now on. */
+    const importTypesSent = (page: Page) => {
+      const types: (string | undefined)[] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/imports'))
+          types.push(request.headers()['content-type']);
+      });
+      return types;
+    };
+
+    const choose = async (page: Page, file: string) => {
+      await page.getByLabel('File of orders').setInputFiles(file);
+      await page.getByRole('button', { name: 'Import file' }).click();
+    };
+
+    /** Clicks a download button; the saved file's suggested name and text. */
+    const download = async (page: Page, name: string) => {
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name }).click()]);
+      return { name: file.suggestedFilename(), text: readFileSync(await file.path(), 'utf8') };
+    };
+
+    it('a CSV with one bad row: sent as it is, the bar reaches the end, the counts, and both result files', async () => {
+      const f = suite.fixtures;
+      const csv = `${[HEADER, row(f, 'web-1', 1), row(f, 'web-1', 3), row(f, 'web-2'), row(f, 'web-3', 'ten'), row(f, 'web-4'), row(f, 'web-5')].join('\n')}\n`;
+      const context = await signedIn();
+      const { page, problems } = await openPage(context);
+      await page.getByRole('heading', { name: 'Import orders' }).waitFor({ state: 'visible' });
+      const sent = importTypesSent(page);
+
+      await choose(page, fileOf('orders.csv', csv));
+      // Five orders (web-1 has two rows), one with a quantity that is not a number.
+      await eventually(() => reading(page)).toEqual({ value: 5, max: 5 });
+      await eventually(() => counts(page).textContent()).toBe('5 of 5 orders done: 4 created, 1 failed.');
+      await eventually(() => status(page).textContent()).toBe(
+        'Import finished: 4 orders created, 1 failed. The results say why each failed.',
+      );
+      // The file went as it is, as text/csv, and is stored byte for byte.
+      expect(sent).toEqual(['text/csv']);
+      const stored = await latestImport();
+      expect(Buffer.from(stored.file).toString('utf8')).toBe(csv);
+      const id = stored.id;
+      expect(await page.getByRole('button', { name: 'Cancel import' }).isHidden()).toBe(true);
+      expect(
+        await suite.server.database.prisma.salesOrder.count({ where: { customerReference: { startsWith: 'web-' } } }),
+      ).toBe(4);
+
+      const jsonLines = await download(page, 'Download results (JSON Lines)');
+      expect(jsonLines.name).toBe(`import-${id}-results.jsonl`);
+      const results = jsonLines.text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { order_ref: string; status: string; lines: number[]; errors: unknown[] });
+      expect(results.map((result) => [result.order_ref, result.status, result.lines])).toEqual([
+        ['web-1', 'created', [2, 3]],
+        ['web-2', 'created', [4]],
+        ['web-3', 'failed', [5]],
+        ['web-4', 'created', [6]],
+        ['web-5', 'created', [7]],
+      ]);
+      expect(results[2]!.errors).toEqual([
+        { path: 'details.0.quantity', message: 'line 5, column quantity: "ten" is not a number', code: 'invalid_cell' },
+      ]);
+
+      const csvResults = await download(page, 'Download results (CSV)');
+      expect(csvResults.name).toBe(`import-${id}-results.csv`);
+      const csvLines = csvResults.text.trimEnd().split('\n');
+      expect(csvLines[0]).toBe('order_ref,lines,status,sales_order_id,order_number,errors');
+      expect(csvLines).toHaveLength(6);
+      expect(csvLines[1]).toMatch(/^web-1,2 3,created,\d+,DHK-2026-\d+,$/);
+      expect(csvLines[3]).toBe(
+        'web-3,5,failed,,,"details.0.quantity: line 5, column quantity: ""ten"" is not a number [invalid_cell]"',
+      );
+
+      // The list shows what the import made.
+      await eventually(() => page.getByRole('table', { name: 'Orders' }).locator('tbody tr').count()).toBe(4);
+      if (process.env.ORDER_ENTRY_IMPORT_SCREENSHOT)
+        await page.screenshot({ path: process.env.ORDER_ENTRY_IMPORT_SCREENSHOT, fullPage: true });
+      expect(await accessibilityViolations(page), 'a finished import').toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('a longer file: the bar moves as it runs, a reload picks it up again, and Cancel import stops it', async () => {
+      const f = suite.fixtures;
+      const ORDERS = 1_000;
+      const csv = [HEADER, ...Array.from({ length: ORDERS }, (_, index) => row(f, `long-${index}`))].join('\n');
+      const context = await signedIn();
+      let { page, problems } = await openPage(context);
+      await choose(page, fileOf('long.csv', csv));
+
+      // The bar at several places short of the end: it follows the import, not only its end.
+      const seen = new Set<number>();
+      await eventually(async () => {
+        const { value, max } = await reading(page);
+        if (max === ORDERS && value > 0 && value < ORDERS) seen.add(value);
+        return seen.size;
+      }, 120_000).toBeGreaterThanOrEqual(2);
+      expect(await status(page).textContent()).toBe('Importing long.csv…');
+      expect(await counts(page).textContent()).toMatch(/^[\d,]+ of 1,000 orders done: [\d,]+ created, 0 failed\./);
+      expect(await accessibilityViolations(page), 'an import running').toEqual([]);
+      expect(problems).toEqual([]);
+
+      // A new page finds the caller's import still running and follows it.
+      await page.close();
+      ({ page, problems } = await openPage(context));
+      await eventually(() => status(page).textContent()).toMatch(/^Import \d+ is still running\.$/);
+      const before = (await reading(page)).value;
+      await eventually(async () => (await reading(page)).value).toBeGreaterThan(before);
+
+      await page.getByRole('button', { name: 'Cancel import' }).click();
+      await eventually(() => status(page).textContent()).toMatch(
+        /^Import cancelled: [\d,]+ orders created before it stopped\.$/,
+      );
+      const cancelled = await latestImport();
+      expect(cancelled.state).toBe('cancelled');
+      expect(cancelled.ordersCreated).toBeLessThan(ORDERS);
+      expect(
+        await suite.server.database.prisma.salesOrder.count({ where: { customerReference: { startsWith: 'long-' } } }),
+      ).toBe(cancelled.ordersCreated);
+      const made = cancelled.ordersCreated.toLocaleString('en-US');
+      expect(await counts(page).textContent()).toBe(`${made} of 1,000 orders done: ${made} created, 0 failed.`);
+      expect(await page.getByRole('button', { name: 'Download results (CSV)' }).isVisible()).toBe(true);
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 240_000);
+
+    it('JSON Lines goes as application/x-ndjson; a file of another kind or an empty one is refused in words', async () => {
+      const f = suite.fixtures;
+      const context = await signedIn();
+      const { page, problems } = await openPage(context);
+      const types = importTypesSent(page);
+
+      await choose(page, fileOf('notes.txt', 'not orders'));
+      const field = page.getByLabel('File of orders');
+      await eventually(() => field.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.locator(`[id="${await field.getAttribute('aria-describedby')}"]`).textContent()).toBe(
+        'Choose a CSV file (.csv) or a JSON Lines file (.jsonl)',
+      );
+
+      await choose(page, fileOf('empty.csv', ''));
+      await eventually(() => status(page).textContent()).toBe(
+        'That file is not a CSV or JSON Lines file of orders, or it is empty',
+      );
+      expect(await field.getAttribute('aria-invalid')).toBeNull();
+
+      const body = (ref: string) => importLine(f, ref);
+      await choose(page, fileOf('orders.jsonl', `${body('jl-1')}\n${body('jl-2')}\n`));
+      await eventually(() => status(page).textContent()).toBe('Import finished: 2 orders created.');
+      expect(types).toEqual(['text/csv', 'application/x-ndjson']);
+      expect(await accessibilityViolations(page), 'a refused file, then a finished import').toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('a caller without sales_orders.import gets no Import screen', async () => {
+      const context = await signedIn(['sales_orders.read', 'sales_orders.create']);
+      const { page, problems } = await openPage(context);
+      await page.getByRole('heading', { name: 'New order' }).waitFor({ state: 'visible' });
+      expect(await page.locator('#import').count()).toBe(0);
+      expect(await page.getByRole('heading', { name: 'Import orders' }).count()).toBe(0);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  },
+);
