@@ -397,14 +397,11 @@ const fiveLines = [
   { product_id: 5, quantity: 7, rate: 1.25 },
   { product_id: 6, quantity: 0.5, rate: 1260 },
 ];
-/** Five lines on products whose licences set no quota (1: unlimited, 6: none needed). */
-const unlimitedFive = [
-  { product_id: 1, packsize_id: 1, quantity: 3, rate: 33.333 },
-  { product_id: 6, quantity: 2, rate: 10 },
-  { product_id: 1, quantity: 1, rate: 5.5 },
-  { product_id: 6, quantity: 7, rate: 1.25 },
-  { product_id: 1, quantity: 0.5, rate: 1260 },
-];
+/**
+ * The same five lines on products whose licences set no quota (1: unlimited, 6: none needed):
+ * product 1 keeps its packsize on the first line.
+ */
+const unlimitedFive = fiveLines.map((line, index) => ({ ...line, product_id: index % 2 === 0 ? 1 : 6 }));
 const totalsBody = { details: fiveLines, other_charges: [{ amount: 150 }] };
 /** The fixed stack's own rows (scripts/bench-floor.mjs), by name. */
 const FLOOR = {
