@@ -27,6 +27,14 @@ describe('webhook endpoints share the sending slots fairly', () => {
     for (const receiver of receivers) await receiver.close();
   });
 
+  const endpointIdOf = async (url: string): Promise<number> => {
+    const { rows } = await suite.server.database.pool.query<{ id: number }>(
+      'SELECT id FROM webhook_endpoints WHERE url = $1',
+      [url],
+    );
+    return rows[0]!.id;
+  };
+
   it("a hanging receiver holds its own share only: the healthy endpoint's delivery p99 stays under 2 s", async () => {
     const { http } = suite.server;
     // Answers after a minute: every attempt runs into WEBHOOK_TIMEOUT_MS.
@@ -36,11 +44,25 @@ describe('webhook endpoints share the sending slots fairly', () => {
     await http.post('/webhook-endpoints').send({ url: hanging.url }).expect(201);
     await http.post('/webhook-endpoints').send({ url: fast.url }).expect(201);
 
+    // Deliveries being sent to the hanging endpoint at once, as their leases show (the limit holds
+    // across processes, so it is kept in the database, not in pg-boss's fetch alone).
+    const hangingId = await endpointIdOf(hanging.url);
+    let mostOutAtOnce = 0;
+    const sampleOut = async () => {
+      const { rows } = await suite.server.database.pool.query<{ out: number }>(
+        `SELECT count(*)::int AS out FROM webhook_deliveries
+         WHERE endpoint_id = $1 AND status = 'pending' AND lease_until > now()`,
+        [hangingId],
+      );
+      mostOutAtOnce = Math.max(mostOutAtOnce, rows[0]!.out);
+    };
+
     // 40 orders over about 12 s: each event goes to both endpoints, the hanging one's jobs
     // queued first in each pair.
     const orders = 40;
     for (let index = 0; index < orders; index += 1) {
       await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
+      await sampleOut();
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
     await eventually(async () => fast.received.length >= orders, 60_000);
@@ -52,8 +74,50 @@ describe('webhook endpoints share the sending slots fairly', () => {
     expect(p99, `fast endpoint latencies (ms): ${latencies.join(', ')}`).toBeLessThan(2_000);
     // The hanging endpoint was being tried meanwhile, with at most its share of slots at once.
     expect(hanging.received.length).toBeGreaterThan(0);
+    expect(mostOutAtOnce).toBeGreaterThan(0);
+    expect(mostOutAtOnce).toBeLessThanOrEqual(2);
     expect(hanging.received.length).toBeLessThanOrEqual(
       2 * Math.ceil((Date.now() - hanging.received[0]!.at) / 10_000) + 2,
     );
   }, 120_000);
+});
+
+/**
+ * The endpoint's limit is strict, not what pg-boss's fetch alone gives: with eight sending slots
+ * woken at once by a burst, each fetch can see the endpoint's slot free at the same moment.
+ */
+describe("an endpoint's share of the sending slots is a limit, not a tendency", () => {
+  const suite = useServerWithFixtures({
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_TIMEOUT_MS: '10000',
+    WEBHOOK_CONCURRENCY: '8',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '1',
+    LOG_LEVEL: 'silent',
+  });
+  let hanging: WebhookReceiver | undefined;
+  afterAll(async () => {
+    await hanging?.close();
+  });
+
+  it('a burst of 24 orders to a hanging endpoint with a share of 1: one delivery out at a time', async () => {
+    hanging = await startWebhookReceiver(() => ({ status: 200, delayMs: 60_000 }));
+    await suite.server.http.post('/webhook-endpoints').send({ url: hanging.url }).expect(201);
+    const orders = Array.from({ length: 24 }, () => orderBody(suite.fixtures));
+    await suite.server.http.post('/sales-orders/bulk').send({ orders }).expect(201);
+
+    // The first attempt is out; no second may start before it times out (10 s). Sampled for 3 s.
+    await eventually(async () => hanging!.received.length > 0, 30_000);
+    const until = Date.now() + 3_000;
+    let mostOutAtOnce = 0;
+    while (Date.now() < until) {
+      const { rows } = await suite.server.database.pool.query<{ out: number }>(
+        `SELECT count(*)::int AS out FROM webhook_deliveries WHERE status = 'pending' AND lease_until > now()`,
+      );
+      mostOutAtOnce = Math.max(mostOutAtOnce, rows[0]!.out);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(mostOutAtOnce).toBe(1);
+    expect(hanging.received).toHaveLength(1);
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { EVENT_SUBJECTS, Permission } from '@sales-order/contract';
 
-import type { Db } from '../db/transactions.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../observability/logger.js';
 import type { DeliveryJob, DeliveryQueue } from './delivery-queue.js';
 import { retryDelayAfter } from './retry-schedule.js';
@@ -20,11 +20,14 @@ import { webhookHeaders } from './webhook-signing.js';
  */
 
 export interface DeliveryWorkerOptions {
-  db: Db;
+  /** A client, not a transaction: a claim is a transaction of its own. */
+  db: PrismaClient;
   queue: DeliveryQueue;
   sender: WebhookSender;
   retryScheduleMs: readonly number[];
   timeoutMs: number;
+  /** At most this many of one endpoint's deliveries are out at once, across every process. */
+  endpointConcurrency: number;
   logger: Logger;
   /** Each attempt's outcome (the metrics' count): delivered, to be retried, or given up. */
   onAttempt?: (outcome: 'succeeded' | 'retried' | 'failed') => void;
@@ -32,7 +35,7 @@ export interface DeliveryWorkerOptions {
 
 /** How long a delivery stays claimed by its sender beyond the request's own timeout. */
 const LEASE_MARGIN_MS = 5_000;
-/** When a delivery is held by another sender (a rare race), look again this much later. */
+/** When a delivery is held by another sender, or its endpoint's slots are all out (rare races), look again this much later. */
 const HELD_RECHECK_MS = 1_000;
 
 /**
@@ -60,6 +63,7 @@ export const createDeliveryWorker = ({
   sender,
   retryScheduleMs,
   timeoutMs,
+  endpointConcurrency,
   logger,
   onAttempt = () => {},
 }: DeliveryWorkerOptions) => {
@@ -83,7 +87,12 @@ export const createDeliveryWorker = ({
       await webhookDeliveryStore.skip(db, next.id, reason);
       return webhookDeliveryStore.morePending(db, key, next.id);
     }
-    const attemptsBefore = await webhookDeliveryStore.claim(db, next.id, leaseMs);
+    const attemptsBefore = await webhookDeliveryStore.claim(db, {
+      deliveryId: next.id,
+      endpointId: key.endpoint_id,
+      leaseMs,
+      endpointLimit: endpointConcurrency,
+    });
     if (attemptsBefore === null) {
       await queue.schedule([key], { startAfter: new Date(Date.now() + HELD_RECHECK_MS) });
       return false;

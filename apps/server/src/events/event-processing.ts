@@ -74,6 +74,7 @@ export const startEventProcessing = async (
       sender,
       retryScheduleMs: webhooks.retryScheduleMs,
       timeoutMs: webhooks.timeoutMs,
+      endpointConcurrency: webhooks.endpointConcurrency,
       logger,
       onAttempt: (outcome) => deliveries.inc({ outcome }),
     }),

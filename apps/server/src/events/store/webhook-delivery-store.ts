@@ -2,7 +2,7 @@ import type { DeliveryStatusSchema, EventType, WebhookDelivery } from '@sales-or
 import type { z } from 'zod';
 
 import type { Db } from '../../db/transactions.js';
-import { Prisma } from '../../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type { DeliveryKey } from './event-store.js';
 import { visibleToEndpoint } from './event-visibility.js';
 import { OWNER_PERMISSIONS } from './webhook-endpoint-store.js';
@@ -68,6 +68,17 @@ export interface ReplayResult {
 
 const TIMESTAMP = (column: Prisma.Sql) => Prisma.sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
 
+/** A delivery to take for one attempt, and the most of its endpoint's that may be out at once. */
+export interface DeliveryClaim {
+  deliveryId: bigint;
+  endpointId: number;
+  leaseMs: number;
+  endpointLimit: number;
+}
+
+/** The first key of the endpoint claims' advisory locks: a space of their own ("SOWE" read as an int4). */
+const ENDPOINT_CLAIM_LOCK_SPACE = 0x534f5745;
+
 export const webhookDeliveryStore = {
   /** The pending delivery of lowest position of a subject to an endpoint: its next (an order's in version order). */
   next: async (db: Db, { endpoint_id, subject_type, subject_id }: DeliveryKey): Promise<NextDelivery | null> => {
@@ -85,15 +96,30 @@ export const webhookDeliveryStore = {
 
   /**
    * Takes a due delivery for one attempt: no other sender may take it until `leaseMs` have
-   * passed (the attempt's timeout and a margin). False when it is not due or another holds it.
+   * passed (the attempt's timeout and a margin). Null when it is not due, another holds it, or
+   * its endpoint already has `endpointLimit` deliveries being sent (by any process).
+   *
+   * The endpoint's limit is strict here: pg-boss's group concurrency counts its active jobs when
+   * a worker fetches, and two fetches at the same moment can each see one slot free. So claims
+   * on one endpoint take turns under an advisory lock, and the count runs in a statement of its
+   * own after the lock is held, whose snapshot sees every lease committed before.
    */
-  claim: async (db: Db, deliveryId: bigint, leaseMs: number): Promise<number | null> => {
-    const [row] = await db.$queryRaw<{ attempts: number }[]>`
-      UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
-      WHERE d.id = ${deliveryId}::bigint AND d.status = 'pending' AND d.next_attempt_at <= now()
-        AND (d.lease_until IS NULL OR d.lease_until <= now())
-      RETURNING (SELECT count(*) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id)::int AS attempts`;
-    return row ? row.attempts : null;
+  claim: async (
+    prisma: PrismaClient,
+    { deliveryId, endpointId, leaseMs, endpointLimit }: DeliveryClaim,
+  ): Promise<number | null> => {
+    const [, rows] = await prisma.$transaction([
+      prisma.$queryRaw`SELECT pg_advisory_xact_lock(${ENDPOINT_CLAIM_LOCK_SPACE}::int, ${endpointId}::int)::text`,
+      prisma.$queryRaw<{ attempts: number }[]>`
+        UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+        WHERE d.id = ${deliveryId}::bigint AND d.status = 'pending' AND d.next_attempt_at <= now()
+          AND (d.lease_until IS NULL OR d.lease_until <= now())
+          AND (SELECT count(*) FROM webhook_deliveries o
+               WHERE o.endpoint_id = ${endpointId}::int AND o.status = 'pending' AND o.lease_until > now()
+            ) < ${endpointLimit}::int
+        RETURNING (SELECT count(*) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id)::int AS attempts`,
+    ]);
+    return rows[0] ? rows[0].attempts : null;
   },
 
   /**
