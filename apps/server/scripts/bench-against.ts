@@ -72,7 +72,7 @@ export const buildRef = async (repoDir: string, ref: string, deadline: number): 
       await step('pnpm install --offline', 'pnpm', ['install', '--frozen-lockfile', '--offline'], dir, left());
     } catch (error) {
       // Packages of the ref's lockfile that this machine's store does not hold: from the registry.
-      console.log(`${(error as Error).message.split('\n')[0]}; installing from the registry`);
+      console.log(`pnpm install --offline failed (${(error as Error).message.split('\n').at(-1)}); from the registry`);
       await step('pnpm install', 'pnpm', ['install', '--frozen-lockfile', '--prefer-offline'], dir, left());
     }
     await step(

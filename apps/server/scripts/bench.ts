@@ -1331,8 +1331,12 @@ const mainAgainst = async (ref: string) => {
         service.child.kill('SIGTERM');
         await new Promise((resolve) => service.child.once('exit', resolve));
       });
-      const origin = await service.origin;
-      if (url && listOrders > 0) {
+      services.push({ service, origin: await service.origin, url });
+    }
+    // Both databases at once: the services idle meanwhile.
+    await Promise.all(
+      services.map(async ({ url }, index) => {
+        if (!url || listOrders <= 0) return;
         console.log(`loading ${listOrders} orders for the list scenarios into ${labels[index]}'s database...`);
         // The current bulk loader on the ref's schema; a ref whose tables it does not fit keeps its demo data.
         await loadListOrders(url.toString(), listOrders).catch((error: unknown) =>
@@ -1340,9 +1344,8 @@ const mainAgainst = async (ref: string) => {
             `${labels[index]}: no ${listOrders} orders loaded (${String(error)}); its lists read the demo data`,
           ),
         );
-      }
-      services.push({ service, origin });
-    }
+      }),
+    );
     const { headers, scopedHeaders } = await callers();
     const createRates: (number | undefined)[] = [undefined, undefined];
     const targets = await Promise.all(
