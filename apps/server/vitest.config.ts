@@ -4,6 +4,9 @@ export default defineConfig({
   test: {
     // Two cores: more workers only contend for them.
     maxWorkers: 2,
+    // Generous for the pure modules too: a bound on a hang, never the thing under test (vitest's
+    // default 5 s is passed by a loaded machine's first import of a module).
+    testTimeout: 60_000,
     // The default output, then what was skipped and why (a machine without PostgreSQL, Redis or Chromium).
     reporters: ['default', './test/support/skipped-tests-reporter.ts'],
     projects: [
