@@ -535,7 +535,8 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     /**
      * GET /events: the events after `after` (a `next_cursor`; omitted, the oldest kept), in commit
      * order. Keep the page's `next_cursor` and call again with it: nothing committed is skipped.
-     * Orders' events, and for a caller holding api_keys.manage API keys' too: narrow by `type`, or
+     * Orders' events, for a caller holding api_keys.manage API keys' too, and the ends of the
+     * caller's own imports (with sales_orders.import): narrow by `type`, or
      * ask for `types` (the items are then typed as those).
      */
     listEvents,
@@ -704,7 +705,7 @@ export type EventFeed<E extends FeedEvent = FeedEvent> = AsyncGenerator<E, strin
 
 /**
  * The events of these types: `SalesOrderEvent` for `sales_order.*` types, `ApiKeyEvent` for
- * `api_key.*`; every kind (narrow by `type`) when no `types` are given.
+ * `api_key.*`, `ImportEvent` for `import.*`; every kind (narrow by `type`) when no `types` are given.
  */
 export type EventOf<T extends EventType> = Extract<FeedEvent, { type: T }>;
 

@@ -5,11 +5,12 @@ import { ApiKeyHistoryEntrySchema, ApiKeySchema } from './api-keys.js';
 import { dateTime, documented, fromBase64Url, id, idParam, MAX_ID, queryInteger, toBase64Url } from './common.js';
 import { successEnvelope } from './envelope.js';
 import { CommonErrorResponses, describedError } from './errors.js';
+import { ImportSchema } from './imports.js';
 import { Permission } from './permissions.js';
 import { SalesOrderSchema } from './sales-order.js';
 
 /**
- * Events: one per change of an order or an API key, written in the change's own transaction (the
+ * Events: one per change of an order or an API key, and one per import that ends (completed or failed), written in the change's own transaction (the
  * outbox), read in commit order from GET /events and pushed to webhook endpoints
  * (webhook-endpoints.ts).
  */
@@ -33,12 +34,16 @@ export const API_KEY_EVENT_TYPES = [
   'api_key.revoked',
 ] as const;
 
+/** The events of an import: one when it ends completed (every order tried) or failed (it could not go on); none for a cancel. */
+export const IMPORT_EVENT_TYPES = ['import.completed', 'import.failed'] as const;
+
 /**
  * What an event can be about, its **subject**: the part of its type before the dot
  * (`sales_order.created` is about a sales order). Each kind says which permission a reader needs
  * besides `events.read` to see its events, and its events carry their subject's id as
  * `<subject>_id`. A reader limited to locations sees only the events of subjects inside them
- * (an order in one of its locations; a key whose locations are all among them). To add a kind:
+ * (an order in one of its locations; a key whose locations are all among them). An import's
+events are its owner's only (the caller that started it, as GET /imports/{id}). To add a kind:
  * its types and permission here, an event schema below, and its location rule in the server
  * (apps/server/src/events/store/event-visibility.ts); docs/decisions.md, "Events of other
  * subjects than orders".
@@ -46,11 +51,12 @@ export const API_KEY_EVENT_TYPES = [
 export const EVENT_SUBJECTS = {
   sales_order: { types: SALES_ORDER_EVENT_TYPES, permission: null },
   api_key: { types: API_KEY_EVENT_TYPES, permission: Permission.apiKeysManage },
+  import: { types: IMPORT_EVENT_TYPES, permission: Permission.import },
 } as const satisfies Record<string, { types: readonly string[]; permission: Permission | null }>;
 export type EventSubject = keyof typeof EVENT_SUBJECTS;
 
 /** Every type of event. */
-export const EVENT_TYPES = [...SALES_ORDER_EVENT_TYPES, ...API_KEY_EVENT_TYPES] as const;
+export const EVENT_TYPES = [...SALES_ORDER_EVENT_TYPES, ...API_KEY_EVENT_TYPES, ...IMPORT_EVENT_TYPES] as const;
 
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
@@ -58,6 +64,8 @@ export const SalesOrderEventTypeSchema = z.enum(SALES_ORDER_EVENT_TYPES);
 export type SalesOrderEventType = z.infer<typeof SalesOrderEventTypeSchema>;
 export const ApiKeyEventTypeSchema = z.enum(API_KEY_EVENT_TYPES);
 export type ApiKeyEventType = z.infer<typeof ApiKeyEventTypeSchema>;
+export const ImportEventTypeSchema = z.enum(IMPORT_EVENT_TYPES);
+export type ImportEventType = z.infer<typeof ImportEventTypeSchema>;
 
 /** The subject an event of this type is about. */
 export const subjectOfEventType = (type: EventType): EventSubject => type.slice(0, type.indexOf('.')) as EventSubject;
@@ -131,8 +139,30 @@ export interface ApiKeyEventSchema extends ApiKeyEventSchemaObject {}
 export const ApiKeyEventSchema: ApiKeyEventSchema = ApiKeyEventSchemaObject;
 export type ApiKeyEvent = z.infer<typeof ApiKeyEventSchema>;
 
-/** Any event of the feed (an order's, an API key's), by `type`. */
-export const FeedEventSchema = z.discriminatedUnion('type', [SalesOrderEventSchema, ApiKeyEventSchema]);
+/**
+ * The end of an import, as the feed answers it: read only by the import's owner (the caller that
+ * started it), holding `sales_orders.import` besides `events.read`. `data` is the import as
+ * GET /imports/{id} read it when it ended (its counts, times and format; never its file or rows).
+ */
+const ImportEventSchemaObject = z.object({
+  id: eventId(),
+  type: ImportEventTypeSchema,
+  occurred_at: occurredAt(),
+  import_id: id(),
+  data: ImportSchema.describe('The import as GET /imports/{id} read it right after it ended.'),
+});
+type ImportEventSchemaObject = typeof ImportEventSchemaObject;
+/** Named, like SalesOrderEventSchema. */
+export interface ImportEventSchema extends ImportEventSchemaObject {}
+export const ImportEventSchema: ImportEventSchema = ImportEventSchemaObject;
+export type ImportEvent = z.infer<typeof ImportEventSchema>;
+
+/** Any event of the feed (an order's, an API key's, an import's), by `type`. */
+export const FeedEventSchema = z.discriminatedUnion('type', [
+  SalesOrderEventSchema,
+  ApiKeyEventSchema,
+  ImportEventSchema,
+]);
 export type FeedEvent = z.infer<typeof FeedEventSchema>;
 
 /** `error.details[].code` values of the feed. */
@@ -233,7 +263,8 @@ const EventPageSchemaObject = z.object({
     .array(FeedEventSchema)
     .max(EVENTS_LIMIT_MAX)
     .describe(
-      'In commit order. Events of orders for every reader; of API keys only for a reader that also holds api_keys.manage.',
+      'In commit order. Events of orders for every reader; of API keys only for a reader that also holds api_keys.manage; ' +
+        "of imports only the reader's own, for a reader that also holds sales_orders.import.",
     ),
   next_cursor: z
     .string()
@@ -272,13 +303,15 @@ export const eventsContract = c.router(
             'kept comes. Resynchronise (e.g. the sales-order list with `updated_since`), then read on from it.',
         ),
       },
-      summary: 'The change feed: every change of every order (and API key), in the order the changes committed',
+      summary:
+        'The change feed: every change of every order (and API key, and the end of an import), in the order the changes committed',
       description:
         'A consumer that pages with `next_cursor` sees every committed event exactly once, in commit order, also while ' +
         'orders are written concurrently. Events are kept EVENT_RETENTION_DAYS (default 30); a cursor whose next events ' +
         'were purged answers 410 `cursor_past_retention` rather than skipping them. The events of API keys (`api_key.*`) ' +
-        'come only to a caller that also holds `api_keys.manage`; a caller limited to locations gets only the events of ' +
-        'orders in them and of keys inside them. See docs/api.md, "Events".',
+        'come only to a caller that also holds `api_keys.manage`; those of imports (`import.completed`, `import.failed`) ' +
+        'only to the caller that started the import, holding `sales_orders.import`; a caller limited to locations gets ' +
+        'only the events of orders in them, of keys inside them and of its imports started inside them. See docs/api.md, "Events".',
       metadata: { permission: Permission.eventsRead, tag: 'Events' } as const,
     },
   },

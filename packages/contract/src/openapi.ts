@@ -28,7 +28,13 @@ import {
 import { DETAIL_CODES } from './detail-codes.js';
 import { DropdownOptionsSchema } from './dropdown.js';
 import { ErrorDetailSchema, ErrorEnvelopeSchema } from './envelope.js';
-import { ApiKeyEventDataSchema, ApiKeyEventSchema, EventPageSchema, SalesOrderEventSchema } from './events.js';
+import {
+  ApiKeyEventDataSchema,
+  ApiKeyEventSchema,
+  EventPageSchema,
+  ImportEventSchema,
+  SalesOrderEventSchema,
+} from './events.js';
 import { LicenceValidationSchema, LicenceWarningSchema, ValidateLicenceBodySchema } from './licence.js';
 import { OPERATION_EXAMPLES } from './openapi-examples.js';
 import { OPERATION_RESPONSE_HEADERS } from './openapi-headers.js';
@@ -147,6 +153,7 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   SalesOrderEvent: SalesOrderEventSchema,
   ApiKeyEvent: ApiKeyEventSchema,
   ApiKeyEventData: ApiKeyEventDataSchema,
+  ImportEvent: ImportEventSchema,
   EventPage: EventPageSchema,
   WebhookEndpoint: WebhookEndpointSchema,
   CreatedWebhookEndpoint: CreatedWebhookEndpointSchema,

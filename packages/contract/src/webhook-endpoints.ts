@@ -22,8 +22,10 @@ import {
   eventCursor,
   eventId,
   EventTypeSchema,
+  ImportEventTypeSchema,
   SalesOrderEventTypeSchema,
 } from './events.js';
+import { ImportSchema } from './imports.js';
 import { Permission } from './permissions.js';
 import { SalesOrderSchema } from './sales-order.js';
 
@@ -107,7 +109,7 @@ const eventTypes = () =>
     .transform((types) => [...new Set(types)])
     .describe(
       'The event types delivered to this endpoint; omitted or null: every type its owner may read (api_key.* only ' +
-        'while the owner holds api_keys.manage).',
+        "while the owner holds api_keys.manage; import.* only of the owner's own imports, while it holds sales_orders.import).",
     );
 
 const description = () => text(WEBHOOK_DESCRIPTION_MAX_LENGTH).nullable();
@@ -249,7 +251,9 @@ export const WebhookDeliverySchema = z.object({
   delivery_id: id(),
   event_id: eventId(),
   event_type: EventTypeSchema,
-  sales_order_id: id().nullable().describe("The event's order; null for an event of another subject (an API key)."),
+  sales_order_id: id()
+    .nullable()
+    .describe("The event's order; null for an event of another subject (an API key, an import)."),
   version: z
     .number()
     .int()
@@ -333,6 +337,16 @@ export const ApiKeyWebhookPayloadSchema = z.object({
   data: ApiKeyEventDataSchema,
 });
 
+/**
+ * The JSON body of a delivery of an import's event: `data` is the import as it ended. Sent only
+ * to endpoints of the import's owner, while it holds sales_orders.import.
+ */
+export const ImportWebhookPayloadSchema = z.object({
+  type: ImportEventTypeSchema,
+  timestamp: z.string().max(30).describe('When the import ended, ISO 8601 in UTC.'),
+  data: ImportSchema,
+});
+
 /** The JSON body of a ping. */
 export const PingWebhookPayloadSchema = z.object({
   type: z.literal(PING_EVENT_TYPE),
@@ -344,6 +358,7 @@ export const PingWebhookPayloadSchema = z.object({
 export const WebhookPayloadSchema = z.discriminatedUnion('type', [
   SalesOrderWebhookPayloadSchema,
   ApiKeyWebhookPayloadSchema,
+  ImportWebhookPayloadSchema,
   PingWebhookPayloadSchema,
 ]);
 export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;

@@ -37,6 +37,12 @@ export interface ResultToStore {
   errors: ErrorDetail[];
 }
 
+/** How an import ends: every order tried, cancelled, or unable to go on (with why). */
+export interface ImportEnd {
+  state: 'completed' | 'cancelled' | 'failed';
+  error?: string;
+}
+
 export const LIST_LIMIT = 100;
 
 export const importStore = {
@@ -96,15 +102,16 @@ export const importStore = {
   /**
    * A chunk's results (once each: a chunk run twice writes nothing the second time) and the
    * counts that follow from every result so far, in the transaction `db` holds. `finish` ends
-   * the import in that state.
+   * the import in that state, if it has not ended already: answers whether it ended now (the
+   * row stays locked until the transaction ends, so of two chunks racing to end it one does).
    */
   recordChunk: async (
     db: Db,
     id: number,
     results: ResultToStore[],
-    finish: { state: 'completed' | 'cancelled' | 'failed'; error?: string } | undefined,
+    finish: ImportEnd | undefined,
     now: Date,
-  ) => {
+  ): Promise<boolean> => {
     if (results.length > 0)
       await db.importResult.createMany({
         data: results.map((result) => ({
@@ -120,12 +127,14 @@ export const importStore = {
         })),
         skipDuplicates: true,
       });
+    const ended =
+      finish !== undefined &&
+      (await db.$executeRaw`
+        UPDATE imports SET state = ${finish.state}, error = COALESCE(${finish.error ?? null}::varchar, error),
+          finished_at = ${now}
+        WHERE id = ${id} AND state IN ('queued', 'running')`) > 0;
     await db.$executeRaw`
-      UPDATE imports i SET
-        rows_read = c.rows, orders_created = c.created, orders_failed = c.failed,
-        state = COALESCE(${finish?.state ?? null}::varchar, i.state),
-        error = COALESCE(${finish?.error ?? null}::varchar, i.error),
-        finished_at = CASE WHEN ${finish !== undefined} THEN ${now} ELSE i.finished_at END
+      UPDATE imports i SET rows_read = c.rows, orders_created = c.created, orders_failed = c.failed
       FROM (
         SELECT COALESCE(sum(rows), 0)::int AS rows,
           count(*) FILTER (WHERE status = 'created')::int AS created,
@@ -133,6 +142,7 @@ export const importStore = {
         FROM import_results WHERE import_id = ${id}
       ) c
       WHERE i.id = ${id}`;
+    return ended;
   },
 
   /**

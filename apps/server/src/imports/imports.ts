@@ -5,6 +5,7 @@ import {
   ImportCode,
   type ImportMediaType,
   type ImportResult,
+  ImportSchema,
   Permission,
   permissionsForBody,
   salesOrdersContract,
@@ -12,8 +13,9 @@ import {
 import { LRUCache } from 'lru-cache';
 
 import type { LocationScope } from '../auth/access-context.js';
-import type { TransactionPort } from '../db/transactions.js';
+import type { Db, TransactionPort } from '../db/transactions.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
+import { recordSubjectEvent } from '../events/store/outbox-store.js';
 import type { IdempotencyService } from '../idempotency/idempotency-service.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
 import { formatDateTime } from '../shared/calendar.js';
@@ -26,7 +28,7 @@ import {
   UnreadableImportError,
 } from './import-file.js';
 import type { ImportJob, ImportQueue } from './import-queue.js';
-import { type ImportRow, importStore, type ResultToStore } from './import-store.js';
+import { type ImportEnd, type ImportRow, importStore, type ResultToStore } from './import-store.js';
 
 /** Who starts an import: the orders are created as this caller, with its permissions. */
 export interface ImportCaller {
@@ -87,6 +89,30 @@ const toImport = (row: ImportRow, now: Date): Import => {
   };
 };
 
+/**
+ * Records a chunk's results and counts in the transaction `tx` holds; `finish` ends the import,
+ * and an import that ends now completed or failed gets its `import.completed` / `import.failed`
+ * event in that transaction (events/store/event-visibility.ts: its owner's alone). The event
+ * carries the import as GET /imports/{id} reads it, through the contract's schema, which keeps
+ * only its fields (never the file, the starter's permissions or scope).
+ */
+const recordChunk = async (
+  tx: Db,
+  id: number,
+  results: ResultToStore[],
+  finish: ImportEnd | undefined,
+  now: Date,
+): Promise<void> => {
+  const ended = await importStore.recordChunk(tx, id, results, finish, now);
+  if (!ended || finish === undefined || finish.state === 'cancelled') return;
+  const row = await importStore.forJob(tx, id);
+  await recordSubjectEvent(tx, {
+    type: `import.${finish.state}`,
+    subjectId: id,
+    data: ImportSchema.parse(toImport(row!, now)),
+  });
+};
+
 export const createImports = ({ transactions, orders, idempotency, queue, maxOrders, chunkSize }: ImportDeps) => {
   const { db } = transactions;
   // Each chunk needs its import's orders: those of the last few files are kept, so that the
@@ -104,12 +130,8 @@ export const createImports = ({ transactions, orders, idempotency, queue, maxOrd
       return read;
     } catch (error) {
       // Read at upload, so only a file changed since could fail here: the import cannot go on.
-      await importStore.recordChunk(
-        db,
-        row.id,
-        [],
-        { state: 'failed', error: (error as Error).message.slice(0, 500) },
-        new Date(),
+      await transactions.withTransaction((tx) =>
+        recordChunk(tx, row.id, [], { state: 'failed', error: (error as Error).message.slice(0, 500) }, new Date()),
       );
       return undefined;
     }
@@ -246,7 +268,7 @@ export const createImports = ({ transactions, orders, idempotency, queue, maxOrd
       const row = await importStore.forJob(db, id);
       if (!row || (row.state !== 'queued' && row.state !== 'running')) return;
       if (row.cancelRequested) {
-        await importStore.recordChunk(db, id, [], { state: 'cancelled' }, new Date());
+        await recordChunk(db, id, [], { state: 'cancelled' }, new Date());
         return;
       }
       await importStore.markRunning(db, id, new Date());
@@ -262,7 +284,7 @@ export const createImports = ({ transactions, orders, idempotency, queue, maxOrd
       const done = start + chunk.length >= fileOrders.length;
       const jobs = await queue();
       await transactions.withTransaction(async (tx) => {
-        await importStore.recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
+        await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
         if (!done) await jobs.enqueue(id, tx);
       });
       if (done) files.delete(id);

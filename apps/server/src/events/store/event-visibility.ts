@@ -8,13 +8,12 @@ import { Prisma } from '../../generated/prisma/client.js';
  * apply (docs/decisions.md, "Events of other subjects than orders"). An event is about a subject
  * (`e.subject_type`, `e.subject_id`; its kind is the type's part before the dot). A reader sees
  * an event of a kind when it holds the kind's permission besides events.read (EVENT_SUBJECTS in
- * the contract: none for orders, api_keys.manage for keys) and the kind's rule below holds for
- * it: for a reader limited to locations, the subject lies inside them.
+ * the contract: none for orders, api_keys.manage for keys, sales_orders.import for imports) and
+ * the kind's rule below holds for it: for a reader limited to locations, the subject lies inside
+ * them; an import's events are its owner's only.
  *
- * A new kind of subject (`import.completed`, ...): its types and permission in the contract's
- * EVENT_SUBJECTS and its event schema there, and here its rule (e.g. visible to the import's
- * owner only: `EXISTS (SELECT 1 FROM imports i WHERE i.id = e.subject_id AND i.owner = ${identity})`).
- * Nothing else: the feed, the fan-out and replays read this.
+ * A new kind of subject: its types and permission in the contract's EVENT_SUBJECTS and its event
+ * schema there, and here its rule. Nothing else: the feed, the fan-out and replays read this.
  */
 
 /** A reader as SQL expressions: its identity (`api_key:<prefix>`, `jwt:<sub>`, ...) and its locations (int[]; null: every one). */
@@ -40,6 +39,14 @@ const RULES: Record<EventSubject, (reader: ReaderSql) => Prisma.Sql> = {
       ? EVERY
       : Prisma.sql`EXISTS (SELECT 1 FROM api_keys k
           WHERE k.id = e.subject_id AND k.locations IS NOT NULL AND k.locations <@ ${locations})`,
+  // An import is its owner's alone, as GET /imports/{id} is (even a caller holding `*` sees only
+  // its own); for a reader limited to locations, only an import started inside them (its
+  // starter's scope then, NULL for every location), as for keys.
+  import: ({ identity, locations }) =>
+    Prisma.sql`EXISTS (SELECT 1 FROM imports i
+      WHERE i.id = e.subject_id AND i.owner = ${identity}${
+        locations === null ? Prisma.empty : Prisma.sql` AND i.locations IS NOT NULL AND i.locations <@ ${locations}`
+      })`,
 };
 
 const SUBJECTS = Object.keys(EVENT_SUBJECTS) as EventSubject[];
