@@ -12,6 +12,13 @@
  *   validation, and one Prisma round trip for the read, answering the service's own bytes.
  *   calculate-totals and GET order are also read against it: what the service adds to it.
  *
+ * Two targets of issue 35 (item 6) are printed beside their rows in every run that has them:
+ * calculate-totals at least 0.6 x its floor, and the production middleware at most 200 µs of
+ * CPU per request (a cap), measured on a request whose own work is nothing: the cached options
+ * of a master table, one of them (`limit=1`), through every middleware an API request passes (log, security
+ * headers, CORS, rate limit, authentication, CSRF, permission, query and body checks, the
+ * contract's validation, the envelope).
+ *
  * Starts the built service (dist/main.js) as its own process on loopback, on a fresh embedded
  * database with demo data, or on BENCH_DATABASE_URL (a PostgreSQL server's maintenance
  * database: throwaway databases are created and dropped there). Every scenario is bounded in
@@ -31,6 +38,9 @@
  *   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres pnpm bench
  *   BENCH_ONLY='POST order' pnpm bench       # only the scenarios whose name contains it (the baselines always run)
  *   pnpm bench --only list,get               # the same, any of several (case-insensitive, comma-separated)
+ *   pnpm bench --only 'one series)$'         # a term ending in $ must end the name (the create row alone)
+ *   pnpm bench --against HEAD~20             # that build's server beside this one, interleaved rounds (mainAgainst)
+ *   BENCH_ROUNDS=5 BENCH_AGAINST_MINUTES=20 pnpm bench --against v1.2.0 --only 'one series)$'
  *   BENCH_NODE_OPTIONS='--max-semi-space-size=16' pnpm bench  # the service's V8 flags (default: the Dockerfile's)
  *   BENCH_CPU_PROF=/tmp/prof pnpm bench      # + a V8 CPU profile of the single service process
  *
@@ -65,6 +75,7 @@ import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 
+import { buildRef, compareRounds, type Round, roundsText } from './bench-against.js';
 import { burst, type BurstFigures, describeBurst } from './bench-burst.js';
 import { describeImport, importBeside, importCsv } from './bench-import.js';
 import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
@@ -80,7 +91,15 @@ const only = (onlyArgument >= 0 ? process.argv[onlyArgument + 1] : process.env.B
   ?.split(',')
   .map((term) => term.trim().toLowerCase())
   .filter(Boolean);
-const wanted = (scenario: string) => !only?.length || only.some((term) => scenario.toLowerCase().includes(term));
+/** A term ending in `$` must end the name: `one series)$` is the create row, not the one with a webhook. */
+const wanted = (scenario: string) =>
+  !only?.length ||
+  only.some((term) =>
+    term.endsWith('$') ? scenario.toLowerCase().endsWith(term.slice(0, -1)) : scenario.toLowerCase().includes(term),
+  );
+/** `--against <git ref>`: that build's server beside this one, every scenario in interleaved rounds. */
+const againstArgument = process.argv.indexOf('--against');
+const againstRef = againstArgument >= 0 ? process.argv[againstArgument + 1] : undefined;
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const serverRoot = path.resolve(import.meta.dirname, '..');
 const secret = 'bench-only-secret-for-hs256-tokens-0123456789';
@@ -122,9 +141,9 @@ const loadListOrders = async (url: string, orders: number) => {
 };
 
 /** A server in a process of its own (same Node binary); resolves with its origin once it listens. */
-const startProcess = (script: string, env: Record<string, string>, nodeArgs: string[] = []) => {
+const startProcess = (script: string, env: Record<string, string>, nodeArgs: string[] = [], cwd = serverRoot) => {
   const child = spawn(process.execPath, [...nodeArgs, script], {
-    cwd: serverRoot,
+    cwd,
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -170,8 +189,9 @@ const profileArgs = process.env.BENCH_CPU_PROF
   ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`]
   : [];
 
-const startService = (env: Record<string, string>, nodeArgs: string[] = []) =>
-  startProcess('dist/main.js', { NODE_OPTIONS: SERVICE_NODE_OPTIONS, ...env }, nodeArgs);
+/** The built service of `root` (this build's apps/server, or another build's for `--against`). */
+const startService = (env: Record<string, string>, nodeArgs: string[] = [], root = serverRoot) =>
+  startProcess('dist/main.js', { NODE_OPTIONS: SERVICE_NODE_OPTIONS, ...env }, nodeArgs, root);
 
 /** Scenarios run again on WEB_CONCURRENCY=2 workers (a PostgreSQL server only), by name. */
 const CLUSTER_SCENARIOS = [
@@ -422,7 +442,16 @@ const SCENARIO = {
   calculateTotals: 'POST calculate-totals',
   getOrder: 'GET order (5 lines)',
   list: 'GET list, page of 50 (newest first)',
+  /**
+   * A request whose own work is nothing (the cached options of a one-row master table, one
+   * option): what the production middleware and the stack cost every request (issue 35, item 6).
+   */
+  middleware: 'GET dropdown-options (cached, 1 option): the production middleware',
 };
+/** Issue 35, item 6: calculate-totals at least this share of its floor's req/s. */
+const CALCULATE_TOTALS_FLOOR_TARGET = 0.6;
+/** Issue 35, item 6: the production middleware's CPU per request at most this, in µs (a cap, not a goal). */
+const MIDDLEWARE_CPU_CAP_US = 200;
 /** The same reads by a caller scoped to one location (issue 31: the scope's cost, target <= 10 %). */
 const SCOPED = {
   getOrder: `${SCENARIO.getOrder}, caller scoped to one location`,
@@ -477,6 +506,10 @@ interface Row {
   unscoped?: string;
   /** For a read beside other work (the import): the same read's row on an otherwise idle service. */
   idle?: string;
+  /** A target on the row's req/s over its floor's (`floor`), printed beside it. */
+  floorTarget?: number;
+  /** A cap on the row's CPU per request, in µs, printed beside it. */
+  cpuCap?: number;
   /**
    * `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this
    * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates);
@@ -495,6 +528,308 @@ interface Row {
     | 'bulk'
     | null;
 }
+
+/** The bench's callers' headers: every permission, and the same caller scoped to one location. */
+const callers = async () => {
+  const token = await new SignJWT({ permissions: ['*'] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('bench')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(secret));
+  // The same caller scoped to the location the measured orders are in (a `locations` claim).
+  const scopedToken = await new SignJWT({ permissions: ['*'], locations: [createBody.location_id] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('bench-scoped')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(secret));
+  return {
+    headers: { authorization: `Bearer ${token}` },
+    scopedHeaders: { authorization: `Bearer ${scopedToken}` },
+  };
+};
+
+/**
+ * One service to drive, and what its scenarios need made on it first, over HTTP only: the
+ * orders they read and update. `createRate` is the service's 5-line create rate once measured
+ * (how many drafts a confirm row needs). `pnpm bench --against` prepares two, the current
+ * build's and another's, with the same calls.
+ */
+const prepareTarget = async (origin: string, headers: Record<string, string>, createRate: () => number | undefined) => {
+  /**
+   * A setup call to the service (POST when it has a body): its parsed answer, or the bench
+   * stops with the service's status and body when it is not the one expected.
+   */
+  const setupCall = async (url: string, expected: number, body?: unknown): Promise<unknown> => {
+    const response = await fetch(url, {
+      method: body ? 'POST' : 'GET',
+      headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    if (response.status !== expected) throw new Error(`setup: ${url} answered ${response.status}: ${text}`);
+    return JSON.parse(text);
+  };
+  const createOrder = async (body: unknown): Promise<number> =>
+    ((await setupCall(`${origin}/api/sales-orders`, 201, body)) as { data: { sales_order_id: number } }).data
+      .sales_order_id;
+  const orderId = await createOrder(createBody);
+  // The same lines 100 times over: the read's cost growth with the line count.
+  const largeOrderId = await createOrder({
+    ...createBody,
+    details: Array.from({ length: 100 }, () => fiveLines).flat(),
+  });
+
+  // Orders for the PUT scenarios, one per connection so that the writers do not queue on one
+  // order's lock: each PUT replaces every line (two versions of them, in turn).
+  const putOrders = async (lines: typeof fiveLines) => {
+    const ids: number[] = [];
+    for (let index = 0; index < connections; index += 1) ids.push(await createOrder({ ...createBody, details: lines }));
+    return ids.flatMap((id) =>
+      [1, 2].map((rate) => ({
+        path: `/api/sales-orders/${id}`,
+        body: { details: lines.map((line) => ({ ...line, rate: line.rate * rate })) },
+      })),
+    );
+  };
+  const putFive = wanted('PUT order (5 lines replaced)') ? await putOrders(fiveLines) : [];
+  const putFiveHundred = wanted('PUT order (500 lines replaced)') ? await putOrders(create500Body.details) : [];
+
+  /**
+   * Drafts of `lines` to confirm, one per request and enough for the scenario's time at the
+   * 5-line create's rate (measured just before), confirmed in turn: issue 35, item 1.
+   */
+  const confirmations = async (lines: typeof fiveLines, body: object) => {
+    // A confirm can run at three times a create's rate (measured): four times the drafts a create row makes.
+    const wantedDrafts = Math.ceil((createRate() ?? 1_000) * seconds * 4);
+    const drafts: number[] = [];
+    while (drafts.length < wantedDrafts)
+      drafts.push(
+        ...(await Promise.all(
+          Array.from({ length: 16 }, () => createOrder({ ...createBody, details: lines, status: 'draft' })),
+        )),
+      );
+    return { rotate: drafts.map((id) => ({ path: `/api/sales-orders/${id}/confirm`, body })) };
+  };
+  return { origin, headers, setupCall, createOrder, orderId, largeOrderId, putFive, putFiveHundred, confirmations };
+};
+type Target = Awaited<ReturnType<typeof prepareTarget>>;
+
+type Scenario = Load &
+  Pick<Row, 'against' | 'floor' | 'pgFloor' | 'unscoped' | 'floorTarget' | 'cpuCap'> & {
+    name: string;
+    webhook?: true;
+    /** Work done right before the scenario, after those listed above it: what it sends. */
+    prepare?: () => Promise<Partial<Load>>;
+  };
+
+/** The single service's scenarios, in the order they run, on `target`'s service. */
+const scenariosOf = (
+  { origin, orderId, largeOrderId, putFive, putFiveHundred, confirmations }: Target,
+  scopedHeaders: Record<string, string>,
+): Scenario[] => [
+  {
+    name: SCENARIO.calculateTotals,
+    against: 'hello',
+    method: 'POST',
+    url: `${origin}/api/sales-orders/calculate-totals`,
+    body: totalsBody,
+    floor: FLOOR.calculateTotals,
+    floorTarget: CALCULATE_TOTALS_FLOOR_TARGET,
+  },
+  {
+    name: SCENARIO.middleware,
+    against: 'hello',
+    cpuCap: MIDDLEWARE_CPU_CAP_US,
+    method: 'GET',
+    url: `${origin}/api/sales-orders/dropdown-options/ports?limit=1`,
+  },
+  {
+    name: SCENARIO.getOrder,
+    against: 'hello',
+    floor: FLOOR.getOrder,
+    pgFloor: PG_FLOOR.getOrder,
+    method: 'GET',
+    url: `${origin}/api/sales-orders/${orderId}`,
+  },
+  {
+    name: SCOPED.getOrder,
+    against: 'unscoped',
+    unscoped: SCENARIO.getOrder,
+    method: 'GET',
+    url: `${origin}/api/sales-orders/${orderId}`,
+    headers: scopedHeaders,
+  },
+  {
+    name: 'GET order (500 lines)',
+    against: 'read',
+    method: 'GET',
+    url: `${origin}/api/sales-orders/${largeOrderId}`,
+  },
+  {
+    name: 'POST validate-licence (3 products)',
+    against: 'hello',
+    method: 'POST',
+    url: `${origin}/api/sales-orders/validate-licence`,
+    body: {
+      sales_order_details: [
+        { product_id: 1, quantity: 5 },
+        { product_id: 2, quantity: 1 },
+        { product_id: 6, quantity: 3 },
+      ],
+    },
+  },
+  {
+    name: 'GET max-number',
+    against: 'hello',
+    method: 'GET',
+    url: `${origin}/api/sales-orders/max-number?year_id=3&location_id=1`,
+  },
+  {
+    name: SCENARIO.list,
+    against: 'hello',
+    floor: FLOOR.list,
+    pgFloor: PG_FLOOR.list,
+    method: 'GET',
+    url: `${origin}/api/sales-orders?limit=50`,
+  },
+  {
+    name: SCOPED.list,
+    against: 'unscoped',
+    unscoped: SCENARIO.list,
+    method: 'GET',
+    url: `${origin}/api/sales-orders?limit=50`,
+    headers: scopedHeaders,
+  },
+  {
+    name: 'GET list, a later page',
+    against: 'hello',
+    method: 'GET',
+    // The cursor after (2025-06-01, id 100000) in the default sort.
+    url: `${origin}/api/sales-orders?limit=50&cursor=${Buffer.from(JSON.stringify({ s: '-sales_order_date', k: '2025-06-01', i: 100_000 })).toString('base64url')}`,
+  },
+  {
+    name: 'GET list, customer by grand total',
+    against: 'hello',
+    method: 'GET',
+    url: `${origin}/api/sales-orders?limit=50&customer_id=12&sort=-grand_total`,
+  },
+  { name: 'GET list, q=a1b2', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders?limit=50&q=a1b2` },
+  {
+    name: 'GET list, sync feed',
+    against: 'hello',
+    method: 'GET',
+    url: `${origin}/api/sales-orders?limit=50&updated_since=2026-01-20T00:00:00Z&include_deleted=true&sort=updated_at`,
+  },
+  {
+    name: CREATE_ROW,
+    against: 'pgbench',
+    method: 'POST',
+    url: `${origin}/api/sales-orders`,
+    body: createBody,
+  },
+  {
+    // Issue 33: orders per second through bulk calls, beside the single create of this run.
+    name: BULK_ROW,
+    against: 'bulk',
+    method: 'POST',
+    url: `${origin}/api/sales-orders/bulk`,
+    body: bulkBody,
+    connections: bulkConnections,
+  },
+  {
+    name: 'POST order (5 lines, server numbering, one series) + 1 webhook endpoint',
+    against: 'create',
+    method: 'POST',
+    url: `${origin}/api/sales-orders`,
+    body: createBody,
+    webhook: true,
+  },
+  {
+    // Products 1 (an unlimited licence) and 6 (no licence needed): no quota, no lock.
+    name: 'POST confirm (5 lines, no limited product)',
+    against: 'create-rate',
+    method: 'POST',
+    url: origin,
+    prepare: () => confirmations(unlimitedFive, {}),
+  },
+  {
+    // The create row's lines: products 2 and 3 have limited licences, shared by every order,
+    // so each confirm takes their quota locks; the quota is overridden, not run out.
+    name: "POST confirm (the create row's 5 lines, 2 limited products shared)",
+    against: 'create-rate',
+    method: 'POST',
+    url: origin,
+    prepare: () => confirmations(fiveLines, { acknowledge_warnings: true }),
+  },
+  {
+    name: 'POST order (500 lines)',
+    against: 'create',
+    method: 'POST',
+    url: `${origin}/api/sales-orders`,
+    body: create500Body,
+  },
+  {
+    name: 'PUT order (5 lines replaced)',
+    against: 'hello',
+    method: 'PUT',
+    url: origin,
+    rotate: putFive,
+  },
+  {
+    name: 'PUT order (500 lines replaced)',
+    against: 'update',
+    method: 'PUT',
+    url: origin,
+    rotate: putFiveHundred,
+  },
+];
+
+/**
+ * Runs one scenario on `target`'s service (process `pid`): its preparation, a webhook receiver
+ * and endpoint when it has one (with the commit -> receipt latency after the load when
+ * `webhookLatencies`), then its load.
+ */
+const runScenario = async (
+  target: Target,
+  {
+    name: _name,
+    against: _against,
+    floor: _floor,
+    pgFloor: _pgFloor,
+    unscoped: _unscoped,
+    floorTarget: _target,
+    cpuCap: _cap,
+    webhook,
+    prepare,
+    ...listed
+  }: Scenario,
+  pid: number | undefined,
+  webhookLatencies = true,
+) => {
+  const { origin, headers, setupCall, createOrder } = target;
+  const scenario = { ...listed, ...(await prepare?.()) };
+  const receiver = webhook ? await startBenchReceiver() : undefined;
+  const endpoint = receiver
+    ? ((await setupCall(`${origin}/api/webhook-endpoints`, 201, { url: receiver.url })) as { data: { id: number } })
+        .data.id
+    : undefined;
+  try {
+    const measured = await peakRss(pid, () => load({ headers, ...scenario }, pid));
+    const webhookFigures =
+      receiver && webhookLatencies
+        ? await webhookLatency(receiver, {
+            created: measured.result.answered - measured.result.failed,
+            create: () => createOrder(createBody),
+          })
+        : undefined;
+    return { ...measured, webhookFigures };
+  } finally {
+    if (endpoint !== undefined) {
+      await fetch(`${origin}/api/webhook-endpoints/${endpoint}`, { method: 'DELETE', headers });
+    }
+    await receiver?.close();
+  }
+};
 
 const main = async () => {
   const serverUrl = process.env.BENCH_DATABASE_URL;
@@ -545,58 +880,10 @@ const main = async () => {
       console.log(`loading ${listOrders} orders for the list scenarios...`);
       await loadListOrders(url.toString(), listOrders);
     }
-    const token = await new SignJWT({ permissions: ['*'] })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject('bench')
-      .setExpirationTime('1h')
-      .sign(new TextEncoder().encode(secret));
-    const headers = { authorization: `Bearer ${token}` };
-    // The same caller scoped to the location the measured orders are in (a `locations` claim).
-    const scopedToken = await new SignJWT({ permissions: ['*'], locations: [createBody.location_id] })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject('bench-scoped')
-      .setExpirationTime('1h')
-      .sign(new TextEncoder().encode(secret));
-    const scopedHeaders = { authorization: `Bearer ${scopedToken}` };
-    /**
-     * A setup call to the service (POST when it has a body): its parsed answer, or the bench
-     * stops with the service's status and body when it is not the one expected.
-     */
-    const setupCall = async (url: string, expected: number, body?: unknown): Promise<unknown> => {
-      const response = await fetch(url, {
-        method: body ? 'POST' : 'GET',
-        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const text = await response.text();
-      if (response.status !== expected) throw new Error(`setup: ${url} answered ${response.status}: ${text}`);
-      return JSON.parse(text);
-    };
-    const createOrder = async (body: unknown): Promise<number> =>
-      ((await setupCall(`${origin}/api/sales-orders`, 201, body)) as { data: { sales_order_id: number } }).data
-        .sales_order_id;
-    const orderId = await createOrder(createBody);
-    // The same lines 100 times over: the read's cost growth with the line count.
-    const largeOrderId = await createOrder({
-      ...createBody,
-      details: Array.from({ length: 100 }, () => fiveLines).flat(),
-    });
-
-    // Orders for the PUT scenarios, one per connection so that the writers do not queue on one
-    // order's lock: each PUT replaces every line (two versions of them, in turn).
-    const putOrders = async (lines: typeof fiveLines) => {
-      const ids: number[] = [];
-      for (let index = 0; index < connections; index += 1)
-        ids.push(await createOrder({ ...createBody, details: lines }));
-      return ids.flatMap((id) =>
-        [1, 2].map((rate) => ({
-          path: `/api/sales-orders/${id}`,
-          body: { details: lines.map((line) => ({ ...line, rate: line.rate * rate })) },
-        })),
-      );
-    };
-    const putFive = wanted('PUT order (5 lines replaced)') ? await putOrders(fiveLines) : [];
-    const putFiveHundred = wanted('PUT order (500 lines replaced)') ? await putOrders(create500Body.details) : [];
+    const { headers, scopedHeaders } = await callers();
+    // The create row's rate, once measured: how many drafts a confirm row needs.
+    const target = await prepareTarget(origin, headers, () => rows.find((row) => row.scenario === CREATE_ROW)?.rps);
+    const { setupCall, createOrder, orderId } = target;
 
     // The fixed stack alone (scripts/bench-floor.mjs), answering the service's own bytes.
     const floorAnswers = {
@@ -677,210 +964,22 @@ const main = async () => {
       }
     }
 
-    /**
-     * Drafts of `lines` to confirm, one per request and enough for the scenario's time at the
-     * 5-line create's rate (measured just before), confirmed in turn: issue 35, item 1.
-     */
-    const confirmations = async (lines: typeof fiveLines, body: object) => {
-      const createRow = rows.find((row) => row.scenario.startsWith('POST order (5 lines'));
-      // A confirm can run at three times a create's rate (measured): four times the drafts a create row makes.
-      const wantedDrafts = Math.ceil((createRow?.rps ?? 1_000) * seconds * 4);
-      const drafts: number[] = [];
-      while (drafts.length < wantedDrafts)
-        drafts.push(
-          ...(await Promise.all(
-            Array.from({ length: 16 }, () => createOrder({ ...createBody, details: lines, status: 'draft' })),
-          )),
-        );
-      return { rotate: drafts.map((id) => ({ path: `/api/sales-orders/${id}/confirm`, body })) };
-    };
-    const scenarios: (Load &
-      Pick<Row, 'against' | 'floor' | 'pgFloor' | 'unscoped'> & {
-        name: string;
-        webhook?: true;
-        /** Work done right before the scenario, after those listed above it: what it sends. */
-        prepare?: () => Promise<Partial<Load>>;
-      })[] = [
-      {
-        name: SCENARIO.calculateTotals,
-        against: 'hello',
-        method: 'POST',
-        url: `${origin}/api/sales-orders/calculate-totals`,
-        body: totalsBody,
-        floor: FLOOR.calculateTotals,
-      },
-      {
-        name: SCENARIO.getOrder,
-        against: 'hello',
-        floor: FLOOR.getOrder,
-        pgFloor: PG_FLOOR.getOrder,
-        method: 'GET',
-        url: `${origin}/api/sales-orders/${orderId}`,
-      },
-      {
-        name: SCOPED.getOrder,
-        against: 'unscoped',
-        unscoped: SCENARIO.getOrder,
-        method: 'GET',
-        url: `${origin}/api/sales-orders/${orderId}`,
-        headers: scopedHeaders,
-      },
-      {
-        name: 'GET order (500 lines)',
-        against: 'read',
-        method: 'GET',
-        url: `${origin}/api/sales-orders/${largeOrderId}`,
-      },
-      {
-        name: 'POST validate-licence (3 products)',
-        against: 'hello',
-        method: 'POST',
-        url: `${origin}/api/sales-orders/validate-licence`,
-        body: {
-          sales_order_details: [
-            { product_id: 1, quantity: 5 },
-            { product_id: 2, quantity: 1 },
-            { product_id: 6, quantity: 3 },
-          ],
-        },
-      },
-      {
-        name: 'GET max-number',
-        against: 'hello',
-        method: 'GET',
-        url: `${origin}/api/sales-orders/max-number?year_id=3&location_id=1`,
-      },
-      {
-        name: SCENARIO.list,
-        against: 'hello',
-        floor: FLOOR.list,
-        pgFloor: PG_FLOOR.list,
-        method: 'GET',
-        url: `${origin}/api/sales-orders?limit=50`,
-      },
-      {
-        name: SCOPED.list,
-        against: 'unscoped',
-        unscoped: SCENARIO.list,
-        method: 'GET',
-        url: `${origin}/api/sales-orders?limit=50`,
-        headers: scopedHeaders,
-      },
-      {
-        name: 'GET list, a later page',
-        against: 'hello',
-        method: 'GET',
-        // The cursor after (2025-06-01, id 100000) in the default sort.
-        url: `${origin}/api/sales-orders?limit=50&cursor=${Buffer.from(JSON.stringify({ s: '-sales_order_date', k: '2025-06-01', i: 100_000 })).toString('base64url')}`,
-      },
-      {
-        name: 'GET list, customer by grand total',
-        against: 'hello',
-        method: 'GET',
-        url: `${origin}/api/sales-orders?limit=50&customer_id=12&sort=-grand_total`,
-      },
-      { name: 'GET list, q=a1b2', against: 'hello', method: 'GET', url: `${origin}/api/sales-orders?limit=50&q=a1b2` },
-      {
-        name: 'GET list, sync feed',
-        against: 'hello',
-        method: 'GET',
-        url: `${origin}/api/sales-orders?limit=50&updated_since=2026-01-20T00:00:00Z&include_deleted=true&sort=updated_at`,
-      },
-      {
-        name: CREATE_ROW,
-        against: 'pgbench',
-        method: 'POST',
-        url: `${origin}/api/sales-orders`,
-        body: createBody,
-      },
-      {
-        // Issue 33: orders per second through bulk calls, beside the single create of this run.
-        name: BULK_ROW,
-        against: 'bulk',
-        method: 'POST',
-        url: `${origin}/api/sales-orders/bulk`,
-        body: bulkBody,
-        connections: bulkConnections,
-      },
-      {
-        name: 'POST order (5 lines, server numbering, one series) + 1 webhook endpoint',
-        against: 'create',
-        method: 'POST',
-        url: `${origin}/api/sales-orders`,
-        body: createBody,
-        webhook: true,
-      },
-      {
-        // Products 1 (an unlimited licence) and 6 (no licence needed): no quota, no lock.
-        name: 'POST confirm (5 lines, no limited product)',
-        against: 'create-rate',
-        method: 'POST',
-        url: origin,
-        prepare: () => confirmations(unlimitedFive, {}),
-      },
-      {
-        // The create row's lines: products 2 and 3 have limited licences, shared by every order,
-        // so each confirm takes their quota locks; the quota is overridden, not run out.
-        name: "POST confirm (the create row's 5 lines, 2 limited products shared)",
-        against: 'create-rate',
-        method: 'POST',
-        url: origin,
-        prepare: () => confirmations(fiveLines, { acknowledge_warnings: true }),
-      },
-      {
-        name: 'POST order (500 lines)',
-        against: 'create',
-        method: 'POST',
-        url: `${origin}/api/sales-orders`,
-        body: create500Body,
-      },
-      {
-        name: 'PUT order (5 lines replaced)',
-        against: 'hello',
-        method: 'PUT',
-        url: origin,
-        rotate: putFive,
-      },
-      {
-        name: 'PUT order (500 lines replaced)',
-        against: 'update',
-        method: 'PUT',
-        url: origin,
-        rotate: putFiveHundred,
-      },
-    ];
-    for (const { name, against, floor: floorRow, pgFloor, unscoped, webhook, prepare, ...listed } of scenarios.filter(
-      ({ name }) => wanted(name),
-    )) {
-      const scenario = { ...listed, ...(await prepare?.()) };
-      const receiver = webhook ? await startBenchReceiver() : undefined;
-      const endpoint = receiver
-        ? ((await setupCall(`${origin}/api/webhook-endpoints`, 201, { url: receiver.url })) as { data: { id: number } })
-            .data.id
-        : undefined;
-      try {
-        const measured = await peakRss(service.child.pid, () => load({ headers, ...scenario }, service.child.pid));
-        rows.push({
-          scenario: name,
-          ...measured.result,
-          rssMb: measured.rssMb,
-          against,
-          floor: floorRow,
-          pgFloor,
-          unscoped,
-        });
-        if (receiver) {
-          webhookFigures = await webhookLatency(receiver, {
-            created: measured.result.answered - measured.result.failed,
-            create: () => createOrder(createBody),
-          });
-        }
-      } finally {
-        if (endpoint !== undefined) {
-          await fetch(`${origin}/api/webhook-endpoints/${endpoint}`, { method: 'DELETE', headers });
-        }
-        await receiver?.close();
-      }
+    const scenarios = scenariosOf(target, scopedHeaders);
+    for (const scenario of scenarios.filter(({ name }) => wanted(name))) {
+      const measured = await runScenario(target, scenario, service.child.pid);
+      const { name, against, floor: floorRow, pgFloor, unscoped, floorTarget, cpuCap } = scenario;
+      rows.push({
+        scenario: name,
+        ...measured.result,
+        rssMb: measured.rssMb,
+        against,
+        floor: floorRow,
+        pgFloor,
+        unscoped,
+        floorTarget,
+        cpuCap,
+      });
+      webhookFigures = measured.webhookFigures ?? webhookFigures;
     }
     if (wanted(BULK_ROW)) {
       // One request at a time, nothing else running: a bulk of 100's latency against one create's.
@@ -1008,6 +1107,8 @@ const main = async () => {
           floor: _floor,
           pgFloor: _pgFloor,
           unscoped: _unscoped,
+          floorTarget: _floorTarget,
+          cpuCap: _cpuCap,
           ...scenario
         } of scenarios.filter((each) => CLUSTER_SCENARIOS.includes(each.name) && wanted(each.name))) {
           const measured = await peakClusterRss(cluster.child.pid!, () =>
@@ -1053,6 +1154,21 @@ const main = async () => {
       : '';
   };
   const floorRatio = (row: Row) => against(row, row.floor, 'floor') + against(row, row.pgFloor, 'pg floor');
+  /** The row's target (issue 35, item 6) and where it stands in this run; '' for a row without one. */
+  const targetOf = (row: Row) => {
+    const floor = rows.find((each) => each.scenario === row.floor);
+    if (row.floorTarget !== undefined && floor) {
+      const share = row.rps / floor.rps;
+      return `>= ${row.floorTarget} x floor: ${share.toFixed(2)} x, ${share >= row.floorTarget ? 'met' : 'not met'}`;
+    }
+    // The hello world's CPU beside it: on a busy machine every process's CPU per request grows.
+    if (row.cpuCap !== undefined && row.cpuUs !== null)
+      return (
+        `CPU <= ${row.cpuCap} µs (a cap): ${row.cpuUs} µs, ${row.cpuUs <= row.cpuCap ? 'within' : 'over'}` +
+        (rows[0]!.cpuUs === null ? '' : ` (hello ${rows[0]!.cpuUs} µs)`)
+      );
+    return '';
+  };
   const table: Record<string, string | number>[] = rows.map((row) => ({
     scenario: row.scenario,
     'req/s': row.rps,
@@ -1098,6 +1214,7 @@ const main = async () => {
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,
+    target: targetOf(row),
   }));
   if (anchor)
     table.splice(1, 0, {
@@ -1109,6 +1226,7 @@ const main = async () => {
       'RSS MB': '-',
       'CPU µs/req': '-',
       failed: 0,
+      target: '',
     });
   console.table(table);
   for (const row of rows.filter((each) => each.failures)) console.log(`failed in '${row.scenario}': ${row.failures}`);
@@ -1151,4 +1269,176 @@ const main = async () => {
   );
 };
 
-await main();
+/**
+ * `--against <ref>`: the ref's server (scripts/bench-against.ts builds it in a temporary
+ * worktree) and the current one side by side, each on a database of its own migrated by its own
+ * migrations and seeded by its own demo data, then every wanted scenario of the single service
+ * in BENCH_ROUNDS interleaved rounds (the current build first in odd rounds, the ref first in
+ * even ones). Both are prepared and driven by this bench's client over HTTP only. No floors,
+ * bursts, import, metrics or cluster rows. Bounded by BENCH_AGAINST_MINUTES in all (rounds stop
+ * early when another would not fit; past the bound the run is stopped and fails); the worktree,
+ * the databases and the processes are removed on every way out, a signal included.
+ */
+const mainAgainst = async (ref: string) => {
+  const serverUrl = process.env.BENCH_DATABASE_URL;
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const minutes = Number(process.env.BENCH_AGAINST_MINUTES ?? 30);
+  const deadline = Date.now() + minutes * 60_000;
+  const listOrders = Number(process.env.BENCH_LIST_ORDERS ?? 200_000);
+  /** Undone last first: processes, then databases, then the worktree. */
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const cleanUp = async () => {
+    for (let next = cleanups.pop(); next; next = cleanups.pop())
+      await next().catch((error: unknown) => console.error(`cleaning up: ${String(error)}`));
+  };
+  const stop = (why: string, code: number) => {
+    console.error(`--against: ${why}; cleaning up`);
+    void cleanUp().finally(() => process.exit(code));
+  };
+  const onSignal = (signal: NodeJS.Signals) => stop(`stopped by ${signal}`, signal === 'SIGINT' ? 130 : 143);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const bound = setTimeout(() => stop(`over its bound of ${minutes} min`, 1), deadline - Date.now());
+  const measured = new Map<string, [Round[], Round[]]>();
+  const notes: string[] = [];
+  let labels: [string, string] = ['current', ref];
+  try {
+    const build = await buildRef(path.resolve(serverRoot, '../..'), ref, deadline);
+    cleanups.push(build.remove);
+    labels = ['current', `${ref} (${build.commit})`];
+    const services = [];
+    for (const [index, root] of [serverRoot, build.serverRoot].entries()) {
+      let env: Record<string, string>;
+      const database = `so_bench_${Date.now().toString(36)}_${index}`;
+      const url = serverUrl ? new URL(serverUrl) : undefined;
+      if (serverUrl && url) {
+        url.pathname = `/${database}`;
+        await adminQuery(serverUrl, `CREATE DATABASE "${database}"`);
+        cleanups.push(() => adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+        env = { DATABASE_URL: url.toString() };
+      } else {
+        const dataDir = await mkdtemp(path.join(tmpdir(), 'sales-orders-bench-'));
+        cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+        env = { DATA_DIR: dataDir };
+      }
+      const service = startService(
+        { ...env, SEED_DEMO_DATA: 'always', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+        [],
+        root,
+      );
+      cleanups.push(async () => {
+        if (service.child.exitCode !== null) return;
+        service.child.kill('SIGTERM');
+        await new Promise((resolve) => service.child.once('exit', resolve));
+      });
+      services.push({ service, origin: await service.origin, url });
+    }
+    // Both databases at once: the services idle meanwhile.
+    await Promise.all(
+      services.map(async ({ url }, index) => {
+        if (!url || listOrders <= 0) return;
+        console.log(`loading ${listOrders} orders for the list scenarios into ${labels[index]}'s database...`);
+        // The current bulk loader on the ref's schema; a ref whose tables it does not fit keeps its demo data.
+        await loadListOrders(url.toString(), listOrders).catch((error: unknown) =>
+          notes.push(
+            `${labels[index]}: no ${listOrders} orders loaded (${String(error)}); its lists read the demo data`,
+          ),
+        );
+      }),
+    );
+    const { headers, scopedHeaders } = await callers();
+    const createRates: (number | undefined)[] = [undefined, undefined];
+    const targets = await Promise.all(
+      services.map(({ origin }, index) => prepareTarget(origin, headers, () => createRates[index])),
+    );
+    const lists = targets.map((target) => scenariosOf(target, scopedHeaders).filter(({ name }) => wanted(name)));
+    // What each process spends with no request at all (its polls, relays and timers), both idle
+    // at once: a build with more background work reads more CPU per request at a low rate.
+    const idleSeconds = 5;
+    const pids = services.map(({ service }) => service.child.pid!);
+    const idleBefore = await Promise.all(pids.map(cpuMs));
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1_000));
+    const idleAfter = await Promise.all(pids.map(cpuMs));
+    notes.push(
+      `idle, both at once for ${idleSeconds} s: ` +
+        labels
+          .map(
+            (label, index) =>
+              `${label} ${Math.round((idleAfter[index]! - idleBefore[index]!) / idleSeconds)} ms of CPU/s`,
+          )
+          .join(', '),
+    );
+    let roundMs = 0;
+    for (let round = 0; round < rounds; round += 1) {
+      // Another round only when it fits in the bound, as long as the last one took, with a minute to clean up.
+      if (round > 0 && Date.now() + roundMs + 60_000 > deadline) {
+        notes.push(`${round} of ${rounds} rounds: the next would not have fitted in ${minutes} min`);
+        break;
+      }
+      const roundStarted = Date.now();
+      for (const [at, scenario] of lists[0]!.entries()) {
+        for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
+          const figures = measured.get(scenario.name) ?? [[], []];
+          measured.set(scenario.name, figures);
+          const result = await runScenario(
+            targets[index]!,
+            lists[index]![at]!,
+            services[index]!.service.child.pid,
+            false,
+          )
+            .then(({ result: { rps, p99, cpuUs, failed, answered, failures } }) => {
+              if (failures) notes.push(`${labels[index]}, '${scenario.name}', round ${round + 1}: ${failures}`);
+              return { rps, p99, cpuUs, failed, answered };
+            })
+            .catch((error: unknown) => {
+              notes.push(`${labels[index]}, '${scenario.name}', round ${round + 1}: ${String(error).slice(0, 300)}`);
+              return { rps: 0, p99: null, cpuUs: null, failed: 1, answered: 0 };
+            });
+          figures[index]!.push(result);
+          if (scenario.name === CREATE_ROW) createRates[index] = result.rps;
+        }
+      }
+      roundMs = Date.now() - roundStarted;
+    }
+  } finally {
+    clearTimeout(bound);
+    await cleanUp();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+
+  const table = [...measured].flatMap(([scenario, [current, other]]) => {
+    const { rps, cpu, verdict } = compareRounds(current, other);
+    const row = (build: string, series: Round[]) => ({
+      scenario,
+      build,
+      'req/s': roundsText(series, (each) => each.rps),
+      'p99 ms': roundsText(series, (each) => each.p99),
+      'CPU µs/req': roundsText(series, (each) => each.cpuUs),
+      failed: series.reduce((sum, each) => sum + each.failed, 0),
+    });
+    return [
+      {
+        ...row(labels[0], current),
+        'current / ref':
+          `req/s ${rps === null ? '-' : rps.toFixed(2)} x, CPU ${cpu === null ? '-' : cpu.toFixed(2)} x: ` + verdict,
+      },
+      { ...row(labels[1], other), 'current / ref': '' },
+    ];
+  });
+  console.log(
+    `\n${seconds} s per scenario and round, ${connections} connections, rounds interleaved (each round's figures in ` +
+      `the order they ran), database: ${serverUrl ? `PostgreSQL server, ${listOrders} orders each` : 'embedded PGlite'}, node ${process.version}\n`,
+  );
+  console.table(table);
+  for (const note of notes) console.log(`note: ${note}`);
+  // A slower figure fails nothing; a current route that mostly fails is broken (the ref's may not exist yet).
+  const broken = [...measured].filter(([, [current]]) => {
+    const answered = current.reduce((sum, each) => sum + each.answered, 0);
+    return answered === 0 || current.reduce((sum, each) => sum + each.failed, 0) * 2 > answered;
+  });
+  for (const [scenario] of broken) console.error(`broken: '${scenario}' mostly failed on the current build`);
+  if (broken.length > 0) process.exitCode = 1;
+};
+
+await (againstRef ? mainAgainst(againstRef) : main());
