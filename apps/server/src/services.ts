@@ -17,6 +17,9 @@ import { createOrderUseCases } from './orders/order-use-cases.js';
 import { todayIn } from './shared/calendar.js';
 import type { AppConfig } from './startup/config.js';
 
+/** How long one import job goes on with chunk after chunk (docs/decisions.md, "Imports"). */
+const IMPORT_JOB_SECONDS = 30;
+
 /**
  * Every use case, wired to one database; "today" is where the business is. The imports' job
  * queue starts here too (its worker runs in every process); `reportFailure` hears of a chunk
@@ -43,10 +46,11 @@ export const createServices = (
   const imports = createImports({
     transactions,
     orders,
-    idempotency,
     queue: () => importQueue,
     maxOrders: importOptions.maxOrders,
     chunkSize: importOptions.chunkSize,
+    // A job's chunks end well before the job would be taken for a dead process's (its expiry).
+    jobSeconds: Math.min(IMPORT_JOB_SECONDS, importOptions.chunkTimeoutSeconds / 4),
   });
   const importQueue: Promise<ImportQueue> = startImportQueue(queue.boss, {
     chunkTimeoutSeconds: importOptions.chunkTimeoutSeconds,

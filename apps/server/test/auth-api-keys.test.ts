@@ -13,7 +13,7 @@ import { LAST_USED_RESOLUTION_MS } from '../src/auth/api-keys.js';
 import { runApiKeyCommand } from '../src/cli/api-key-command.js';
 import { transactionPort } from '../src/db/transactions.js';
 import { createApiKey } from './support/credentials.js';
-import { eventually } from './support/eventually.js';
+import { answeredOtherwiseAfter, callUntil, eventually } from './support/eventually.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const PATH = '/sales-orders/calculate-totals';
@@ -45,9 +45,15 @@ const runCli = async (server: TestServer, ...argv: string[]) => {
   return { code, out: out.join('\n'), err: err.join('\n') };
 };
 
-/** A revocation reaches the credential cache through NOTIFY: within 8 s on a loaded machine, under the 10 s TTL a missed notice would take. */
+/**
+ * A revocation reaches the credential cache through NOTIFY: no use sent 8 s after it (called once
+ * it is committed) is accepted, under the 10 s TTL a missed notice would take. Judged by when each
+ * use was sent, so a loaded machine's slow answers do not count against it.
+ */
 const expectRefusedSoon = async (server: TestServer, key: string) => {
-  await eventually(async () => (await callWith(server, key)).status === 401, 8_000);
+  const revoked = Date.now();
+  const uses = await callUntil(async () => (await callWith(server, key)).status, 401);
+  expect(answeredOtherwiseAfter(uses, revoked, 8_000)).toEqual([]);
   await expectInvalidKey(server, key);
 };
 
@@ -120,7 +126,7 @@ describe('API keys', () => {
 
     const before = Date.now();
     await callWith(server, key).expect(200);
-    await eventually(async () => (await lastUsed()) !== null, 5_000);
+    await eventually(async () => (await lastUsed()) !== null, 30_000);
     const first = await lastUsed();
     expect(first!.getTime()).toBeGreaterThanOrEqual(before - 5);
     expect(first!.getTime()).toBeLessThanOrEqual(Date.now());

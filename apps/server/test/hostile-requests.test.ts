@@ -5,6 +5,7 @@ import { DETAIL_CODES } from '@sales-order/contract';
 import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { eventually } from './support/eventually.js';
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -138,8 +139,7 @@ describe('malformed and hostile requests', () => {
    */
   const expectLoggedBelowError = async (from: number) => {
     const levels = () => lines.slice(from).map((line) => (JSON.parse(line) as { level: number }).level);
-    for (let attempt = 0; attempt < 50 && !levels().includes(40); attempt += 1)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(async () => levels().includes(40), 30_000);
     // Access lines of requests whose connection closed early come a moment later.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(levels()).toContain(40);
@@ -405,8 +405,7 @@ describe('the service as main.ts starts it', () => {
       );
     const refusals = () => entries().filter((entry) => entry.msg.startsWith('refused a request'));
     // The child's log lines are read from its stdout a moment after it writes them.
-    for (let attempt = 0; attempt < 100 && refusals().length < 2; attempt += 1)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(async () => refusals().length >= 2, 30_000);
     expect(refusals().map((entry) => entry.level)).toEqual([40, 40]);
     expect(entries().filter((entry) => entry.level >= 50)).toEqual([]);
   });

@@ -280,6 +280,53 @@ describe('imports', () => {
     });
   });
 
+  it("an import runs with its starter's scope: an order outside it fails alone, the others are the starter's", async () => {
+    const f = suite.fixtures;
+    const token = await signJwt({
+      subject: 'importer-in-dhaka',
+      payload: { permissions: ['sales_orders.import', 'sales_orders.create'], locations: [f.locations.dhaka.code] },
+    });
+    const file = [
+      HEADER,
+      csvRow(f, 'scoped-in'),
+      csvRow(f, 'scoped-out', { location_id: f.locations.chattogram.id }),
+      csvRow(f, 'scoped-in-2'),
+    ].join('\n');
+    const as = (path: string) => request(suite.server.api).get(path).set('Authorization', `Bearer ${token}`);
+    const started = await request(suite.server.api)
+      .post('/imports')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'text/csv')
+      .send(file);
+    expect(started.status).toBe(202);
+    const id = started.body.data.import_id as number;
+    await eventually(async () => (await as(`/imports/${id}`)).body.data.state === 'completed', 60_000);
+    expect((await as(`/imports/${id}`)).body.data).toMatchObject({ orders_created: 2, orders_failed: 1 });
+    expect(await ordersWithReference('scoped-out')).toEqual([]);
+    const made = [...(await ordersWithReference('scoped-in')), ...(await ordersWithReference('scoped-in-2'))];
+    expect(made.map((order) => order.createdBy)).toEqual(['importer-in-dhaka', 'importer-in-dhaka']);
+    const results = await as(`/imports/${id}/results`)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => done(null, text));
+      });
+    const byRef = Object.fromEntries(
+      (results.body as string)
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { order_ref: string })
+        .map((result) => [result.order_ref, result]),
+    );
+    expect(byRef['scoped-out']).toMatchObject({
+      status: 'failed',
+      lines: [3],
+      errors: [{ code: 'location_not_permitted', path: 'location_id', message: expect.stringContaining('line 3') }],
+    });
+    expect(byRef['scoped-in']).toMatchObject({ status: 'created', lines: [2] });
+  });
+
   it('cancel stops a queued or running import after its chunk; the orders made stay', async () => {
     const f = suite.fixtures;
     const file = [HEADER, ...Array.from({ length: 40 }, (_, index) => csvRow(f, `cancel-${index}`))].join('\n');

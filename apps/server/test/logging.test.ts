@@ -6,6 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApiKey, createSession } from './support/credentials.js';
+import { eventually } from './support/eventually.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
@@ -23,12 +24,9 @@ describe('request logs', () => {
 
   /** The log entries of one request, once its access line is written. */
   const logsOf = async (requestId: string) => {
-    for (let attempt = 0; attempt < 50; attempt += 1) {
-      const mine = lines.filter((line) => line.includes(requestId));
-      if (mine.some((line) => line.includes('"res":'))) return mine.join('\n');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no access log line for ${requestId}`);
+    const mine = () => lines.filter((line) => line.includes(requestId));
+    await eventually(async () => mine().some((line) => line.includes('"res":')), 30_000);
+    return mine().join('\n');
   };
 
   it('redact the Authorization header and cookies of every method, accepted or refused', async () => {
@@ -88,12 +86,9 @@ describe('request logs at info', () => {
 
   /** The lines that mention one request id, once its access line (status field) is written. */
   const linesOf = async (requestId: string) => {
-    for (let attempt = 0; attempt < 50; attempt += 1) {
-      const mine = lines.filter((line) => line.includes(requestId));
-      if (mine.some((line) => line.includes('"status":'))) return mine;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no access log line for ${requestId}`);
+    const mine = () => lines.filter((line) => line.includes(requestId));
+    await eventually(async () => mine().some((line) => line.includes('"status":')), 30_000);
+    return mine();
   };
 
   it('are one short line per request: method, path, status, duration, request id and subject, no headers', async () => {
@@ -155,12 +150,8 @@ describe('request logs at info', () => {
     // Give the server the time to read the headers before the connection closes.
     await new Promise((resolve) => setTimeout(resolve, 100));
     socket.destroy();
-    let entry: Record<string, unknown> | undefined;
-    for (let attempt = 0; attempt < 50 && !entry; attempt += 1) {
-      const line = lines.find((each) => each.includes('log-info-aborted'));
-      if (line) entry = JSON.parse(line) as Record<string, unknown>;
-      else await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(async () => lines.some((each) => each.includes('log-info-aborted')), 30_000);
+    const entry = JSON.parse(lines.find((each) => each.includes('log-info-aborted'))!) as Record<string, unknown>;
     expect(entry).toMatchObject({
       level: 40,
       msg: 'request aborted',

@@ -2,6 +2,7 @@ import { createSalesOrderClient, type SalesOrderClient, type SalesOrderListItem 
 import { describe, expect, it } from 'vitest';
 
 import type { Prisma } from '../src/generated/prisma/client.js';
+import { eventually } from './support/eventually.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
@@ -123,8 +124,8 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
   });
 
   /**
-   * Runs `write` while `hold` keeps a lock it needs, long enough for a later create to commit
-   * and both mirrors to move past it; then lets it finish. Holding a lock takes a second
+   * Runs `write` while `hold` keeps a lock it needs: once `write` waits for it, a later create
+   * commits and both mirrors move past it; then lets it finish. Holding a lock takes a second
    * connection, which the embedded database (one) lacks.
    */
   const lateWrite = async (hold: (tx: Prisma.TransactionClient) => Promise<unknown>, write: () => Promise<number>) => {
@@ -142,7 +143,13 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
     );
     await isLocked;
     const late = write();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Queued behind the lock (its backend waits for it) before the later create commits.
+    await eventually(async () => {
+      const [row] = await prisma.$queryRaw<{ waiting: number }[]>`
+        SELECT count(*)::int AS waiting FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      return row!.waiting > 0;
+    }, 60_000);
     await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
     return {
       late,

@@ -57,11 +57,17 @@ describe('the SDK makes writes safe to retry', () => {
   });
   afterAll(() => proxy?.close());
 
-  const clientThroughProxy = (attempts: Attempt[], afterFailure?: () => void, retryAttempts = 3) =>
+  /** `around` wraps the recording fetch: a test that orders its steps around the attempts. */
+  const clientThroughProxy = (
+    attempts: Attempt[],
+    afterFailure?: () => void,
+    retryAttempts = 3,
+    around: (send: typeof fetch) => typeof fetch = (send) => send,
+  ) =>
     createSalesOrderClient({
       baseUrl: `http://127.0.0.1:${proxy.port}/api`,
       auth: { type: 'bearer', token },
-      fetch: recordingFetch(attempts, afterFailure),
+      fetch: around(recordingFetch(attempts, afterFailure)),
       retry: { attempts: retryAttempts, baseDelayMs: 20 },
     });
   const body = (remarks: string) => orderBody(suite.fixtures, { remarks }) as CreateSalesOrderBody;
@@ -186,20 +192,35 @@ describe('the SDK makes writes safe to retry', () => {
     'a 409 while the first request with the key runs is retried after Retry-After, and then creates the order once (needs TEST_DATABASE_URL)',
     async () => {
       const attempts: Attempt[] = [];
-      const client = clientThroughProxy(attempts);
       const remarks = `sdk in progress ${randomUUID()}`;
       const idempotencyKey = randomUUID();
-      // Another request holds the key (an uncommitted claim) for 1.5 s, then fails.
+      // Another request holds the key (an uncommitted claim) until the SDK's first attempt has
+      // been answered, then fails; the retry goes out once it has rolled back. Steps, not times:
+      // a loaded machine cannot reorder them.
+      let claimed = () => {};
+      const claimHeld = new Promise<void>((resolve) => (claimed = resolve));
+      let firstAnswered = () => {};
+      const answered = new Promise<void>((resolve) => (firstAnswered = resolve));
       const holder = suite.server.database.prisma
-        .$transaction(async (tx) => {
-          await tx.$executeRaw`INSERT INTO idempotency_keys (subject, key, fingerprint, expires_at)
+        .$transaction(
+          async (tx) => {
+            await tx.$executeRaw`INSERT INTO idempotency_keys (subject, key, fingerprint, expires_at)
             VALUES (${`jwt:${TEST_SUBJECT}`}, ${idempotencyKey}, ${'0'.repeat(64)}, now() + interval '1 day')`;
-          await new Promise((resolve) => setTimeout(resolve, 1500));
-          throw new Error('roll back');
-        })
+            claimed();
+            await answered;
+            throw new Error('roll back');
+          },
+          { timeout: 120_000 },
+        )
         .catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await claimHeld;
 
+      const client = clientThroughProxy(attempts, undefined, 3, (send) => async (input, init) => {
+        if (attempts.length > 0) await holder;
+        const response = await send(input, init);
+        firstAnswered();
+        return response;
+      });
       const created = await client.createSalesOrder(body(remarks), { idempotencyKey });
       await holder;
 

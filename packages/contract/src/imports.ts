@@ -9,7 +9,7 @@ import { storedOrderNumber } from './sales-order.js';
 
 /**
  * Imports: a file of many orders (CSV or JSON Lines) sent as the request body, created in the
- * background in chunks on the job queue, each order through the single create with an
+ * background in chunks on the job queue, each chunk through the bulk create, each order with an
  * idempotency key derived from the import and its `order_ref` (so a resumed import makes no
  * duplicate). See docs/api.md, "Imports".
  */

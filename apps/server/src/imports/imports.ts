@@ -1,6 +1,7 @@
 import {
   AccessCode,
-  CreatedSalesOrderSchema,
+  type CreateSalesOrderBody,
+  type ErrorDetail,
   type Import,
   ImportCode,
   type ImportMediaType,
@@ -12,11 +13,10 @@ import {
 } from '@sales-order/contract';
 import { LRUCache } from 'lru-cache';
 
-import type { LocationScope } from '../auth/access-context.js';
+import { type AccessContext, type AuthMethod, identityOf, type LocationScope } from '../auth/access-context.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
-import { DomainError, notFound } from '../errors/domain-error.js';
+import { notFound } from '../errors/domain-error.js';
 import { recordSubjectEvent } from '../events/store/outbox-store.js';
-import type { IdempotencyService } from '../idempotency/idempotency-service.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
 import { formatDateTime } from '../shared/calendar.js';
 import {
@@ -43,12 +43,13 @@ export interface ImportCaller {
 
 export interface ImportDeps {
   transactions: TransactionPort;
-  orders: Pick<OrderUseCases, 'create'>;
-  idempotency: IdempotencyService;
+  orders: Pick<OrderUseCases, 'bulkCreate'>;
   /** Set once the job queue has started (it starts after the routes are built). */
   queue: () => Promise<ImportQueue>;
   maxOrders: number;
   chunkSize: number;
+  /** How long one job goes on with chunk after chunk before it queues the next job (well within its expiry). */
+  jobSeconds: number;
 }
 
 /** The file was refused whole at upload: 400, nothing stored. */
@@ -62,9 +63,9 @@ export class RefusedImportError extends Error {
 }
 
 /**
- * Each order of an import is made by the single create, with an idempotency key derived from
- * the import and the order's ref in the starter's key space: a chunk run again after a crash
- * gets the orders it had made back instead of making them twice.
+ * Each order of an import is made through the bulk create with its own idempotency key, derived
+ * from the import and the order's ref, in the starter's key space: a chunk run again after a
+ * crash gets the orders it had made back instead of making them twice.
  */
 export const importKeyOf = (importId: number, ref: string) => `import:${importId}:${ref}`;
 
@@ -113,7 +114,59 @@ const recordChunk = async (
   });
 };
 
-export const createImports = ({ transactions, orders, idempotency, queue, maxOrders, chunkSize }: ImportDeps) => {
+/**
+ * Why an order of the file is not even sent to the create: its row's problems, or a permission
+ * the single create's route would ask of the import's starter (its own, and what the body's
+ * values ask for: status confirmed, acknowledge_warnings, as the contract declares). Undefined
+ * when it goes.
+ */
+const refusalOf = (row: ImportRow, order: ImportOrder): ErrorDetail[] | undefined => {
+  if (!order.body || order.problems.length > 0) return order.problems;
+  const access = salesOrdersContract.createSalesOrder.metadata;
+  const missing = [access.permission, ...permissionsForBody(access, order.body)].filter(
+    (permission) => !row.permissions.includes(Permission.all) && !row.permissions.includes(permission),
+  );
+  if (missing.length === 0) return undefined;
+  return [
+    {
+      path: '',
+      message: `${order.locate('')}: this order needs the permission${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}, which the import's starter lacks`,
+      code: AccessCode.missingPermission,
+    },
+  ];
+};
+
+/**
+ * A bulk item's details as its single create's: the paths without the bulk's `orders.{index}`
+ * and no `index`, so that a result names the body's path (then the file's line and column).
+ */
+const orderDetails = (index: number, details: readonly ErrorDetail[]): ErrorDetail[] =>
+  details.map(({ index: _index, ...detail }) => {
+    const prefix = `orders.${index}`;
+    const path = detail.path.startsWith(prefix) ? detail.path.slice(prefix.length).replace(/^\./, '') : detail.path;
+    return { ...detail, path };
+  });
+
+/**
+ * The starter as the caller its orders are made by: the access context stored on the import's row
+ * (its subject, permissions and locations as they were at the start). The way it authenticated
+ * is the part of its identity (`owner`, identityOf) before its subject; an API key's identity is
+ * its subject.
+ */
+const accessOfImport = (row: ImportRow, locations: LocationScope): AccessContext => {
+  const method = (row.owner === row.actor ? 'api_key' : row.owner.slice(0, row.owner.indexOf(':'))) as AuthMethod;
+  const access: AccessContext = {
+    subject: row.actor,
+    method,
+    permissions: new Set(row.permissions),
+    locations,
+  };
+  // The orders' idempotency keys are in the starter's space: never another caller's.
+  if (identityOf(access) !== row.owner) throw new Error(`import ${row.id}: its owner is not its starter's identity`);
+  return access;
+};
+
+export const createImports = ({ transactions, orders, queue, maxOrders, chunkSize, jobSeconds }: ImportDeps) => {
   const { db } = transactions;
   // Each chunk needs its import's orders: those of the last few files are kept, so that the
   // file (up to IMPORT_MAX_BYTES) is read and parsed again only by another process, or after them.
@@ -143,51 +196,48 @@ export const createImports = ({ transactions, orders, idempotency, queue, maxOrd
     return row;
   };
 
-  /** One order of a chunk: made (or found again) by the single create, or why not. */
-  const createOne = async (
+  /**
+   * A chunk's orders, made (or found again) through the bulk create, in one transaction under
+   * `reject_failed_rows`: each order stands alone, as its single create would, and the orders of
+   * one series are numbered in the file's order. What a malformed row or a missing permission
+   * refuses never reaches it.
+   */
+  const createChunk = async (
     row: ImportRow,
-    locations: LocationScope,
-    order: ImportOrder,
-    position: number,
-  ): Promise<ResultToStore> => {
-    const result = { position, orderRef: order.ref, lines: order.lines, salesOrderId: null, orderNumber: null };
-    const failed = (errors: ResultToStore['errors']) => ({ ...result, status: 'failed' as const, errors });
-    if (!order.body || order.problems.length > 0) return failed(order.problems);
-    const body = order.body;
-    // What the single create's route would ask of this caller: its own permission and what the
-    // body's values ask for (status confirmed, acknowledge_warnings), as the contract declares.
-    const access = salesOrdersContract.createSalesOrder.metadata;
-    const missing = [access.permission, ...permissionsForBody(access, body)].filter(
-      (permission) => !row.permissions.includes(Permission.all) && !row.permissions.includes(permission),
-    );
-    if (missing.length > 0)
-      return failed([
-        {
-          path: '',
-          message: `${order.locate('')}: this order needs the permission${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}, which the import's starter lacks`,
-          code: AccessCode.missingPermission,
-        },
-      ]);
-    try {
-      const { result: created } = await idempotency.run(
-        { subject: row.owner, key: importKeyOf(row.id, order.ref), request: body },
-        CreatedSalesOrderSchema,
-        (guard) => orders.create({ subject: row.actor, locations }, body, guard),
-      );
-      return {
-        ...result,
-        status: 'created',
-        salesOrderId: created.sales_order_id,
-        orderNumber: created.order_number,
-        errors: [],
-      };
-    } catch (error) {
-      // The order's data is refused: its result says why. Anything else (the database away,
-      // a key still held) fails the chunk, which runs again.
-      if (error instanceof DomainError && error.kind === 'unprocessable')
-        return failed(locateAll(error.details, order.locate));
-      throw error;
+    access: AccessContext,
+    chunk: readonly ImportOrder[],
+    start: number,
+  ): Promise<ResultToStore[]> => {
+    const results: ResultToStore[] = chunk.map((order, offset) => ({
+      position: start + offset,
+      orderRef: order.ref,
+      lines: order.lines,
+      status: 'failed',
+      salesOrderId: null,
+      orderNumber: null,
+      errors: [],
+    }));
+    const sent: { at: number; body: CreateSalesOrderBody }[] = [];
+    for (const [at, order] of chunk.entries()) {
+      const refused = refusalOf(row, order);
+      if (refused) results[at]!.errors = refused;
+      else sent.push({ at, body: order.body! });
     }
+    if (sent.length === 0) return results;
+    const answer = await orders.bulkCreate(access, {
+      orders: sent.map(({ at, body }) => ({ ...body, idempotency_key: importKeyOf(row.id, chunk[at]!.ref) })),
+      error_policy: 'reject_failed_rows',
+    });
+    for (const [index, { at }] of sent.entries()) {
+      const outcome = answer.results[index]!;
+      const result = results[at]!;
+      if (outcome.order) {
+        result.status = 'created';
+        result.salesOrderId = outcome.order.sales_order_id;
+        result.orderNumber = outcome.order.order_number;
+      } else result.errors = locateAll(orderDetails(index, outcome.error?.details ?? []), chunk[at]!.locate);
+    }
+    return results;
   };
 
   /** Every result so far, in file order, a page at a time. */
@@ -263,10 +313,20 @@ export const createImports = ({ transactions, orders, idempotency, queue, maxOrd
       return resultPages(id);
     },
 
-    /** One chunk of an import (the queue's job): its orders, then its progress and the next chunk, in one transaction. */
+    /**
+     * One job of an import: chunks one after another for up to `jobSeconds`, each chunk's orders
+     * in their own transaction (createChunk) and its results and counts in the next one, which
+     * is written while the following chunk's orders are made (results are still recorded in
+     * file order, one chunk after the other). The last chunk of the job records its results with
+     * the next job queued, in one transaction. A process that dies in between leaves this job
+     * active: it runs again once it expires, from the last chunk recorded.
+     */
     runChunk: async ({ import_id: id }: ImportJob): Promise<void> => {
+      const until = Date.now() + jobSeconds * 1_000;
       const row = await importStore.forJob(db, id);
-      if (!row || (row.state !== 'queued' && row.state !== 'running')) return;
+      const goesOn = (current: ImportRow | null): current is ImportRow =>
+        current !== null && (current.state === 'queued' || current.state === 'running');
+      if (!goesOn(row)) return;
       if (row.cancelRequested) {
         await recordChunk(db, id, [], { state: 'cancelled' }, new Date());
         return;
@@ -274,20 +334,36 @@ export const createImports = ({ transactions, orders, idempotency, queue, maxOrd
       await importStore.markRunning(db, id, new Date());
       const fileOrders = await ordersOf(row);
       if (!fileOrders) return;
-      const start = await importStore.nextPosition(db, id);
-      const chunk = fileOrders.slice(start, start + chunkSize);
-      const results: ResultToStore[] = [];
-      const locations = await importStore.scopeOf(db, id);
-      // One by one, in file order: the orders of one series are numbered in the file's order.
-      for (const [offset, order] of chunk.entries())
-        results.push(await createOne(row, locations, order, start + offset));
-      const done = start + chunk.length >= fileOrders.length;
+      const access = accessOfImport(row, await importStore.scopeOf(db, id));
       const jobs = await queue();
-      await transactions.withTransaction(async (tx) => {
-        await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
-        if (!done) await jobs.enqueue(id, tx);
-      });
-      if (done) files.delete(id);
+      let start = await importStore.nextPosition(db, id);
+      let recording: Promise<void> = Promise.resolve();
+      for (;;) {
+        const chunk = fileOrders.slice(start, start + chunkSize);
+        const results = await createChunk(row, access, chunk, start);
+        await recording;
+        start += chunk.length;
+        const done = start >= fileOrders.length;
+        const last = done || Date.now() >= until;
+        recording = transactions.withTransaction(async (tx) => {
+          await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
+          if (!done && last) await jobs.enqueue(id, tx);
+        });
+        // Awaited before the next chunk's results, or on the way out; a failure fails the job then.
+        recording.catch(() => {});
+        if (last) {
+          await recording;
+          if (done) files.delete(id);
+          return;
+        }
+        // A cancel (or anything else that ended it) takes effect between chunks.
+        const now = await importStore.forJob(db, id);
+        if (!goesOn(now) || now.cancelRequested) {
+          await recording;
+          if (goesOn(now)) await recordChunk(db, id, [], { state: 'cancelled' }, new Date());
+          return;
+        }
+      }
     },
   };
 };
