@@ -131,24 +131,34 @@ describe('incremental sync (updated_since + include_deleted + sort=updated_at)',
   const lateWrite = async (hold: (tx: Prisma.TransactionClient) => Promise<unknown>, write: () => Promise<number>) => {
     const { prisma } = suite.server.database;
     let release = () => {};
-    let locked = () => {};
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    let locked = (_holder: number) => {};
+    const isLocked = new Promise<number>((resolve) => (locked = resolve));
     const blocker = prisma.$transaction(
       async (tx) => {
         await hold(tx);
-        locked();
+        const [holder] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+        locked(holder!.pid);
         await new Promise<void>((resolve) => (release = resolve));
       },
       { timeout: 30_000 },
     );
-    await isLocked;
+    const holder = await isLocked;
     const late = write();
-    // Queued behind the lock (its backend waits for it) before the later create commits.
+    // Queued behind this lock (a backend blocked by the holder's) before the later create
+    // commits: not any lock wait, which a background job's advisory lock can be.
     await eventually(async () => {
       const [row] = await prisma.$queryRaw<{ waiting: number }[]>`
         SELECT count(*)::int AS waiting FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+        WHERE ${holder}::int = ANY(pg_blocking_pids(pid))`;
       return row!.waiting > 0;
+    }, 60_000);
+    // The list's updated_at (and so a cursor) is whole seconds: the later create is stamped in a
+    // later second than the waiting write, whose stamp was taken before it began to wait.
+    const [clock] = await prisma.$queryRaw<{ queued: Date }[]>`SELECT clock_timestamp() AS queued`;
+    await eventually(async () => {
+      const [row] = await prisma.$queryRaw<{ later: boolean }[]>`
+        SELECT date_trunc('second', clock_timestamp()) > date_trunc('second', ${clock!.queued}::timestamptz) AS later`;
+      return row!.later;
     }, 60_000);
     await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
     return {
