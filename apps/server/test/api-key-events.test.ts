@@ -249,21 +249,21 @@ describe('api_key.* events', () => {
       (receiver.verifyAll(secret) as { type: string; data: { api_key?: { id: number } } }[]).flatMap((payload) =>
         payload.type.startsWith('api_key.') ? [`${payload.type}:${payload.data.api_key!.id}`] : [],
       );
-    await eventually(async () => keyIdsOf(all.receiver, all.endpoint.secret).length >= 3, 30_000);
+    await eventually(async () => keyIdsOf(all.receiver, all.endpoint.secret).length >= 3, 60_000);
     // One key's events in order; two keys' side by side.
     const toAll = keyIdsOf(all.receiver, all.endpoint.secret);
     expect([...toAll].sort()).toEqual(
       [`api_key.created:${inDhaka.id}`, `api_key.created:${inCtg.id}`, `api_key.renamed:${inCtg.id}`].sort(),
     );
     expect(toAll.indexOf(`api_key.created:${inCtg.id}`)).toBeLessThan(toAll.indexOf(`api_key.renamed:${inCtg.id}`));
-    await eventually(async () => keyIdsOf(scoped.receiver, scoped.endpoint.secret).length >= 1, 30_000);
+    await eventually(async () => keyIdsOf(scoped.receiver, scoped.endpoint.secret).length >= 1, 60_000);
     // An order's event after them: once it has arrived at the order-only receiver, so would have any key event.
     await as(admin)
       .post('/sales-orders', orderBody(fixtures, { location_id: dhaka.id }))
       .expect(201);
     await server.events.relay.runOnce();
-    await eventually(async () => orders.receiver.received.length >= 1, 30_000);
-    await eventually(async () => scoped.receiver.received.length >= 2, 30_000);
+    await eventually(async () => orders.receiver.received.length >= 1, 60_000);
+    await eventually(async () => scoped.receiver.received.length >= 2, 60_000);
     expect(keyIdsOf(orders.receiver, orders.endpoint.secret)).toEqual([]);
     expect(keyIdsOf(scoped.receiver, scoped.endpoint.secret)).toEqual([`api_key.created:${inDhaka.id}`]);
     // Nothing was even queued for them: the deliveries list shows no key event either, nor after a replay.

@@ -186,7 +186,7 @@ describe('API keys over HTTP', () => {
     expect(await useKey(successor.secret)).toBe(200);
     const old = (await asToken(manager).get(`/api-keys/${current.id}`)).body.data as ApiKey;
     expect(old.expires_at).not.toBeNull();
-    await eventually(async () => (await useKey(current.secret)) === 401, 10_000);
+    await eventually(async () => (await useKey(current.secret)) === 401, 60_000);
     expect(await useKey(successor.secret)).toBe(200);
 
     const again = await asToken(manager).post(`/api-keys/${current.id}/rotate`);
@@ -230,7 +230,7 @@ describe('API keys over HTTP', () => {
     expect(scheduled.body.data).toMatchObject({ active: true, revoked_by: 'key-admin' });
     expect(scheduled.body.data.revoked_at).not.toBeNull();
     expect(await useKey(later.secret)).toBe(200);
-    await eventually(async () => (await useKey(later.secret)) === 401, 10_000);
+    await eventually(async () => (await useKey(later.secret)) === 401, 60_000);
   });
 
   it('a key revokes itself only with confirm_self: true', async () => {

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApiKey, createSession } from './support/credentials.js';
-import { eventually } from './support/eventually.js';
+import { answeredOtherwiseAfter, callUntil, eventually } from './support/eventually.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -82,7 +82,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       expect(sent.filter((sql) => /^\s*UPDATE/i.test(sql))).toEqual([]);
       const lastUsed = async () =>
         (await server.database.prisma.apiKey.findUniqueOrThrow({ where: { prefix: summary.prefix } })).lastUsedAt;
-      await eventually(async () => (await lastUsed()) !== null, 30_000);
+      await eventually(async () => (await lastUsed()) !== null, 60_000);
     });
 
     it('keeps credentials by the whole key: another secret under a cached key prefix is refused', async () => {
@@ -135,18 +135,24 @@ describe('credential cache without change notifications', () => {
   it('refuses a revoked key and a revoked session within AUTH_CACHE_TTL_MS', async () => {
     const { key, summary } = await createApiKey(server.database.prisma, [Permission.read]);
     const { token, cookie } = await createSession(server.database.prisma);
+    // Each is cached no earlier than its first use was sent.
+    const firstUseSent = Date.now();
     expect(await statusWithKey(server, key)).toBe(200);
     expect(await statusWithCookie(server, cookie)).toBe(200);
-    const revokedAt = Date.now();
     await server.database.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE prefix = ${summary.prefix}`;
     await server.database.prisma
       .$executeRaw`UPDATE sessions SET revoked_at = now() WHERE token_hash = ${sha256(token)}`;
-    // Still served from the cache right after (nothing told the service)...
-    expect(await statusWithKey(server, key)).toBe(200);
-    // ...and refused once the TTL has run out.
-    await eventually(async () => (await statusWithKey(server, key)) === 401, TTL_MS + 4_000);
-    await eventually(async () => (await statusWithCookie(server, cookie)) === 401, TTL_MS + 4_000);
-    expect(Date.now() - revokedAt).toBeLessThan(TTL_MS + 5_000);
+    const revokedAt = Date.now();
+    // Still served from the cache right after (nothing told the service), when answered inside
+    // the TTL of the first use: a loaded machine may take longer, and then proves nothing here.
+    const rightAfter = await statusWithKey(server, key);
+    if (Date.now() < firstUseSent + TTL_MS) expect(rightAfter).toBe(200);
+    // ...and refused once the TTL has run out: no call sent after it (and a margin for the
+    // clocks of two processes) is answered otherwise. Judged by when each call was sent.
+    const keyCalls = await callUntil(() => statusWithKey(server, key), 401);
+    const cookieCalls = await callUntil(() => statusWithCookie(server, cookie), 401);
+    expect(answeredOtherwiseAfter(keyCalls, revokedAt, TTL_MS + 1_000)).toEqual([]);
+    expect(answeredOtherwiseAfter(cookieCalls, revokedAt, TTL_MS + 1_000)).toEqual([]);
   });
 
   it('records a use again once LAST_USED_RESOLUTION_MS has passed since the stored one', async () => {
@@ -155,12 +161,12 @@ describe('credential cache without change notifications', () => {
     const lastUsed = async () =>
       (await prisma.apiKey.findUniqueOrThrow({ where: { prefix: summary.prefix } })).lastUsedAt;
     expect(await statusWithKey(server, key)).toBe(200);
-    await eventually(async () => (await lastUsed()) !== null, 30_000);
+    await eventually(async () => (await lastUsed()) !== null, 60_000);
     const old = new Date(Date.now() - 3_600_000);
     await prisma.apiKey.update({ where: { prefix: summary.prefix }, data: { lastUsedAt: old } });
     // Read again from the database once the cached caller has expired, then recorded again.
     await new Promise((resolve) => setTimeout(resolve, TTL_MS + 50));
     expect(await statusWithKey(server, key)).toBe(200);
-    await eventually(async () => (await lastUsed())!.getTime() > old.getTime(), 30_000);
+    await eventually(async () => (await lastUsed())!.getTime() > old.getTime(), 60_000);
   });
 });

@@ -60,7 +60,7 @@ describe.skipIf(!serverUrl)('a failed background poll (needs TEST_DATABASE_URL)'
     proxy.hang();
     try {
       report('webhook delivery queue: a database call failed')(readTimeout());
-      await eventually(async () => !server.database.availability.available, 10_000);
+      await eventually(async () => !server.database.availability.available, 60_000);
       expect(
         serviceLog
           .since(mark)
@@ -71,7 +71,7 @@ describe.skipIf(!serverUrl)('a failed background poll (needs TEST_DATABASE_URL)'
     } finally {
       proxy.restore();
     }
-    await eventually(async () => server.database.availability.available, 30_000);
+    await eventually(async () => server.database.availability.available, 60_000);
   }, 60_000);
 
   it('passes a failure that is not about availability on as a warning, without asking the database', async () => {

@@ -31,13 +31,13 @@ describe.skipIf(!serverUrl)('change notifications (needs TEST_DATABASE_URL)', ()
       logger: createLogger('info', log.stream),
     });
     try {
-      await eventually(async () => proxy.connectionCount() >= 1, 30_000);
+      await eventually(async () => proxy.connectionCount() >= 1, 60_000);
       proxy.restore();
-      await eventually(async () => notifications.listening, 30_000);
+      await eventually(async () => notifications.listening, 60_000);
       expect(messages()).not.toContain('change notifications are back');
 
       proxy.cut();
-      await eventually(async () => !notifications.listening, 30_000);
+      await eventually(async () => !notifications.listening, 60_000);
       expect(messages()).toContain('change notifications lost: caches rely on their TTL until they are back');
       proxy.restore();
       await eventually(async () => notifications.listening, 60_000);

@@ -111,7 +111,7 @@ describe.skipIf(!serverUrl)(
         const lastIndex = (matches: (message: string | undefined) => boolean) =>
           log.entries.map((entry) => matches(entry.msg)).lastIndexOf(true);
         const episodeOpen = () => lastIndex(isDatabaseEpisode) > lastIndex(isRecovery);
-        await eventually(async () => !episodeOpen(), 30_000);
+        await eventually(async () => !episodeOpen(), 60_000);
         const mark = log.entries.length;
         proxy[outage]();
         try {

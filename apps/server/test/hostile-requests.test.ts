@@ -139,7 +139,7 @@ describe('malformed and hostile requests', () => {
    */
   const expectLoggedBelowError = async (from: number) => {
     const levels = () => lines.slice(from).map((line) => (JSON.parse(line) as { level: number }).level);
-    await eventually(async () => levels().includes(40), 30_000);
+    await eventually(async () => levels().includes(40), 60_000);
     // Access lines of requests whose connection closed early come a moment later.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(levels()).toContain(40);
@@ -405,7 +405,7 @@ describe('the service as main.ts starts it', () => {
       );
     const refusals = () => entries().filter((entry) => entry.msg.startsWith('refused a request'));
     // The child's log lines are read from its stdout a moment after it writes them.
-    await eventually(async () => refusals().length >= 2, 30_000);
+    await eventually(async () => refusals().length >= 2, 60_000);
     expect(refusals().map((entry) => entry.level)).toEqual([40, 40]);
     expect(entries().filter((entry) => entry.level >= 50)).toEqual([]);
   });

@@ -131,8 +131,8 @@ describe('import.* events', () => {
       (hook.receiver.verifyAll(hook.endpoint.secret) as { type: string; data: { import_id?: number } }[]).filter(
         (payload) => payload.type.startsWith('import.'),
       );
-    await eventually(async () => importPayloads(mine).length >= 1, 30_000);
-    await eventually(async () => theirs.receiver.received.length >= 4, 30_000);
+    await eventually(async () => importPayloads(mine).length >= 1, 60_000);
+    await eventually(async () => theirs.receiver.received.length >= 4, 60_000);
     expect(importPayloads(mine)).toEqual([{ type: 'import.completed', timestamp: expect.any(String), data: done }]);
     expect(importPayloads(theirs)).toEqual([]);
     // Nothing was even queued for the other endpoint: its deliveries name no import event.

@@ -296,7 +296,7 @@ describe('location scope', () => {
     const asKey = { authorization: `ApiKey ${key.key}` };
     await eventually(
       async () => (await request(server.api).get(`/sales-orders/${ctgOrder.id}`).set(asKey)).status === 404,
-      30_000,
+      60_000,
     );
     await request(server.api).get(`/sales-orders/${dhakaOrder.id}`).set(asKey).expect(200);
 
@@ -343,7 +343,7 @@ describe('location scope', () => {
       async () =>
         (await request(server.api).get(`/sales-orders/${dhakaOrder.id}`).set({ cookie: session.cookie })).status ===
         404,
-      30_000,
+      60_000,
     );
     // The cache keeps a session for AUTH_CACHE_TTL_MS (300 s here): only the notification explains this.
     expect(took).toBeLessThan(30_000);

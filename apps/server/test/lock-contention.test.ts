@@ -23,7 +23,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       const { prisma } = suite.server.database;
       // A background poll slowed at start-up on a loaded machine can open an outage episode of
       // its own; the contention below must be judged from a database counted as available.
-      await eventually(async () => suite.server.database.availability.available, 30_000);
+      await eventually(async () => suite.server.database.availability.available, 60_000);
       const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
         .sales_order_id as number;
       let release!: () => void;

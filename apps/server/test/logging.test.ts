@@ -25,7 +25,7 @@ describe('request logs', () => {
   /** The log entries of one request, once its access line is written. */
   const logsOf = async (requestId: string) => {
     const mine = () => lines.filter((line) => line.includes(requestId));
-    await eventually(async () => mine().some((line) => line.includes('"res":')), 30_000);
+    await eventually(async () => mine().some((line) => line.includes('"res":')), 60_000);
     return mine().join('\n');
   };
 
@@ -87,7 +87,7 @@ describe('request logs at info', () => {
   /** The lines that mention one request id, once its access line (status field) is written. */
   const linesOf = async (requestId: string) => {
     const mine = () => lines.filter((line) => line.includes(requestId));
-    await eventually(async () => mine().some((line) => line.includes('"status":')), 30_000);
+    await eventually(async () => mine().some((line) => line.includes('"status":')), 60_000);
     return mine();
   };
 
@@ -143,14 +143,18 @@ describe('request logs at info', () => {
         'Content-Type: application/json',
         'Content-Length: 100',
         'X-Request-Id: log-info-aborted',
+        // Node answers "100 Continue" as it hands the request to the service: the sign that the
+        // headers were read, waited for below instead of a time.
+        'Expect: 100-continue',
         '',
         '{"details":',
       ].join('\r\n'),
     );
-    // Give the server the time to read the headers before the connection closes.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    await eventually(async () => received.startsWith('HTTP/1.1 100 Continue'), 60_000);
     socket.destroy();
-    await eventually(async () => lines.some((each) => each.includes('log-info-aborted')), 30_000);
+    await eventually(async () => lines.some((each) => each.includes('log-info-aborted')), 60_000);
     const entry = JSON.parse(lines.find((each) => each.includes('log-info-aborted'))!) as Record<string, unknown>;
     expect(entry).toMatchObject({
       level: 40,

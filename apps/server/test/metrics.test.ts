@@ -271,8 +271,8 @@ describe('tracing', PROCESS_TESTS, () => {
     try {
       const response = await fetch(`${server.api}/sales-orders/1`, { headers: { authorization: await bearer() } });
       expect(response.status).toBe(200);
-      await eventually(async () => collector.spans.some((span) => span.name.startsWith('GET')), 10_000);
-      await eventually(async () => collector.spans.some((span) => /^(pg\.query|SELECT)/.test(span.name)), 10_000);
+      await eventually(async () => collector.spans.some((span) => span.name.startsWith('GET')), 60_000);
+      await eventually(async () => collector.spans.some((span) => /^(pg\.query|SELECT)/.test(span.name)), 60_000);
       const request = server.output
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as { msg?: string; path?: string; trace_id?: string })
@@ -330,7 +330,7 @@ describe('tracing', PROCESS_TESTS, () => {
           collector.spans.find((span) => span.kind === 2 && attributeOf(span, 'http.route') === route);
         await eventually(
           async () => !!serverSpan('/api/sales-orders') && !!serverSpan('/api/sales-orders/:id'),
-          10_000,
+          60_000,
         );
         const list = serverSpan('/api/sales-orders')!;
         expect(list.name).toBe('GET /api/sales-orders');

@@ -61,7 +61,7 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
       expect(ping).toMatchObject({ delivered: true, status_code: 204 });
       const { sales_order_id: id } = await sdk.createSalesOrder(orderBody(suite.fixtures));
       await sdk.updateSalesOrder(id, { remarks: 'typed' });
-      await eventually(async () => verified.length === 3, 10_000);
+      await eventually(async () => verified.length === 3, 60_000);
 
       const [pinged, created, updated] = verified;
       expect(pinged).toMatchObject({
@@ -109,7 +109,7 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
       const rotated = await sdk.rotateWebhookSecret(endpoint.id);
       const before = secret;
       await sdk.updateSalesOrder(id, { remarks: 'rotated' });
-      await eventually(async () => received.length === 4, 10_000);
+      await eventually(async () => received.length === 4, 60_000);
       expect(verifyWebhook(received[3]!.headers, received[3]!.body, rotated.secret).type).toBe('sales_order.updated');
       expect(verifyWebhook(received[3]!.headers, received[3]!.body, before).type).toBe('sales_order.updated');
 
@@ -117,7 +117,7 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
       await eventually(async () => {
         const deliveries = await sdk.listWebhookDeliveries(endpoint.id, { limit: 10 });
         return deliveries.items.map((delivery) => delivery.status).join() === 'succeeded,succeeded,succeeded';
-      }, 10_000);
+      }, 60_000);
       expect((await sdk.replayWebhookEvents(endpoint.id, { since: '2000-01-01 00:00:00' })).queued).toBe(3);
       expect((await sdk.getWebhookEndpoint(endpoint.id)).enabled).toBe(true);
       expect((await sdk.updateWebhookEndpoint(endpoint.id, { enabled: false })).disabled_reason).toBe('manual');
@@ -133,7 +133,7 @@ describe('SDK: events, webhook endpoints and verifyWebhook', () => {
       for await (const event of tail) since.push(event);
       expect(since.map((event) => event.data.remarks)).toEqual(['rotated']);
       await sdk.updateSalesOrder(id, { remarks: 'after the cursor' });
-      await eventually(async () => (await sdk.listEvents({ types, after: tail.cursor })).items.length > 0, 10_000);
+      await eventually(async () => (await sdk.listEvents({ types, after: tail.cursor })).items.length > 0, 60_000);
       const resumed: SalesOrderEvent[] = [];
       for await (const event of sdk.events({ types, after: tail.cursor })) resumed.push(event);
       expect(resumed.map((event) => event.data.remarks)).toEqual(['after the cursor']);

@@ -156,14 +156,14 @@ describe('webhook endpoints: owners and events.read', () => {
     const endpoint = (await api().post('/webhook-endpoints').set(owner.headers).send({ url: target.url }).expect(201))
       .body.data as WebhookEndpoint;
     await createOrder();
-    await eventually(async () => target.received.length === 1, 15_000);
+    await eventually(async () => target.received.length === 1, 60_000);
 
     await prisma().$executeRaw`UPDATE api_keys SET permissions = ${[Permission.webhooksManage]}::text[]
       WHERE prefix = ${owner.prefix}`;
     await createOrder();
     await eventually(
       async () => (await deliveriesOf(endpoint.id)).some((delivery) => delivery.status === 'failed'),
-      15_000,
+      60_000,
     );
     const [latest] = await deliveriesOf(endpoint.id);
     expect(latest).toMatchObject({
@@ -187,12 +187,12 @@ describe('webhook endpoints: owners and events.read', () => {
       .$executeRaw`UPDATE api_keys SET permissions = ${[Permission.webhooksManage, Permission.eventsRead]}::text[]
       WHERE prefix = ${owner.prefix}`;
     await createOrder();
-    await eventually(async () => target.received.length === 2, 15_000);
+    await eventually(async () => target.received.length === 2, 60_000);
     await prisma().$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE prefix = ${owner.prefix}`;
     await createOrder();
     await eventually(
       async () => (await deliveriesOf(endpoint.id)).filter((delivery) => delivery.status === 'failed').length === 2,
-      15_000,
+      60_000,
     );
     expect(target.received).toHaveLength(2);
   });
@@ -210,14 +210,14 @@ describe('webhook endpoints: owners and events.read', () => {
     ).body.data as WebhookEndpoint;
     expect(endpoint.owner).toBe('session:dana');
     await createOrder();
-    await eventually(async () => target.received.length === 1, 15_000);
+    await eventually(async () => target.received.length === 1, 60_000);
 
     // The host signs the user in again with fewer permissions.
     await createSession(prisma(), { userId: 'dana', permissions: [Permission.webhooksManage] });
     await createOrder();
     await eventually(
       async () => (await deliveriesOf(endpoint.id)).some((delivery) => delivery.status === 'failed'),
-      15_000,
+      60_000,
     );
     expect(target.received).toHaveLength(1);
   });

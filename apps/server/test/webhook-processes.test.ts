@@ -96,7 +96,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       const first = await startProcess(slowReceivers);
       const endpoint = (await as(first).post('/webhook-endpoints', { url: receiver.url }).expect(201)).body.data;
       const id = (await as(first).post('/sales-orders', orderBody(fixtures)).expect(201)).body.data.sales_order_id;
-      await eventually(async () => receiver.received.length === 1, 15_000);
+      await eventually(async () => receiver.received.length === 1, 60_000);
       await kill(first);
 
       // A new process takes the delivery up once the dead one's hold on it has run out: within
@@ -104,7 +104,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       // Before issue 29 pg-boss looked for expired jobs once a minute: a process that started
       // before the job's expiry (20 s here) resent it about a minute later.
       const second = await startProcess(slowReceivers);
-      await eventually(async () => receiver.received.length === 2, 45_000);
+      await eventually(async () => receiver.received.length === 2, 60_000);
       const resentAfterMs = receiver.received[1]!.at - receiver.received[0]!.at;
       expect(resentAfterMs).toBeLessThan(2 * 5_000 + 15_000);
       const events = (await as(second).get(`/events?sales_order_id=${id}`).expect(200)).body.data
@@ -119,7 +119,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         const [delivery] = (await as(second).get(`/webhook-endpoints/${endpoint.id}/deliveries`)).body.data
           .items as WebhookDelivery[];
         return delivery?.status === 'succeeded';
-      }, 10_000);
+      }, 60_000);
     }, 90_000);
 
     it("the job queue's settings are applied at every start: a longer WEBHOOK_TIMEOUT_MS lengthens the job expiry", async () => {
@@ -151,7 +151,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
             (received) =>
               (JSON.parse(received.body) as { data: { sales_order_id: number } }).data.sales_order_id === id,
           ),
-        45_000,
+        60_000,
       );
       expect(second.child.exitCode).toBeNull();
     }, 90_000);
@@ -170,7 +170,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           await as(one).put(`/sales-orders/${id}`, { remarks: 'third' }).expect(200);
         }),
       );
-      await eventually(async () => receiver.received.length >= 60, 30_000);
+      await eventually(async () => receiver.received.length >= 60, 60_000);
       // Time for a duplicate to show, had one been sent.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const ids = receiver.received.map((received) => received.headers['webhook-id']);

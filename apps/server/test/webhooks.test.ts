@@ -177,7 +177,7 @@ describe('webhook deliveries', () => {
     const endpoint = await register(target.url);
     const id = await createOrder();
     await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'signed' }).expect(200);
-    await eventually(async () => target.received.length === 2, 10_000);
+    await eventually(async () => target.received.length === 2, 60_000);
 
     const events = await eventsOf(id);
     const order = (await suite.server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
@@ -223,7 +223,7 @@ describe('webhook deliveries', () => {
     const id = await createOrder();
     await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'not sent' }).expect(200);
     await suite.server.http.delete(`/sales-orders/${id}`).expect(200);
-    await eventually(async () => target.received.length === 1, 10_000);
+    await eventually(async () => target.received.length === 1, 60_000);
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(target.received.map((received) => payloadOf(received.body).type)).toEqual(['sales_order.deleted']);
   });
@@ -235,12 +235,12 @@ describe('webhook deliveries', () => {
     await eventually(async () => {
       const [delivery] = await deliveries(endpoint.id);
       return delivery?.attempts.length === 1;
-    }, 10_000);
+    }, 60_000);
     const [pending] = await deliveries(endpoint.id);
     expect(pending).toMatchObject({ status: 'pending', attempts: [{ status_code: 500, error: null }] });
     expect(pending!.next_attempt_at).not.toBeNull();
 
-    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 15_000);
+    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 60_000);
     const [delivery] = await deliveries(endpoint.id);
     expect(delivery!.attempts.map((attempt) => attempt.status_code)).toEqual([500, 500, 200]);
     expect(delivery!.next_attempt_at).toBeNull();
@@ -260,7 +260,7 @@ describe('webhook deliveries', () => {
     const target = await receiver((_received, index) => ({ status: 200, delayMs: index === 0 ? 2_000 : 0 }));
     const endpoint = await register(target.url);
     await createOrder();
-    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 15_000);
+    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 60_000);
     const [delivery] = await deliveries(endpoint.id);
     expect(delivery!.attempts).toMatchObject([
       { status_code: null, error: 'no complete answer within 500 ms' },
@@ -274,7 +274,7 @@ describe('webhook deliveries', () => {
     const target = await receiver(() => ({ status: 503 }));
     const endpoint = await register(target.url);
     const id = await createOrder();
-    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'failed', 20_000);
+    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'failed', 60_000);
     const [failed] = await deliveries(endpoint.id);
     expect(failed!.attempts.map((attempt) => attempt.status_code)).toEqual([503, 503, 503, 503]);
     expect(failed!.next_attempt_at).toBeNull();
@@ -285,7 +285,7 @@ describe('webhook deliveries', () => {
 
     target.respondWith(() => ({ status: 200 }));
     await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'after the failure' }).expect(200);
-    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 10_000);
+    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 60_000);
     expect(payloadOf(target.received.at(-1)!.body)).toMatchObject({
       type: 'sales_order.updated',
       data: { version: 2 },
@@ -299,7 +299,7 @@ describe('webhook deliveries', () => {
     await createOrder();
     await eventually(
       async () => (await suite.server.http.get(`/webhook-endpoints/${endpoint.id}`)).body.data.enabled === false,
-      10_000,
+      60_000,
     );
     const read = (await suite.server.http.get(`/webhook-endpoints/${endpoint.id}`).expect(200)).body.data;
     expect(read).toMatchObject({ enabled: false, disabled_reason: 'gone' });
@@ -325,10 +325,10 @@ describe('webhook deliveries', () => {
     await prisma.$executeRaw`UPDATE webhook_endpoints SET failing_since = now() - interval '2 days 23 hours' WHERE id = ${young.id}`;
     const mark = log.entries.length;
     await createOrder();
-    await eventually(async () => target.received.length >= 2, 10_000);
+    await eventually(async () => target.received.length >= 2, 60_000);
     await eventually(
       async () => (await suite.server.http.get(`/webhook-endpoints/${endpoint.id}`)).body.data.enabled === false,
-      10_000,
+      60_000,
     );
     expect((await suite.server.http.get(`/webhook-endpoints/${endpoint.id}`)).body.data).toMatchObject({
       enabled: false,
@@ -345,7 +345,7 @@ describe('webhook deliveries', () => {
     target.respondWith(() => ({ status: 200 }));
     const before = target.received.length;
     await suite.server.http.patch(`/webhook-endpoints/${endpoint.id}`).send({ enabled: true }).expect(200);
-    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 10_000);
+    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded', 60_000);
     expect(target.received.length).toBeGreaterThan(before);
     expect((await suite.server.http.get(`/webhook-endpoints/${endpoint.id}`)).body.data.failing_since).toBeNull();
   });
@@ -359,15 +359,15 @@ describe('webhook deliveries', () => {
     try {
       const chatty = await register(endless.url);
       await createOrder();
-      await eventually(async () => (await deliveries(redirect.id))[0]?.attempts.length === 1, 10_000);
+      await eventually(async () => (await deliveries(redirect.id))[0]?.attempts.length === 1, 60_000);
       expect((await deliveries(redirect.id))[0]!.attempts[0]).toMatchObject({ status_code: 307, error: null });
-      await eventually(async () => (await deliveries(chatty.id))[0]?.status === 'succeeded', 10_000);
+      await eventually(async () => (await deliveries(chatty.id))[0]?.status === 'succeeded', 60_000);
       // A 200 that streams without end: read up to the cap, then dropped, well within the timeout.
       const [attempt] = (await deliveries(chatty.id))[0]!.attempts;
       expect(attempt).toMatchObject({ status_code: 200, error: null });
       expect(attempt!.latency_ms).toBeLessThan(450);
       expect(elsewhere.received).toHaveLength(0);
-      await eventually(async () => endless.dropped(), 30_000);
+      await eventually(async () => endless.dropped(), 60_000);
     } finally {
       await endless.close();
     }
@@ -393,14 +393,14 @@ describe('webhook deliveries', () => {
     await eventually(
       async () =>
         target.received.filter((received) => tried.has(received.headers['webhook-id'] as string)).length === 12,
-      30_000,
+      60_000,
     );
     const versions = target.received.map((received) => payloadOf(received.body).data.version);
     expect(versions).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
     // The last delivery is recorded once the receiver's answer is back, a moment after it arrived.
     await eventually(
       async () => (await deliveries(endpoint.id)).every((delivery) => delivery.status === 'succeeded'),
-      30_000,
+      60_000,
     );
   });
 
@@ -427,7 +427,7 @@ describe('webhook deliveries', () => {
     const endpoint = await register(target.url);
     const replayed = await http.post(`/webhook-endpoints/${endpoint.id}/replay`).send({ after: cursor }).expect(202);
     expect(replayed.body.data).toEqual({ queued: 3, next_cursor: null });
-    await eventually(async () => target.received.length === 3, 10_000);
+    await eventually(async () => target.received.length === 3, 60_000);
     // Three orders: each its own stream, so they may arrive in any order among themselves.
     const idsOf = (received: typeof target.received) => received.map((each) => each.headers['webhook-id']).sort();
     expect(idsOf(target.received)).toEqual(events.map((event) => event.id).sort());
@@ -435,7 +435,7 @@ describe('webhook deliveries', () => {
 
     const again = await http.post(`/webhook-endpoints/${endpoint.id}/replay`).send({ since }).expect(202);
     expect(again.body.data.queued).toBe(3);
-    await eventually(async () => target.received.length === 6, 10_000);
+    await eventually(async () => target.received.length === 6, 60_000);
     expect(idsOf(target.received.slice(3))).toEqual(events.map((event) => event.id).sort());
 
     await http.post(`/webhook-endpoints/${endpoint.id}/replay`).send({ after: 'nope' }).expect(400);
@@ -461,7 +461,7 @@ describe('webhook deliveries', () => {
     );
 
     await createOrder();
-    await eventually(async () => target.received.length === 1, 10_000);
+    await eventually(async () => target.received.length === 1, 60_000);
     const [during] = target.received;
     expect(String(during!.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(target.verifies(during!, endpoint.secret)).toBe(true);
@@ -471,7 +471,7 @@ describe('webhook deliveries', () => {
     await suite.server.database.prisma.$executeRaw`
       UPDATE webhook_previous_secrets SET expires_at = now() - interval '1 second' WHERE endpoint_id = ${endpoint.id}`;
     await createOrder();
-    await eventually(async () => target.received.length === 2, 10_000);
+    await eventually(async () => target.received.length === 2, 60_000);
     const after = target.received[1]!;
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(target.verifies(after, rotated.secret)).toBe(true);
@@ -508,7 +508,7 @@ describe('webhook deliveries', () => {
     const target = await receiver();
     const endpoint = await register(target.url);
     for (let index = 0; index < 3; index += 1) await createOrder();
-    await eventually(async () => target.received.length === 3, 10_000);
+    await eventually(async () => target.received.length === 3, 60_000);
     const all = await deliveries(endpoint.id);
     expect(all.map((delivery) => delivery.delivery_id)).toEqual(
       [...all.map((delivery) => delivery.delivery_id)].sort((a, b) => b - a),
@@ -613,7 +613,7 @@ describe('server-side request forgery: without WEBHOOK_ALLOW_PRIVATE_NETWORKS', 
       VALUES (${`http://[::7f00:1]:${target.port}/in`}, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'jwt:test-harness')
       RETURNING id`;
     await createOrder();
-    await eventually(async () => (await deliveries(endpoint!.id))[0]?.attempts.length === 1, 10_000);
+    await eventually(async () => (await deliveries(endpoint!.id))[0]?.attempts.length === 1, 60_000);
     const [attempt] = (await deliveries(endpoint!.id))[0]!.attempts;
     expect(attempt).toMatchObject({
       status_code: null,
@@ -630,7 +630,7 @@ describe('server-side request forgery: without WEBHOOK_ALLOW_PRIVATE_NETWORKS', 
       VALUES (${`http://localhost:${target.port}/in`}, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'jwt:test-harness')
       RETURNING id`;
     await createOrder();
-    await eventually(async () => (await deliveries(endpoint!.id))[0]?.attempts.length === 1, 10_000);
+    await eventually(async () => (await deliveries(endpoint!.id))[0]?.attempts.length === 1, 60_000);
     const [attempt] = (await deliveries(endpoint!.id))[0]!.attempts;
     expect(attempt!.status_code).toBeNull();
     expect(attempt!.error).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), which is a loopback address: refused/);

@@ -27,7 +27,7 @@ export default class SkippedTestsReporter implements Reporter {
       for (const test of testModule.children.allTests('skipped')) {
         if (this.notSelected(test)) continue;
         const result = test.result();
-        const note = result.state === 'skipped' ? result.note : undefined;
+        const note = (result.state === 'skipped' ? result.note : undefined) ?? setUpFailed(test);
         const label = `${testModule.relativeModuleId} > ${outermostSkipped(test).fullName}${note ? ` (${note})` : ''}`;
         skipped.set(label, (skipped.get(label) ?? 0) + 1);
       }
@@ -37,6 +37,17 @@ export default class SkippedTestsReporter implements Reporter {
     process.stdout.write(`\nSkipped, each saying why:\n${lines.join('\n')}\n`);
   }
 }
+
+/**
+ * A test skipped because a hook of a suite around it (or of its file) failed: vitest reports it as
+ * skipped with no note, and the failure itself among the errors above.
+ */
+const setUpFailed = (test: TestCase): string | undefined => {
+  for (let parent = test.parent; ; parent = parent.parent) {
+    if (parent.state() === 'failed') return 'not run: a set-up around it failed, see the errors above';
+    if (parent.type === 'module') return undefined;
+  }
+};
 
 /**
  * The test, or the outermost suite around it whose every test is skipped and that holds more than
