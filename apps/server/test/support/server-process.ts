@@ -96,6 +96,8 @@ const spawnServer = (
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'info',
+      // No load balancer to wait for: a stop is not 5 s of idling (the tests of draining set it).
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', stderr],
