@@ -102,11 +102,18 @@ export const queryBoolean = () =>
     .transform((value) => value === true || value === 'true')
     .optional();
 
-/** Counts the digits after the decimal point of a finite number as JSON wrote it. */
+/**
+ * Counts the digits after the decimal point of a finite number as JSON wrote it. Read off
+ * `String(value)` by position (it writes a lower-case `e`), without splitting it: this runs for
+ * each quantity, rate and amount of a body, three for each of up to 500 lines.
+ */
 export const decimalPlaces = (value: number): number => {
-  const [mantissa = '', exponent] = String(value).toLowerCase().split('e');
-  const fraction = mantissa.split('.')[1]?.length ?? 0;
-  return Math.max(0, fraction - Number(exponent ?? 0));
+  const written = String(value);
+  const exponentAt = written.indexOf('e');
+  const mantissaEnd = exponentAt === -1 ? written.length : exponentAt;
+  const pointAt = written.indexOf('.');
+  const fraction = pointAt === -1 || pointAt > mantissaEnd ? 0 : mantissaEnd - pointAt - 1;
+  return Math.max(0, fraction - (exponentAt === -1 ? 0 : Number(written.slice(exponentAt + 1))));
 };
 
 interface DecimalOptions {
@@ -117,21 +124,47 @@ interface DecimalOptions {
   exclusiveMin?: boolean;
 }
 
+interface ZodDecimalDef extends z.ZodNumberDef {
+  /** The most decimals a value may have as written. */
+  scale: number;
+}
+
+/**
+ * A number with at most `scale` decimals as written: ZodNumber's own checks, then the count of
+ * decimals, in one schema. As a refinement (a ZodEffects around the number) each value built a
+ * refinement context, its bound functions and closures: a third of a 500-line body's parse and
+ * most of its garbage (docs/performance.md, "Big orders"). The issues are the refinement's, in
+ * the same order: the number's own first, then `too_many_decimals`, which is checked whenever
+ * the value is a number. The OpenAPI document reads it as the number it is, with `multipleOf`
+ * (set again on every copy, as `.describe()` makes one).
+ */
+class ZodDecimal extends z.ZodNumber {
+  declare _def: ZodDecimalDef;
+
+  constructor(def: ZodDecimalDef) {
+    super(def);
+    documented(this, { multipleOf: Number(`1e-${def.scale}`) });
+  }
+
+  override _parse(input: z.ParseInput): z.ParseReturnType<number> {
+    const result = super._parse(input) as z.SyncParseReturnType<number>;
+    if (result.status === 'aborted' || decimalPlaces(result.value) <= this._def.scale) return result;
+    z.addIssueToContext(this._getOrReturnCtx(input), {
+      code: z.ZodIssueCode.custom,
+      message: `must have at most ${this._def.scale} decimal places`,
+      params: { code: SchemaIssueCode.tooManyDecimals },
+    });
+    return z.DIRTY(result.value);
+  }
+}
+
 /** A decimal carried as a JSON number, with a bounded range and a maximum number of decimals. */
-export const decimal = ({ scale, max, min, exclusiveMin = false }: DecimalOptions) => {
+export const decimal = ({ scale, max, min, exclusiveMin = false }: DecimalOptions): z.ZodNumber => {
   const base = z.number().finite().max(max);
   // multipleOf in its exact decimal meaning, as the server checks it: the number as written
   // has at most `scale` decimals.
-  const bounded = documented(exclusiveMin ? base.gt(min) : base.gte(min), { multipleOf: Number(`1e-${scale}`) });
-  return bounded.superRefine((value, ctx) => {
-    if (decimalPlaces(value) > scale) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        message: `must have at most ${scale} decimal places`,
-        params: { code: SchemaIssueCode.tooManyDecimals },
-      });
-    }
-  });
+  const bounded = exclusiveMin ? base.gt(min) : base.gte(min);
+  return new ZodDecimal({ ...bounded._def, scale });
 };
 
 export const quantity = () =>

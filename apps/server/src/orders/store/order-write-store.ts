@@ -24,8 +24,8 @@ import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
  * statement is sent as it is. Each write is a fixed number of statements whatever the number of
  * orders and lines: headers go in as one json document read by jsonb_populate_record (so the
  * column types are the table's, and the column lists come from HEADER_FIELDS), lines and
- * charges as arrays through unnest(). Decimals travel as text and are cast to numeric in SQL,
- * never through a JS number.
+ * charges as one json document each, read by json_to_recordset. Decimals travel as text and
+ * are cast to numeric in SQL, never through a JS number.
  */
 
 export interface CreatedOrder {
@@ -65,43 +65,32 @@ export const isUniqueViolation = (error: unknown): boolean =>
 /**
  * Lines and charges of the orders `orders` names (an SQL from-item aliased `i`, with the
  * columns `ord`, the order's place in `lines` and `charges`, and `id`), one INSERT per table as
- * CTEs named `lines` and `charges`, whatever the number of orders and lines.
+ * CTEs named `lines` and `charges`, whatever the number of orders and lines. Each list travels
+ * as one json document of the prepared rows, a line's number its place in its order's set:
+ * as arrays (one per column, through unnest) Prisma walked and re-serialised every element and
+ * pg quoted each one, most of a 500-line create's CPU in the service outside zod
+ * (docs/performance.md, "Big orders").
  */
-const contentsInserts = (orders: Prisma.Sql, lines: LineToWrite[][], charges: ChargeToWrite[][]) => {
-  const ordOf = <T>(sets: T[][]) => sets.flatMap((set, index) => set.map(() => index + 1));
-  const lineNoOf = <T>(sets: T[][]) => sets.flatMap((set) => set.map((_, index) => index + 1));
-  const line = lines.flat();
-  const charge = charges.flat();
-  return Prisma.sql`
+const contentsInserts = (orders: Prisma.Sql, lines: LineToWrite[][], charges: ChargeToWrite[][]) => Prisma.sql`
   lines AS (
     INSERT INTO sales_order_details (sales_order_id, line_no, product_id, packsize_id, quantity, rate, amount, remarks)
     SELECT i.id, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks
-    FROM unnest(
-      ${ordOf(lines)}::int[],
-      ${lineNoOf(lines)}::int[],
-      ${line.map((row) => row.product_id)}::int[],
-      ${line.map((row) => row.packsize_id)}::int[],
-      ${line.map((row) => row.quantity)}::text[]::numeric[],
-      ${line.map((row) => row.rate)}::text[]::numeric[],
-      ${line.map((row) => row.amount)}::text[]::numeric[],
-      ${line.map((row) => row.remarks)}::text[]
-    ) AS l(ord, line_no, product_id, packsize_id, quantity, rate, amount, remarks)
-    JOIN ${orders} ON i.ord = l.ord
+    FROM json_array_elements(${JSON.stringify(lines)}::json) WITH ORDINALITY AS s(rows, ord)
+      CROSS JOIN LATERAL ROWS FROM (json_to_recordset(s.rows) AS (product_id int, packsize_id int, quantity numeric,
+        rate numeric, amount numeric, remarks text)) WITH ORDINALITY
+        AS l(product_id, packsize_id, quantity, rate, amount, remarks, line_no)
+      JOIN ${orders} ON i.ord = s.ord
     RETURNING *
   ),
   charges AS (
     INSERT INTO sales_order_other_charges (sales_order_id, line_no, description, amount)
     SELECT i.id, c.line_no, c.description, c.amount
-    FROM unnest(
-      ${ordOf(charges)}::int[],
-      ${lineNoOf(charges)}::int[],
-      ${charge.map((row) => row.description)}::text[],
-      ${charge.map((row) => row.amount)}::text[]::numeric[]
-    ) AS c(ord, line_no, description, amount)
-    JOIN ${orders} ON i.ord = c.ord
+    FROM json_array_elements(${JSON.stringify(charges)}::json) WITH ORDINALITY AS s(rows, ord)
+      CROSS JOIN LATERAL ROWS FROM (json_to_recordset(s.rows) AS (description text, amount numeric)) WITH ORDINALITY
+        AS c(description, amount, line_no)
+      JOIN ${orders} ON i.ord = s.ord
     RETURNING *
   )`;
-};
 
 /** Column lists from constants (never from input): the header's, and what a new order writes besides. */
 const columns = (names: readonly string[], alias?: string) =>
