@@ -64,8 +64,10 @@ export const isUniqueViolation = (error: unknown): boolean =>
 
 /**
  * Lines and charges of the orders `orders` names (an SQL from-item aliased `i`, with the
- * columns `ord`, the order's place in `lines` and `charges`, and `id`), one INSERT per table as
- * CTEs named `lines` and `charges`, whatever the number of orders and lines. Each list travels
+ * columns `ord`, the order's place in `lines` and `charges`, `id`, and the copies its lines
+ * carry: `order_date` and `consumes_quota`, checked by a statement trigger that rewrites lines
+ * only when they differ from the order, migration 20261127120000_line_copies_per_statement),
+ * one INSERT per table as CTEs named `lines` and `charges`, whatever the number of orders and lines. Each list travels
  * as one json document of the prepared rows, a line's number its place in its order's set:
  * as arrays (one per column, through unnest) Prisma walked and re-serialised every element and
  * pg quoted each one, most of a 500-line create's CPU in the service outside zod
@@ -73,8 +75,10 @@ export const isUniqueViolation = (error: unknown): boolean =>
  */
 const contentsInserts = (orders: Prisma.Sql, lines: LineToWrite[][], charges: ChargeToWrite[][]) => Prisma.sql`
   lines AS (
-    INSERT INTO sales_order_details (sales_order_id, line_no, product_id, packsize_id, quantity, rate, amount, remarks)
-    SELECT i.id, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks
+    INSERT INTO sales_order_details (sales_order_id, line_no, product_id, packsize_id, quantity, rate, amount, remarks,
+      order_date, consumes_quota)
+    SELECT i.id, l.line_no, l.product_id, l.packsize_id, l.quantity, l.rate, l.amount, l.remarks,
+      i.order_date, i.consumes_quota
     FROM json_array_elements(${JSON.stringify(lines)}::json) WITH ORDINALITY AS s(rows, ord)
       CROSS JOIN LATERAL ROWS FROM (json_to_recordset(s.rows) AS (product_id int, packsize_id int, quantity numeric,
         rate numeric, amount numeric, remarks text)) WITH ORDINALITY
@@ -350,7 +354,9 @@ export const orderWriteStore = {
       -- Stamped once the counters are locked (count(*) reads the counter rows to their end first).
       stamp AS MATERIALIZED (SELECT clock_timestamp() AS at FROM (SELECT count(*) FROM counter) locked),
       input AS MATERIALIZED (
-        SELECT e.ord, e.doc, nextval('sales_orders_id_seq'::regclass)::int AS id
+        -- A new order is a draft: its lines hold no quota.
+        SELECT e.ord, e.doc, nextval('sales_orders_id_seq'::regclass)::int AS id,
+          (e.doc ->> 'sales_order_date')::date AS order_date, false AS consumes_quota
         FROM jsonb_array_elements(${JSON.stringify(docs)}::jsonb) WITH ORDINALITY AS e(doc, ord)),
       inserted AS (
         INSERT INTO sales_orders (id, sales_order_no, sequence, ${columns(NEW_ORDER_COLUMNS)},
@@ -473,7 +479,11 @@ export const orderWriteStore = {
     if (replaces.lines || replaces.charges) {
       await db.$executeRaw`
         WITH ${contentsInserts(
-          Prisma.sql`(SELECT 1 AS ord, ${id}::int AS id) i`,
+          // The order as the statement before left it (its date may have changed); the same
+          // rule as the line triggers' for the quota flag.
+          Prisma.sql`(SELECT 1 AS ord, o.id, o.sales_order_date AS order_date,
+            o.deleted_at IS NULL AND o.status IN ('confirmed', 'closed') AS consumes_quota
+            FROM sales_orders o WHERE o.id = ${id}::int) i`,
           [replaces.lines ? update.lines : []],
           [replaces.charges ? update.charges : []],
         )}
