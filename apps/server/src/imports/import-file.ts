@@ -7,7 +7,7 @@ import {
   ImportCode,
   type ImportMediaType,
 } from '@sales-order/contract';
-import { type CsvError, parse as parseCsv } from 'csv-parse/sync';
+import { type CsvError, type Options as CsvOptions, parse as parseCsv } from 'csv-parse/sync';
 
 import { issuesToDetails } from '../errors/validation-details.js';
 
@@ -25,12 +25,18 @@ export const FORMAT_OF_MEDIA_TYPE: Record<ImportMediaType, ImportFormat> = {
   'application/x-ndjson': 'ndjson',
 };
 
-/** One order of the file: its rows' lines and either its create body or why it has none. */
+/**
+ * One order of the file: its rows' lines and either the body they make or why they make none.
+ * The body is checked against the create's schema only when its chunk is made (validateOrder):
+ * the upload, which reads the whole file, answers without that work, and a chunk's checks run
+ * while the chunk before it is written.
+ */
 export interface ImportOrder {
   ref: string;
   /** 1-based line numbers in the file of its rows (CSV) or its line (JSON Lines). */
   lines: number[];
-  body?: CreateSalesOrderBody;
+  /** The create body as read, not yet validated; none when the rows have problems. */
+  raw?: Record<string, unknown>;
   problems: ErrorDetail[];
   /**
    * Where a path of the body came from: the line and column to name in a message about it
@@ -106,8 +112,16 @@ const readCell = (kind: CellKind, text: string): { value: unknown } | { problem:
 
 const clip = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}...` : text);
 
-/** A validation failure of the body, with each message naming where in the file it came from. */
-const bodyProblems = (raw: unknown, locate: (path: string) => string) => {
+/**
+ * The order's create body, or why it has none: its rows' problems, or the body's validation
+ * failures, each message naming where in the file it came from. Pure, like reading the file.
+ */
+export const validateOrder = ({
+  raw,
+  problems,
+  locate,
+}: ImportOrder): { body?: CreateSalesOrderBody; problems: ErrorDetail[] } => {
+  if (!raw || problems.length > 0) return { problems };
   const parsed = CreateSalesOrderBodySchema.safeParse(raw);
   if (parsed.success) return { body: parsed.data, problems: [] };
   return { problems: locateAll(issuesToDetails(parsed.error), locate) };
@@ -120,6 +134,8 @@ export const locateAll = (details: ErrorDetail[], locate: (path: string) => stri
 /** Byte-level: the 1-based numbers of the lines that are not valid UTF-8. */
 const linesNotUtf8 = (file: Buffer): Set<number> => {
   const bad = new Set<number>();
+  // The usual file is valid throughout: one check instead of one per line.
+  if (isUtf8(file)) return bad;
   let start = 0;
   for (let line = 1; start <= file.length; line += 1) {
     const end = file.indexOf(0x0a, start);
@@ -158,25 +174,31 @@ interface CsvRow {
 
 const readCsv = (text: string, notUtf8: Set<number>): { orders: ImportOrder[]; rows: number } => {
   const skipped: { line: number; message: string }[] = [];
-  let records: { record: string[]; info: { lines: number } }[];
+  // Rows made by on_record: csv-parse's types tie its result to `columns` instead.
+  const options: CsvOptions<CsvRow, string[]> = {
+    bom: true,
+    // Each record as a row with the line it starts on (`lines` is where it ended), made as it
+    // is read: nothing more of csv-parse's per record is kept for the whole file.
+    on_record: (record, { lines }) => ({
+      line: lines - record.reduce((sum, cell) => sum + (cell.includes('\n') ? cell.split('\n').length - 1 : 0), 0),
+      cells: record,
+    }),
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    on_skip: (error: CsvError | undefined) => {
+      if (error) skipped.push({ line: Number(error.lines ?? 0), message: error.message });
+    },
+  };
+  let records: CsvRow[];
   try {
-    records = parseCsv(text, {
-      bom: true,
-      info: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      skip_records_with_error: true,
-      on_skip: (error: CsvError | undefined) => {
-        if (error) skipped.push({ line: Number(error.lines ?? 0), message: error.message });
-      },
-      // With `info`, each record comes with where it ended in the file.
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    records = parseCsv(text, options as unknown as CsvOptions) as unknown as CsvRow[];
   } catch (error) {
     throw new UnreadableImportError(`the file is not CSV: ${(error as Error).message}`);
   }
   const [head, ...data] = records;
   if (!head) throw new UnreadableImportError('the file has no header row');
-  const header = head.record.map((name) => name.trim());
+  const header = head.cells.map((name) => name.trim());
   if (!header.includes('order_ref'))
     throw new UnreadableImportError('the header row has no order_ref column (which groups rows into orders)');
   const unknown = header.filter((name) => !CSV_COLUMNS.includes(name));
@@ -190,10 +212,8 @@ const readCsv = (text: string, notUtf8: Set<number>): { orders: ImportOrder[]; r
   const groups = new Map<string, CsvRow[]>();
   const orders: ImportOrder[] = [];
   const placeOf = new Map<string, number>();
-  for (const { record, info } of data) {
-    const newlines = record.reduce((sum, cell) => sum + (cell.match(/\n/g)?.length ?? 0), 0);
-    const row = { line: info.lines - newlines, cells: record };
-    const ref = (record[refColumn] ?? '').trim() || `line-${row.line}`;
+  for (const row of data) {
+    const ref = (row.cells[refColumn] ?? '').trim() || `line-${row.line}`;
     const rows = groups.get(ref);
     if (rows) rows.push(row);
     else {
@@ -202,7 +222,8 @@ const readCsv = (text: string, notUtf8: Set<number>): { orders: ImportOrder[]; r
       orders.push({ ref, lines: [], problems: [], locate: () => '' });
     }
   }
-  for (const [ref, rows] of groups) orders[placeOf.get(ref)!] = csvOrder(ref, rows, header, notUtf8);
+  const targets = header.map(targetOf);
+  for (const [ref, rows] of groups) orders[placeOf.get(ref)!] = csvOrder(ref, rows, header, targets, notUtf8);
   // A record csv-parse could not read at all (an unclosed quote) is an order of its own that failed.
   for (const { line, message } of skipped) {
     orders.push({
@@ -215,12 +236,91 @@ const readCsv = (text: string, notUtf8: Set<number>): { orders: ImportOrder[]; r
   return { orders, rows: data.length + skipped.length };
 };
 
-const csvOrder = (ref: string, rows: CsvRow[], header: string[], notUtf8: Set<number>): ImportOrder => {
+/** A line column's or an other charge's CSV column, by its key in the body. */
+const COLUMN_OF_LINE_KEY = new Map<string, string>(
+  Object.entries(LINE_COLUMNS).map(([column, [key]]) => [key, column] as const),
+);
+const COLUMN_OF_CHARGE_KEY = new Map<string, string>(
+  Object.entries(CHARGE_COLUMNS).map(([column, [key]]) => [key, column] as const),
+);
+const LINE_KEYS = [...COLUMN_OF_LINE_KEY.keys()];
+const CHARGE_KEYS = [...COLUMN_OF_CHARGE_KEY.keys()];
+const LISTED_PATH = /^(details|other_charges)\.([0-9]+)(?:\.(.+))?$/;
+
+/**
+ * Where each cell of an order came from, kept small (the orders of a whole file are held while
+ * its import runs): the line of each order column, and of each detail line and charge with a
+ * bit per cell it set. A path names its line and column once asked (locate); a path no cell
+ * set names the order's first line.
+ */
+interface CellPlaces {
+  firstLine: number;
+  orderLines: Record<string, number>;
+  detailLines: number[];
+  /** Bit i: the detail line's LINE_KEYS[i] was set. */
+  detailCells: number[];
+  chargeLines: number[];
+  chargeCells: number[];
+}
+
+/** A cell's place as messages name it. */
+const cellAt = (line: number, column: string) => `line ${line}, column ${column}`;
+
+const locator =
+  ({ firstLine, orderLines, detailLines, detailCells, chargeLines, chargeCells }: CellPlaces) =>
+  (path: string): string => {
+    if (Object.hasOwn(orderLines, path)) return cellAt(orderLines[path]!, path);
+    const listed = LISTED_PATH.exec(path);
+    if (listed) {
+      const [, list, at, key] = listed;
+      const details = list === 'details';
+      const index = Number(at);
+      const line = (details ? detailLines : chargeLines)[index];
+      if (line !== undefined) {
+        if (key === undefined) return `line ${line}`;
+        const bit = (details ? LINE_KEYS : CHARGE_KEYS).indexOf(key);
+        if (bit >= 0 && ((details ? detailCells : chargeCells)[index]! & (1 << bit)) !== 0)
+          return cellAt(line, (details ? COLUMN_OF_LINE_KEY : COLUMN_OF_CHARGE_KEY).get(key)!);
+      }
+    }
+    return `line ${firstLine}`;
+  };
+
+/** Each header column's cell: where in the body it goes, and its kind. */
+type ColumnTarget =
+  | { into: 'ref' }
+  | { into: 'order'; key: string; kind: CellKind }
+  | { into: 'line' | 'charge'; key: string; kind: CellKind; bit: number };
+
+const targetOf = (column: string): ColumnTarget => {
+  if (column === 'order_ref') return { into: 'ref' };
+  if (column in ORDER_COLUMNS)
+    return { into: 'order', key: column, kind: ORDER_COLUMNS[column as keyof typeof ORDER_COLUMNS] };
+  if (column in LINE_COLUMNS) {
+    const [key, kind] = LINE_COLUMNS[column as keyof typeof LINE_COLUMNS];
+    return { into: 'line', key, kind, bit: LINE_KEYS.indexOf(key) };
+  }
+  const [key, kind] = CHARGE_COLUMNS[column as keyof typeof CHARGE_COLUMNS];
+  return { into: 'charge', key, kind, bit: CHARGE_KEYS.indexOf(key) };
+};
+
+const csvOrder = (
+  ref: string,
+  rows: CsvRow[],
+  header: string[],
+  targets: ColumnTarget[],
+  notUtf8: Set<number>,
+): ImportOrder => {
   const lines = rows.map((row) => row.line);
-  const first = rows[0]!;
   const problems: ErrorDetail[] = [];
-  const fieldAt = new Map<string, string>();
-  const locate = (path: string) => fieldAt.get(path) ?? `line ${first.line}`;
+  const places: CellPlaces = {
+    firstLine: rows[0]!.line,
+    orderLines: {},
+    detailLines: [],
+    detailCells: [],
+    chargeLines: [],
+    chargeCells: [],
+  };
   const order: Record<string, unknown> = {};
   const details: Record<string, unknown>[] = [];
   const charges: Record<string, unknown>[] = [];
@@ -237,51 +337,62 @@ const csvOrder = (ref: string, rows: CsvRow[], header: string[], notUtf8: Set<nu
     }
     const line: Record<string, unknown> = {};
     const charge: Record<string, unknown> = {};
-    const lineIndex = details.length;
-    const chargeIndex = charges.length;
-    header.forEach((column, index) => {
+    let lineCells = 0;
+    let chargeCells = 0;
+    for (let index = 0; index < header.length; index += 1) {
+      const target = targets[index]!;
       const text = row.cells[index]!.trim();
-      if (column === 'order_ref' || text === '') return;
-      const where = `line ${row.line}, column ${column}`;
-      const target =
-        column in ORDER_COLUMNS
-          ? { into: order, key: column, kind: ORDER_COLUMNS[column as keyof typeof ORDER_COLUMNS], path: column }
-          : column in LINE_COLUMNS
-            ? (([key, kind]) => ({ into: line, key, kind, path: `details.${lineIndex}.${key}` }))(
-                LINE_COLUMNS[column as keyof typeof LINE_COLUMNS],
-              )
-            : (([key, kind]) => ({ into: charge, key, kind, path: `other_charges.${chargeIndex}.${key}` }))(
-                CHARGE_COLUMNS[column as keyof typeof CHARGE_COLUMNS],
-              );
+      if (target.into === 'ref' || text === '') continue;
+      const path =
+        target.into === 'order'
+          ? target.key
+          : target.into === 'line'
+            ? `details.${details.length}.${target.key}`
+            : `other_charges.${charges.length}.${target.key}`;
       const cell = readCell(target.kind, text);
       if ('problem' in cell) {
-        problems.push({ path: target.path, message: `${where}: ${cell.problem}`, code: ImportCode.invalidCell });
-        return;
+        problems.push({
+          path,
+          message: `${cellAt(row.line, header[index]!)}: ${cell.problem}`,
+          code: ImportCode.invalidCell,
+        });
+        continue;
       }
-      if (target.into === order && target.key in order) {
-        if (order[target.key] !== cell.value)
-          problems.push({
-            path: target.path,
-            message: `${where}: differs from the order's first row (${clip(String(order[target.key]))})`,
-            code: ImportCode.inconsistentOrder,
-          });
-        return;
+      if (target.into === 'order') {
+        if (target.key in order) {
+          if (order[target.key] !== cell.value)
+            problems.push({
+              path,
+              message: `${cellAt(row.line, header[index]!)}: differs from the order's first row (${clip(String(order[target.key]))})`,
+              code: ImportCode.inconsistentOrder,
+            });
+          continue;
+        }
+        order[target.key] = cell.value;
+        places.orderLines[target.key] = row.line;
+      } else if (target.into === 'line') {
+        line[target.key] = cell.value;
+        lineCells |= 1 << target.bit;
+      } else {
+        charge[target.key] = cell.value;
+        chargeCells |= 1 << target.bit;
       }
-      target.into[target.key] = cell.value;
-      if (!fieldAt.has(target.path)) fieldAt.set(target.path, where);
-    });
-    if (Object.keys(line).length > 0) {
-      details.push(line);
-      fieldAt.set(`details.${lineIndex}`, `line ${row.line}`);
     }
-    if (Object.keys(charge).length > 0) {
+    if (lineCells !== 0) {
+      details.push(line);
+      places.detailLines.push(row.line);
+      places.detailCells.push(lineCells);
+    }
+    if (chargeCells !== 0) {
       charges.push(charge);
-      fieldAt.set(`other_charges.${chargeIndex}`, `line ${row.line}`);
+      places.chargeLines.push(row.line);
+      places.chargeCells.push(chargeCells);
     }
   }
+  const locate = locator(places);
   if (problems.length > 0) return { ref, lines, problems, locate };
   const raw = { ...order, details, ...(charges.length > 0 ? { other_charges: charges } : {}) };
-  return { ref: ref.slice(0, ORDER_REF_MAX_LENGTH), lines, ...bodyProblems(raw, locate), locate };
+  return { ref: ref.slice(0, ORDER_REF_MAX_LENGTH), lines, raw, problems, locate };
 };
 
 const readJsonLines = (text: string, notUtf8: Set<number>): { orders: ImportOrder[]; rows: number } => {
@@ -320,9 +431,7 @@ const readJsonLines = (text: string, notUtf8: Set<number>): { orders: ImportOrde
       });
     seen.add(ref);
     orders.push(
-      problems.length > 0
-        ? { ref, lines: [line], problems, locate }
-        : { ref, lines: [line], ...bodyProblems(raw, locate), locate },
+      problems.length > 0 ? { ref, lines: [line], problems, locate } : { ref, lines: [line], raw, problems, locate },
     );
   });
   return { orders, rows };

@@ -85,6 +85,13 @@ export const importStore = {
   fileOf: async (db: Db, id: number): Promise<Buffer> =>
     Buffer.from((await db.import.findUniqueOrThrow({ where: { id }, select: { file: true } })).file),
 
+  /** The SHA-256 of the import's stored file, in hex (null: no such import). */
+  digestOf: async (db: Db, id: number): Promise<string | null> => {
+    const [row] = await db.$queryRaw<{ digest: string }[]>`
+      SELECT encode(sha256(file), 'hex') AS digest FROM imports WHERE id = ${id}::int`;
+    return row?.digest ?? null;
+  },
+
   /** Where the next chunk starts: results are written in position order, a chunk at a time. */
   nextPosition: async (db: Db, id: number): Promise<number> => {
     const last = await db.importResult.findFirst({
@@ -101,9 +108,51 @@ export const importStore = {
 
   /**
    * A chunk's results (once each: a chunk run twice writes nothing the second time) and the
-   * counts that follow from every result so far, in the transaction `db` holds. `finish` ends
-   * the import in that state, if it has not ended already: answers whether it ended now (the
-   * row stays locked until the transaction ends, so of two chunks racing to end it one does).
+   * counts they add, in one statement: the counts grow by the results this statement wrote, so
+   * they stay those of every result so far without reading them again (a chunk's cost does not
+   * grow with the import). One statement needs no transaction of its own; `finish` (endChunk)
+   * does.
+   */
+  recordResults: async (db: Db, id: number, results: ResultToStore[]): Promise<void> => {
+    if (results.length === 0) return;
+    // The rows as one JSON parameter: a fixed statement text whatever the chunk's size.
+    const rows = JSON.stringify(
+      results.map((result) => ({
+        position: result.position,
+        order_ref: result.orderRef,
+        lines: result.lines,
+        status: result.status,
+        sales_order_id: result.salesOrderId,
+        order_number: result.orderNumber,
+        errors: result.errors,
+      })),
+    );
+    await db.$executeRaw`
+      WITH written AS (
+        INSERT INTO import_results (import_id, position, order_ref, lines, rows, status, sales_order_id, order_number, errors)
+        SELECT ${id}::int, r.position, r.order_ref,
+          ARRAY(SELECT jsonb_array_elements_text(r.lines)::int), jsonb_array_length(r.lines),
+          r.status, r.sales_order_id, r.order_number, r.errors
+        FROM jsonb_to_recordset(${rows}::jsonb) AS r(position int, order_ref varchar, lines jsonb, status varchar,
+          sales_order_id int, order_number varchar, errors jsonb)
+        ON CONFLICT (import_id, position) DO NOTHING
+        RETURNING rows, status
+      )
+      UPDATE imports SET rows_read = rows_read + c.rows, orders_created = orders_created + c.created,
+        orders_failed = orders_failed + c.failed
+      FROM (
+        SELECT COALESCE(sum(rows), 0)::int AS rows,
+          count(*) FILTER (WHERE status = 'created')::int AS created,
+          count(*) FILTER (WHERE status = 'failed')::int AS failed
+        FROM written
+      ) c
+      WHERE id = ${id}::int`;
+  },
+
+  /**
+   * A chunk's results (recordResults) and `finish`, which ends the import in that state if it
+   * has not ended already, in the transaction `db` holds: answers whether it ended now (the row
+   * stays locked until the transaction ends, so of two chunks racing to end it one does).
    */
   recordChunk: async (
     db: Db,
@@ -112,37 +161,14 @@ export const importStore = {
     finish: ImportEnd | undefined,
     now: Date,
   ): Promise<boolean> => {
-    if (results.length > 0)
-      await db.importResult.createMany({
-        data: results.map((result) => ({
-          importId: id,
-          position: result.position,
-          orderRef: result.orderRef,
-          lines: result.lines,
-          rows: result.lines.length,
-          status: result.status,
-          salesOrderId: result.salesOrderId,
-          orderNumber: result.orderNumber,
-          errors: result.errors,
-        })),
-        skipDuplicates: true,
-      });
-    const ended =
+    await importStore.recordResults(db, id, results);
+    return (
       finish !== undefined &&
       (await db.$executeRaw`
         UPDATE imports SET state = ${finish.state}, error = COALESCE(${finish.error ?? null}::varchar, error),
           finished_at = ${now}
-        WHERE id = ${id} AND state IN ('queued', 'running')`) > 0;
-    await db.$executeRaw`
-      UPDATE imports i SET rows_read = c.rows, orders_created = c.created, orders_failed = c.failed
-      FROM (
-        SELECT COALESCE(sum(rows), 0)::int AS rows,
-          count(*) FILTER (WHERE status = 'created')::int AS created,
-          count(*) FILTER (WHERE status = 'failed')::int AS failed
-        FROM import_results WHERE import_id = ${id}
-      ) c
-      WHERE i.id = ${id}`;
-    return ended;
+        WHERE id = ${id} AND state IN ('queued', 'running')`) > 0
+    );
   },
 
   /**

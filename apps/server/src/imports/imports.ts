@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
+
 import {
   AccessCode,
   type CreateSalesOrderBody,
@@ -26,9 +29,16 @@ import {
   locateAll,
   readImportFile,
   UnreadableImportError,
+  validateOrder,
 } from './import-file.js';
 import type { ImportJob, ImportQueue } from './import-queue.js';
 import { type ImportEnd, type ImportRow, importStore, type ResultToStore } from './import-store.js';
+
+/** A file's bytes as importStore.digestOf reads them stored. */
+const digestOf = (file: Buffer) => createHash('sha256').update(file).digest('hex');
+
+/** Orders checked between two turns of the event loop while a chunk is prepared. */
+const PREPARE_SLICE = 20;
 
 /** Who starts an import: the orders are created as this caller, with its permissions. */
 export interface ImportCaller {
@@ -120,10 +130,14 @@ const recordChunk = async (
  * values ask for: status confirmed, acknowledge_warnings, as the contract declares). Undefined
  * when it goes.
  */
-const refusalOf = (row: ImportRow, order: ImportOrder): ErrorDetail[] | undefined => {
-  if (!order.body || order.problems.length > 0) return order.problems;
+const refusalOf = (
+  row: ImportRow,
+  order: ImportOrder,
+  { body, problems }: ReturnType<typeof validateOrder>,
+): ErrorDetail[] | undefined => {
+  if (!body || problems.length > 0) return problems;
   const access = salesOrdersContract.createSalesOrder.metadata;
-  const missing = [access.permission, ...permissionsForBody(access, order.body)].filter(
+  const missing = [access.permission, ...permissionsForBody(access, body)].filter(
     (permission) => !row.permissions.includes(Permission.all) && !row.permissions.includes(permission),
   );
   if (missing.length === 0) return undefined;
@@ -168,18 +182,19 @@ const accessOfImport = (row: ImportRow, locations: LocationScope): AccessContext
 
 export const createImports = ({ transactions, orders, queue, maxOrders, chunkSize, jobSeconds }: ImportDeps) => {
   const { db } = transactions;
-  // Each chunk needs its import's orders: those of the last few files are kept, so that the
-  // file (up to IMPORT_MAX_BYTES) is read and parsed again only by another process, or after them.
-  const files = new LRUCache<number, ImportOrder[]>({ max: 2 });
+  // Each chunk needs its import's orders: those of the last few files (read at upload, or by a
+  // job) are kept with their bytes' digest, so that the file (up to IMPORT_MAX_BYTES) is read and
+  // parsed again only by another process, after them, or when the stored file is not those bytes.
+  const files = new LRUCache<number, { digest: string; orders: ImportOrder[] }>({ max: 2 });
   /** The import's orders; undefined after failing the import when its file cannot be read as it was at upload. */
   const ordersOf = async (row: { id: number; format: string }): Promise<ImportOrder[] | undefined> => {
-    const cached = files.get(row.id);
-    if (cached) return cached;
     // A database that fails here fails the chunk, which runs again.
+    const cached = files.get(row.id);
+    if (cached && cached.digest === (await importStore.digestOf(db, row.id))) return cached.orders;
     const file = await importStore.fileOf(db, row.id);
     try {
       const read = readImportFile(file, row.format as ImportFormat).orders;
-      files.set(row.id, read);
+      files.set(row.id, { digest: digestOf(file), orders: read });
       return read;
     } catch (error) {
       // Read at upload, so only a file changed since could fail here: the import cannot go on.
@@ -197,17 +212,12 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
   };
 
   /**
-   * A chunk's orders, made (or found again) through the bulk create, in one transaction under
-   * `reject_failed_rows`: each order stands alone, as its single create would, and the orders of
-   * one series are numbered in the file's order. What a malformed row or a missing permission
-   * refuses never reaches it.
+   * The chunk of the file's orders from `start`, checked (validateOrder, refusalOf): what goes to
+   * the bulk create, and the results of the rest. A few orders at a time, giving the event loop
+   * back in between: it runs while the chunk before it is written, and beside requests.
    */
-  const createChunk = async (
-    row: ImportRow,
-    access: AccessContext,
-    chunk: readonly ImportOrder[],
-    start: number,
-  ): Promise<ResultToStore[]> => {
+  const prepareChunk = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number) => {
+    const chunk = fileOrders.slice(start, start + chunkSize);
     const results: ResultToStore[] = chunk.map((order, offset) => ({
       position: start + offset,
       orderRef: order.ref,
@@ -219,10 +229,26 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
     }));
     const sent: { at: number; body: CreateSalesOrderBody }[] = [];
     for (const [at, order] of chunk.entries()) {
-      const refused = refusalOf(row, order);
+      if (at > 0 && at % PREPARE_SLICE === 0) await setImmediate();
+      const validated = validateOrder(order);
+      const refused = refusalOf(row, order, validated);
       if (refused) results[at]!.errors = refused;
-      else sent.push({ at, body: order.body! });
+      else sent.push({ at, body: validated.body! });
     }
+    return { chunk, results, sent };
+  };
+
+  /**
+   * A chunk's orders, made (or found again) through the bulk create, in one transaction under
+   * `reject_failed_rows`: each order stands alone, as its single create would, and the orders of
+   * one series are numbered in the file's order. What a malformed row or a missing permission
+   * refuses never reaches it.
+   */
+  const createChunk = async (
+    row: ImportRow,
+    access: AccessContext,
+    { chunk, results, sent }: Awaited<ReturnType<typeof prepareChunk>>,
+  ): Promise<ResultToStore[]> => {
     if (sent.length === 0) return results;
     const answer = await orders.bulkCreate(access, {
       orders: sent.map(({ at, body }) => ({ ...body, idempotency_key: importKeyOf(row.id, chunk[at]!.ref) })),
@@ -261,9 +287,9 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
     /** Checks the file, stores it and queues its first chunk. */
     start: async (caller: ImportCaller, mediaType: ImportMediaType, file: Buffer): Promise<Import> => {
       const format = FORMAT_OF_MEDIA_TYPE[mediaType];
-      let count: number;
+      let read: ImportOrder[];
       try {
-        count = readImportFile(file, format).orders.length;
+        read = readImportFile(file, format).orders;
       } catch (error) {
         if (error instanceof UnreadableImportError)
           throw new RefusedImportError(
@@ -272,6 +298,7 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
           );
         throw error;
       }
+      const count = read.length;
       if (count > maxOrders)
         throw new RefusedImportError(
           `The file holds ${count} orders; at most ${maxOrders} (IMPORT_MAX_ORDERS) are imported at once`,
@@ -291,6 +318,9 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
         await jobs.enqueue(inserted.id, tx);
         return inserted;
       });
+      // Its jobs run in this process too, as a rule: they start from the orders read here
+      // instead of reading the file again.
+      files.set(row.id, { digest: digestOf(file), orders: read });
       return toImport(row, new Date());
     },
 
@@ -315,10 +345,11 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
 
     /**
      * One job of an import: chunks one after another for up to `jobSeconds`, each chunk's orders
-     * in their own transaction (createChunk) and its results and counts in the next one, which
-     * is written while the following chunk's orders are made (results are still recorded in
-     * file order, one chunk after the other). The last chunk of the job records its results with
-     * the next job queued, in one transaction. A process that dies in between leaves this job
+     * in their own transaction (createChunk) and its results and counts in the next statement
+     * (importStore.recordResults), which is written while the following chunk's orders are made
+     * (results are still recorded in file order, one chunk after the other). The last chunk of
+     * the job records its results with the next job queued, or the import's end, in one
+     * transaction. A process that dies in between leaves this job
      * active: it runs again once it expires, from the last chunk recorded.
      */
     runChunk: async ({ import_id: id }: ImportJob): Promise<void> => {
@@ -338,17 +369,23 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
       const jobs = await queue();
       let start = await importStore.nextPosition(db, id);
       let recording: Promise<void> = Promise.resolve();
+      let prepared = await prepareChunk(row, fileOrders, start);
       for (;;) {
-        const chunk = fileOrders.slice(start, start + chunkSize);
-        const results = await createChunk(row, access, chunk, start);
-        await recording;
-        start += chunk.length;
+        const creating = createChunk(row, access, prepared);
+        start += prepared.chunk.length;
         const done = start >= fileOrders.length;
+        // The next chunk is checked while this one is written (it is dropped if the job stops here).
+        const following = done ? undefined : prepareChunk(row, fileOrders, start);
+        following?.catch(() => {});
+        const results = await creating;
+        await recording;
         const last = done || Date.now() >= until;
-        recording = transactions.withTransaction(async (tx) => {
-          await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
-          if (!done && last) await jobs.enqueue(id, tx);
-        });
+        recording = last
+          ? transactions.withTransaction(async (tx) => {
+              await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
+              if (!done) await jobs.enqueue(id, tx);
+            })
+          : importStore.recordResults(db, id, results);
         // Awaited before the next chunk's results, or on the way out; a failure fails the job then.
         recording.catch(() => {});
         if (last) {
@@ -363,6 +400,7 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
           if (goesOn(now)) await recordChunk(db, id, [], { state: 'cancelled' }, new Date());
           return;
         }
+        prepared = await following!;
       }
     },
   };
