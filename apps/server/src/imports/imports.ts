@@ -241,19 +241,30 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
   /**
    * A chunk's orders, made (or found again) through the bulk create, in one transaction under
    * `reject_failed_rows`: each order stands alone, as its single create would, and the orders of
-   * one series are numbered in the file's order. What a malformed row or a missing permission
+   * one series are numbered in the file's order (written only once `writeAfter`, the chunk
+   * before, has committed; failed when it failed). What a malformed row or a missing permission
    * refuses never reaches it.
    */
   const createChunk = async (
     row: ImportRow,
     access: AccessContext,
     { chunk, results, sent }: Awaited<ReturnType<typeof prepareChunk>>,
+    writeAfter?: Promise<unknown>,
   ): Promise<ResultToStore[]> => {
-    if (sent.length === 0) return results;
-    const answer = await orders.bulkCreate(access, {
-      orders: sent.map(({ at, body }) => ({ ...body, idempotency_key: importKeyOf(row.id, chunk[at]!.ref) })),
-      error_policy: 'reject_failed_rows',
-    });
+    if (sent.length === 0) {
+      // Nothing to write, but not done before the chunk before it.
+      await writeAfter;
+      return results;
+    }
+    const answer = await orders.bulkCreate(
+      access,
+      {
+        orders: sent.map(({ at, body }) => ({ ...body, idempotency_key: importKeyOf(row.id, chunk[at]!.ref) })),
+        error_policy: 'reject_failed_rows',
+      },
+      undefined,
+      writeAfter,
+    );
     for (const [index, { at }] of sent.entries()) {
       const outcome = answer.results[index]!;
       const result = results[at]!;
@@ -346,10 +357,11 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
     /**
      * One job of an import: chunks one after another for up to `jobSeconds`, each chunk's orders
      * in their own transaction (createChunk) and its results and counts in the next statement
-     * (importStore.recordResults), which is written while the following chunk's orders are made
-     * (results are still recorded in file order, one chunk after the other). The last chunk of
-     * the job records its results with the next job queued, or the import's end, in one
-     * transaction. A process that dies in between leaves this job
+     * (importStore.recordResults). Two chunks are under way at once: the next one is checked,
+     * its keys claimed and its orders priced while this one is written, and it writes once this
+     * one has committed; results are recorded in file order, one chunk after the other, while
+     * the following chunk's orders are made. The last chunk of the job records its results with
+     * the next job queued, or the import's end, in one transaction. A process that dies in between leaves this job
      * active: it runs again once it expires, from the last chunk recorded.
      */
     runChunk: async ({ import_id: id }: ImportJob): Promise<void> => {
@@ -369,17 +381,28 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
       const jobs = await queue();
       let start = await importStore.nextPosition(db, id);
       let recording: Promise<void> = Promise.resolve();
-      let prepared = await prepareChunk(row, fileOrders, start);
+      const first = await prepareChunk(row, fileOrders, start);
+      start += first.chunk.length;
+      let current = createChunk(row, access, first);
+      current.catch(() => {});
       for (;;) {
-        const creating = createChunk(row, access, prepared);
-        start += prepared.chunk.length;
         const done = start >= fileOrders.length;
-        // The next chunk is checked while this one is written (it is dropped if the job stops here).
-        const following = done ? undefined : prepareChunk(row, fileOrders, start);
-        following?.catch(() => {});
-        const results = await creating;
-        await recording;
         const last = done || Date.now() >= until;
+        // The next chunk is under way while this one is made: checked, its keys claimed and its
+        // orders priced, then written once this one has committed (its numbers follow these).
+        let next: Promise<ResultToStore[]> | undefined;
+        if (!last) {
+          const prepared = await prepareChunk(row, fileOrders, start);
+          start += prepared.chunk.length;
+          next = createChunk(row, access, prepared, current);
+          // Awaited below; it fails without writing when this chunk fails.
+          next.catch(() => {});
+        }
+        const results = await current.catch(async (error: unknown) => {
+          await next?.catch(() => {});
+          throw error;
+        });
+        await recording;
         recording = last
           ? transactions.withTransaction(async (tx) => {
               await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
@@ -393,14 +416,18 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
           if (done) files.delete(id);
           return;
         }
-        // A cancel (or anything else that ended it) takes effect between chunks.
+        // A cancel (or anything else that ended it) takes effect between chunks: the one under
+        // way is recorded, then the import ends.
         const now = await importStore.forJob(db, id);
         if (!goesOn(now) || now.cancelRequested) {
+          const underWay = await next!;
           await recording;
-          if (goesOn(now)) await recordChunk(db, id, [], { state: 'cancelled' }, new Date());
+          await transactions.withTransaction((tx) =>
+            recordChunk(tx, id, underWay, goesOn(now) ? { state: 'cancelled' } : undefined, new Date()),
+          );
           return;
         }
-        prepared = await following!;
+        current = next!;
       }
     },
   };

@@ -82,12 +82,18 @@ const isRefusal = (error: unknown): error is DomainError =>
  * order). An order with an `idempotency_key` is claimed in the caller's key space (the single
  * create's): a key committed earlier with the same order answers that order again. With a
  * guard, the request's own Idempotency-Key is claimed first and the answer stored last.
+ *
+ * `writeAfter` (an import's chunks): the batch's transaction prepares its orders at once, but
+ * checks their numbers and writes them only once that promise has resolved (the batch before,
+ * committed), so batches can overlap and still be numbered one after the other; when it
+ * rejects, this batch fails without writing.
  */
 export const bulkCreateOrders = async (
   deps: BulkCreateDeps,
   access: AccessContext,
   { orders, error_policy: policy = 'reject_everything' }: BulkCreateSalesOrdersBody,
   idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
+  writeAfter?: Promise<unknown>,
 ): Promise<BulkCreatedSalesOrders> => {
   const { transactions, orderNumberMaxAhead } = deps;
   const owner = identityOf(access);
@@ -145,6 +151,7 @@ export const bulkCreateOrders = async (
       else prepared.set(index, order.value);
     });
 
+    await writeAfter;
     // Numbers supplied that another order already holds.
     const suppliedNumber = (order: PreparedOrder) =>
       order.numbering?.kind === 'next' ? undefined : order.numbering?.salesOrderNo;

@@ -42,7 +42,8 @@ export const createOrderUseCases = (deps: BulkCreateDeps) => ({
     access: AccessContext,
     input: BulkCreateSalesOrdersBody,
     idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
-  ) => bulkCreateOrders(deps, access, input, idempotency),
+    writeAfter?: Promise<unknown>,
+  ) => bulkCreateOrders(deps, access, input, idempotency, writeAfter),
   update: (access: AccessContext, id: number, input: UpdateSalesOrderBody, expected?: Expected) =>
     updateOrder(deps, access, id, input, expected),
   remove: (access: AccessContext, id: number, expected?: Expected) => deleteOrder(deps, access, id, expected),
