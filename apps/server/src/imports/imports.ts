@@ -20,6 +20,7 @@ import { type AccessContext, type AuthMethod, identityOf, type LocationScope } f
 import type { Db, TransactionPort } from '../db/transactions.js';
 import { notFound } from '../errors/domain-error.js';
 import { recordSubjectEvent } from '../events/store/outbox-store.js';
+import type { WriteTurn } from '../orders/bulk-create-orders.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
 import { formatDateTime } from '../shared/calendar.js';
 import {
@@ -36,6 +37,12 @@ import { type ImportEnd, type ImportRow, importStore, type ResultToStore } from 
 
 /** A file's bytes as importStore.digestOf reads them stored. */
 const digestOf = (file: Buffer) => createHash('sha256').update(file).digest('hex');
+
+/** A chunk whose orders are being made: settles once they are written, and once committed. */
+interface ChunkUnderWay {
+  written: Promise<void>;
+  committed: Promise<ResultToStore[]>;
+}
 
 /** Orders checked between two turns of the event loop while a chunk is prepared. */
 const PREPARE_SLICE = 20;
@@ -241,19 +248,20 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
   /**
    * A chunk's orders, made (or found again) through the bulk create, in one transaction under
    * `reject_failed_rows`: each order stands alone, as its single create would, and the orders of
-   * one series are numbered in the file's order (written only once `writeAfter`, the chunk
-   * before, has committed; failed when it failed). What a malformed row or a missing permission
-   * refuses never reaches it.
+   * one series are numbered in the file's order (in turn with the chunk before, `turn`).
+   * What a malformed row or a missing permission refuses never reaches it.
    */
   const createChunk = async (
     row: ImportRow,
     access: AccessContext,
     { chunk, results, sent }: Awaited<ReturnType<typeof prepareChunk>>,
-    writeAfter?: Promise<unknown>,
+    turn: WriteTurn,
   ): Promise<ResultToStore[]> => {
     if (sent.length === 0) {
-      // Nothing to write, but not done before the chunk before it.
-      await writeAfter;
+      // Nothing to write, but written and done no sooner than the chunk before it.
+      await turn.after?.written;
+      turn.written?.();
+      await turn.after?.committed;
       return results;
     }
     const answer = await orders.bulkCreate(
@@ -263,7 +271,7 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
         error_policy: 'reject_failed_rows',
       },
       undefined,
-      writeAfter,
+      turn,
     );
     for (const [index, { at }] of sent.entries()) {
       const outcome = answer.results[index]!;
@@ -275,6 +283,34 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
       } else result.errors = locateAll(orderDetails(index, outcome.error?.details ?? []), chunk[at]!.locate);
     }
     return results;
+  };
+
+  /**
+   * Starts making a chunk's orders, in turn with the chunk before (`before`): a chunk under way,
+   * settled once written and once committed (its results).
+   */
+  const startChunk = (
+    row: ImportRow,
+    access: AccessContext,
+    prepared: Awaited<ReturnType<typeof prepareChunk>>,
+    before?: ChunkUnderWay,
+  ): ChunkUnderWay => {
+    let wrote!: () => void;
+    let failed!: (error: unknown) => void;
+    const written = new Promise<void>((resolve, reject) => {
+      wrote = resolve;
+      failed = reject;
+    });
+    const committed = createChunk(row, access, prepared, {
+      after: before && { written: before.written, committed: before.committed },
+      written: wrote,
+    });
+    // A chunk that failed before writing fails the one after it before that one writes.
+    committed.then(wrote, failed);
+    // Each is awaited by the chunk after it or by the job.
+    written.catch(() => {});
+    committed.catch(() => {});
+    return { written, committed };
   };
 
   /** Every result so far, in file order, a page at a time. */
@@ -383,23 +419,21 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
       let recording: Promise<void> = Promise.resolve();
       const first = await prepareChunk(row, fileOrders, start);
       start += first.chunk.length;
-      let current = createChunk(row, access, first);
-      current.catch(() => {});
+      let current = startChunk(row, access, first);
       for (;;) {
         const done = start >= fileOrders.length;
         const last = done || Date.now() >= until;
         // The next chunk is under way while this one is made: checked, its keys claimed and its
-        // orders priced, then written once this one has committed (its numbers follow these).
-        let next: Promise<ResultToStore[]> | undefined;
+        // orders priced, then written behind this one (its numbers follow these) and committed
+        // after it.
+        let next: ChunkUnderWay | undefined;
         if (!last) {
           const prepared = await prepareChunk(row, fileOrders, start);
           start += prepared.chunk.length;
-          next = createChunk(row, access, prepared, current);
-          // Awaited below; it fails without writing when this chunk fails.
-          next.catch(() => {});
+          next = startChunk(row, access, prepared, current);
         }
-        const results = await current.catch(async (error: unknown) => {
-          await next?.catch(() => {});
+        const results = await current.committed.catch(async (error: unknown) => {
+          await next?.committed.catch(() => {});
           throw error;
         });
         await recording;
@@ -420,7 +454,7 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
         // way is recorded, then the import ends.
         const now = await importStore.forJob(db, id);
         if (!goesOn(now) || now.cancelRequested) {
-          const underWay = await next!;
+          const underWay = await next!.committed;
           await recording;
           await transactions.withTransaction((tx) =>
             recordChunk(tx, id, underWay, goesOn(now) ? { state: 'cancelled' } : undefined, new Date()),

@@ -29,6 +29,20 @@ import type { OrderDeps } from './order-use-case.js';
 import type { PreparedOrder } from './order-write-model.js';
 import { isUniqueViolation, orderWriteStore } from './store/order-write-store.js';
 
+/**
+ * Batches written in turn although their transactions overlap (an import's chunks): a batch
+ * prepares its orders at once, checks their numbers and writes them once the batch before it has
+ * written (its insert then waits in the database for the counters that batch holds, so its
+ * numbers follow that batch's), and commits only once that batch has committed (when that one
+ * failed, this one fails before committing).
+ */
+export interface WriteTurn {
+  /** The batch before: settles once it has written its orders, and once it has committed (rejected: it failed). */
+  after?: { written: Promise<unknown>; committed: Promise<unknown> };
+  /** Called once this batch's orders are written. */
+  written?: () => void;
+}
+
 /** What a bulk create needs beyond the single create's dependencies: the orders' own idempotency keys. */
 export interface BulkCreateDeps extends OrderDeps {
   idempotency: Pick<IdempotencyService, 'runEach'>;
@@ -82,18 +96,14 @@ const isRefusal = (error: unknown): error is DomainError =>
  * order). An order with an `idempotency_key` is claimed in the caller's key space (the single
  * create's): a key committed earlier with the same order answers that order again. With a
  * guard, the request's own Idempotency-Key is claimed first and the answer stored last.
- *
- * `writeAfter` (an import's chunks): the batch's transaction prepares its orders at once, but
- * checks their numbers and writes them only once that promise has resolved (the batch before,
- * committed), so batches can overlap and still be numbered one after the other; when it
- * rejects, this batch fails without writing.
+ * With a `turn` (WriteTurn), the batch writes and commits in turn with the batch before it.
  */
 export const bulkCreateOrders = async (
   deps: BulkCreateDeps,
   access: AccessContext,
   { orders, error_policy: policy = 'reject_everything' }: BulkCreateSalesOrdersBody,
   idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
-  writeAfter?: Promise<unknown>,
+  turn?: WriteTurn,
 ): Promise<BulkCreatedSalesOrders> => {
   const { transactions, orderNumberMaxAhead } = deps;
   const owner = identityOf(access);
@@ -151,7 +161,7 @@ export const bulkCreateOrders = async (
       else prepared.set(index, order.value);
     });
 
-    await writeAfter;
+    await turn?.after?.written;
     // Numbers supplied that another order already holds.
     const suppliedNumber = (order: PreparedOrder) =>
       order.numbering?.kind === 'next' ? undefined : order.numbering?.salesOrderNo;
@@ -239,6 +249,7 @@ export const bulkCreateOrders = async (
                 return result;
               })
             : await write(writing);
+        turn?.written?.();
         for (const [index, order] of written.created) outcomes[index] = { order };
         for (const [index, error] of [...written.refused, ...written.afterWriting]) outcomes[index] = { error };
         break;
@@ -281,6 +292,7 @@ export const bulkCreateOrders = async (
       results,
     };
     await idempotency?.complete(tx, [answer]);
+    await turn?.after?.committed;
     return answer;
   };
 

@@ -13,7 +13,7 @@ import type {
 import type { AccessContext } from '../auth/access-context.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { amendOrder } from './amend-order.js';
-import { type BulkCreateDeps, bulkCreateOrders } from './bulk-create-orders.js';
+import { type BulkCreateDeps, bulkCreateOrders, type WriteTurn } from './bulk-create-orders.js';
 import { cancelOrder } from './cancel-order.js';
 import { closeOrder } from './close-order.js';
 import { confirmOrder } from './confirm-order.js';
@@ -42,8 +42,8 @@ export const createOrderUseCases = (deps: BulkCreateDeps) => ({
     access: AccessContext,
     input: BulkCreateSalesOrdersBody,
     idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
-    writeAfter?: Promise<unknown>,
-  ) => bulkCreateOrders(deps, access, input, idempotency, writeAfter),
+    turn?: WriteTurn,
+  ) => bulkCreateOrders(deps, access, input, idempotency, turn),
   update: (access: AccessContext, id: number, input: UpdateSalesOrderBody, expected?: Expected) =>
     updateOrder(deps, access, id, input, expected),
   remove: (access: AccessContext, id: number, expected?: Expected) => deleteOrder(deps, access, id, expected),
