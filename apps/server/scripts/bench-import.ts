@@ -20,6 +20,12 @@ export interface ImportFigures {
   state: string;
   /** Whether the import was still running when `beside` ended: the measurement beside it was beside it all along. */
   besideWhileRunning: boolean;
+  /**
+   * Orders per second from the end of `beside` to the end of the import: its rate with nothing
+   * else driving the service (null when it ended first). The headline rate includes the time
+   * the GET load shared the service with it.
+   */
+  afterBesidePerSecond: number | null;
   /** os.loadavg()'s 1-minute figure at the upload and at the end. */
   load: [number, number];
 }
@@ -92,9 +98,14 @@ export const importBeside = async <T>(
   };
   await until((reading) => finished(reading) || reading.orders_created + reading.orders_failed > 0);
   const besideResult = await beside();
-  const besideWhileRunning = !finished(await read());
+  const besideEnded = performance.now();
+  const atBesideEnd = await read();
+  const besideWhileRunning = !finished(atBesideEnd);
   const end = await until(finished);
-  const seconds = (performance.now() - started) / 1000;
+  const ended = performance.now();
+  const seconds = (ended - started) / 1000;
+  const doneAfterBeside =
+    end.orders_created + end.orders_failed - atBesideEnd.orders_created - atBesideEnd.orders_failed;
   return {
     figures: {
       orders: end.orders_total,
@@ -106,6 +117,9 @@ export const importBeside = async <T>(
       failed: end.orders_failed,
       state: end.state,
       besideWhileRunning,
+      afterBesidePerSecond: besideWhileRunning
+        ? Math.round(doneAfterBeside / Math.max(0.001, (ended - besideEnded) / 1000))
+        : null,
       load: [loadAtStart, loadavg()[0]!],
     },
     beside: besideResult,
@@ -115,7 +129,9 @@ export const importBeside = async <T>(
 export const describeImport = (figures: ImportFigures, getP99: { beside: number; idle: number }): string =>
   `import: ${figures.orders.toLocaleString('en-US')} orders (${figures.rows.toLocaleString('en-US')} rows, ` +
   `${figures.megabytes.toFixed(1)} MB) ${figures.state} in ${figures.seconds.toFixed(1)} s: ` +
-  `${figures.ordersPerSecond} orders/s, ${figures.created} created, ${figures.failed} failed; ` +
+  `${figures.ordersPerSecond} orders/s` +
+  (figures.afterBesidePerSecond === null ? '' : ` (${figures.afterBesidePerSecond} once the GET load ended)`) +
+  `, ${figures.created} created, ${figures.failed} failed; ` +
   `GET order p99 ${getP99.beside} ms beside it against ${getP99.idle} ms idle ` +
   `(${(getP99.beside / Math.max(1, getP99.idle)).toFixed(1)} x, target <= 2 x` +
   `${figures.besideWhileRunning ? '' : '; the import ended before the GET load did'}); ` +

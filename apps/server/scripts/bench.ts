@@ -60,7 +60,8 @@
  *
  * Import (scripts/bench-import.ts): a CSV of BENCH_IMPORT_ORDERS (10,000) orders of the create
  * row's five lines in one series, its orders per second from the upload to `completed` (read
- * against the 5-line create's req/s), and GET order driven as its idle row while the import
+ * against the 5-line create's req/s; also from the end of the GET load beside it, the import
+ * alone), and GET order driven as its idle row while the import
  * runs, its p99 read against the idle row's (target: within 2 x); the load average beside them.
  */
 import { execFile, spawn } from 'node:child_process';
