@@ -55,6 +55,30 @@ export const importCsv = (
   return { csv: `${rows.join('\n')}\n`, rows: rows.length - 1 };
 };
 
+/**
+ * fetch, with a failure that names its request and the socket's error: `fetch failed` alone
+ * (ECONNRESET, twice in earlier runs, not reproduced since) does not say which call met it.
+ * A GET (the progress reads) is sent once more when its kept-alive connection was reset: the
+ * service may close an idle connection just as it is reused.
+ */
+export const benchFetch = async (url: string, init: RequestInit = {}): Promise<Response> => {
+  const method = init.method ?? 'GET';
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      if (method === 'GET' && attempt === 1 && cause?.code === 'ECONNRESET') continue;
+      throw new Error(
+        `${method} ${url}: ${(error as Error).message} (${cause?.code ?? cause?.message ?? 'no cause'})`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+};
+
 interface ImportReading {
   state: string;
   orders_total: number;
@@ -75,7 +99,7 @@ export const importBeside = async <T>(
 ): Promise<{ figures: ImportFigures; beside: T }> => {
   const loadAtStart = loadavg()[0]!;
   const started = performance.now();
-  const upload = await fetch(`${origin}/api/imports`, {
+  const upload = await benchFetch(`${origin}/api/imports`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'text/csv' },
     body: csv,
@@ -84,7 +108,7 @@ export const importBeside = async <T>(
   if (upload.status !== 202 || !queued.data) throw new Error(`POST /imports answered ${upload.status}`);
   const id = queued.data.import_id;
   const read = async () => {
-    const response = await fetch(`${origin}/api/imports/${id}`, { headers });
+    const response = await benchFetch(`${origin}/api/imports/${id}`, { headers });
     return ((await response.json()) as { data: ImportReading }).data;
   };
   const until = async (done: (reading: ImportReading) => boolean) => {

@@ -78,7 +78,7 @@ import pg from 'pg';
 
 import { buildRef, compareRounds, type Round, roundsText } from './bench-against.js';
 import { burst, type BurstFigures, describeBurst } from './bench-burst.js';
-import { describeImport, importBeside, importCsv } from './bench-import.js';
+import { benchFetch, describeImport, importBeside, importCsv } from './bench-import.js';
 import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
 import { loadBulkOrders } from './bulk-orders.js';
 
@@ -561,7 +561,7 @@ const prepareTarget = async (origin: string, headers: Record<string, string>, cr
    * stops with the service's status and body when it is not the one expected.
    */
   const setupCall = async (url: string, expected: number, body?: unknown): Promise<unknown> => {
-    const response = await fetch(url, {
+    const response = await benchFetch(url, {
       method: body ? 'POST' : 'GET',
       headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
