@@ -14,11 +14,10 @@ export const cancelOrder = (
   request: TransitionRequest,
 ): Promise<SalesOrder> =>
   runTransition(deps, id, 'cancel', request, async (tx, order) => {
-    await orderWriteStore.writeTransition(tx, id, 'cancelled', {
+    return orderWriteStore.writeTransition(tx, id, 'cancelled', {
       action: 'cancel',
       actor: request.access.subject,
       changes: changesOfTransition(order.status, 'cancelled', historyTotals(order), body.reason),
       reason: body.reason,
     });
-    return id;
   });

@@ -9,10 +9,9 @@ import { orderWriteStore } from './store/order-write-store.js';
 /** confirmed -> closed: fulfilled and done (the host says so); read-only afterwards but for remarks. */
 export const closeOrder = (deps: OrderDeps, id: number, request: TransitionRequest): Promise<SalesOrder> =>
   runTransition(deps, id, 'close', request, async (tx, order) => {
-    await orderWriteStore.writeTransition(tx, id, 'closed', {
+    return orderWriteStore.writeTransition(tx, id, 'closed', {
       action: 'close',
       actor: request.access.subject,
       changes: changesOfTransition(order.status, 'closed', historyTotals(order)),
     });
-    return id;
   });

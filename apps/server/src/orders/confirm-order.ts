@@ -19,11 +19,10 @@ export const confirmOrder = (
     const acknowledged = await checkConfirmable(tx, id, order, contents, body.acknowledge_warnings === true, (ids) =>
       orderWriteStore.lockQuota(tx, ids),
     );
-    await orderWriteStore.writeTransition(tx, id, 'confirmed', {
+    return orderWriteStore.writeTransition(tx, id, 'confirmed', {
       action: 'confirm',
       actor: request.access.subject,
       changes: changesOfTransition(order.status, 'confirmed', historyTotals(order)),
       ...(acknowledged.length > 0 ? { acknowledgedWarnings: acknowledged } : {}),
     });
-    return id;
   });

@@ -24,13 +24,17 @@ export const orderEventCtes = (
   type: EventType,
   orders: Prisma.Sql,
   contents: OrderContents = ORDER_TABLES,
-): Prisma.Sql =>
-  eventInsertCtes(
-    type,
-    Prisma.sql`(SELECT o.id AS sales_order_id, o.version, o.updated_at AS occurred_at,
+): Prisma.Sql => eventInsertCtes(type, changedOrders(orders, contents));
+
+/**
+ * The rows of `orders` (as orderEventCtes takes them) as an event records them: the order's
+ * id, version, stamp and read shape (`data`, json). A statement that also answers with the
+ * order makes this a CTE of its own and passes it to eventInsertCtes, so the shape is built once.
+ */
+export const changedOrders = (orders: Prisma.Sql, contents: OrderContents = ORDER_TABLES): Prisma.Sql =>
+  Prisma.sql`(SELECT o.id AS sales_order_id, o.version, o.updated_at AS occurred_at,
         ${orderReadShape(contents)} AS data
-      FROM ${orders} o)`,
-  );
+      FROM ${orders} o)`;
 
 /**
  * Records the event of a change already written in the transaction `tx` holds, reading the

@@ -1,9 +1,11 @@
-import type { EventType, HistoryChanges, SalesOrderStatus } from '@sales-order/contract';
+import type { EventType, HistoryChanges, SalesOrder, SalesOrderStatus } from '@sales-order/contract';
 
 import type { LocationScope } from '../../auth/access-context.js';
 import { sqlStateOf } from '../../db/database-errors.js';
 import type { Db } from '../../db/transactions.js';
+import { eventInsertCtes } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { JsonText } from '../../shared/json-text.js';
 import { type CounterClaim, SEQUENCE_MIN_DIGITS, settleCounter } from '../numbering.js';
 import { HEADER_FIELDS, type HeaderField } from '../order.js';
 import type { HistoryEntryToWrite } from '../order-history.js';
@@ -14,7 +16,8 @@ import type {
   PreparedOrder,
   TotalsToWrite,
 } from '../order-write-model.js';
-import { orderEventCtes } from './order-event-store.js';
+import { changedOrders, orderEventCtes } from './order-event-store.js';
+import type { RenderedOrder } from './order-read-store.js';
 import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
@@ -494,11 +497,17 @@ export const orderWriteStore = {
 
   /**
    * Moves an order locked by `lockLive` to another status, with its new version and stamp,
-   * and records the transition's history entry: one statement. `cancellationReason` is set
-   * on a cancel and kept otherwise.
+   * records the transition's history entry and event, and answers with the order as it now
+   * reads (the event's read shape, which GET renders with the same fragment): one statement,
+   * and no read after it. `cancellationReason` is set on a cancel and kept otherwise.
    */
-  writeTransition: async (db: Db, id: number, to: SalesOrderStatus, history: HistoryEntryToWrite): Promise<void> => {
-    await db.$executeRaw`
+  writeTransition: async (
+    db: Db,
+    id: number,
+    to: SalesOrderStatus,
+    history: HistoryEntryToWrite,
+  ): Promise<RenderedOrder> => {
+    const [row] = await db.$queryRaw<{ version: number; json: string }[]>`
       WITH moved AS (
         UPDATE sales_orders SET status = ${to}, status_changed_at = stamp.at,
           cancellation_reason = coalesce(${history.reason ?? null}::text, cancellation_reason),
@@ -506,8 +515,11 @@ export const orderWriteStore = {
         FROM ${STAMP}
         WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE}
         RETURNING sales_orders.*),
-      ${orderEventCtes(TRANSITION_EVENTS[to], Prisma.sql`moved`)}
-      ${historyInsert(Prisma.sql`moved`, history, Prisma.sql`${historyJson(history.changes)}::jsonb`)}`;
+      changed AS MATERIALIZED ${changedOrders(Prisma.sql`moved`)},
+      ${eventInsertCtes(TRANSITION_EVENTS[to], Prisma.sql`changed`)},
+      history AS (${historyInsert(Prisma.sql`moved`, history, Prisma.sql`${historyJson(history.changes)}::jsonb`)})
+      SELECT version, data::text AS json FROM changed`;
+    return { version: row!.version, json: new JsonText<SalesOrder>(row!.json) };
   },
 
   /**
