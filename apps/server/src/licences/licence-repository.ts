@@ -50,15 +50,21 @@ export const licenceRepository = {
    * being edited). The sum is a range scan of `sales_order_details_licence_use_idx` over the
    * licence's window: the lines carry their order's date and live flag (migration
    * 20261122072000_licence_use_index), so the product's history outside the window is never read.
+   * With `lockQuota` (a confirm, in its transaction) the statement first takes the quota locks
+   * of the limited products and sums after they are granted (licence_quota_consumed, migration
+   * 20261127130000_licence_quota_lock), holding them to the commit.
    */
   findProductsWithLicences: async (
     db: Db,
     productIds: number[],
     date: Date,
     excludeOrderId?: number,
+    lockQuota = false,
   ): Promise<ProductWithLicences[]> => {
     if (productIds.length === 0) return [];
-    const rows = await db.$queryRaw<ProductLicencesRow[]>(productLicencesQuery(productIds, date, excludeOrderId));
+    const rows = await db.$queryRaw<ProductLicencesRow[]>(
+      productLicencesQuery(productIds, date, excludeOrderId, lockQuota),
+    );
     return rows.map(({ licences, ...product }) => ({
       ...product,
       licences: licences.map((licence) => ({
@@ -77,22 +83,39 @@ export const licenceRepository = {
 };
 
 /** The statement of findProductsWithLicences (exported for its plan test). */
-export const productLicencesQuery = (productIds: number[], date: Date, excludeOrderId?: number): Prisma.Sql => {
+export const productLicencesQuery = (
+  productIds: number[],
+  date: Date,
+  excludeOrderId?: number,
+  lockQuota = false,
+): Prisma.Sql => {
   const onDate = formatCalendarDate(date);
+  const sum = Prisma.sql`(
+    SELECT COALESCE(SUM(d.quantity), 0)::text
+    FROM sales_order_details d
+    WHERE d.consumes_quota AND d.product_id = l.product_id
+      AND d.order_date BETWEEN l.valid_from AND l.valid_to
+      ${excludeOrderId === undefined ? Prisma.empty : Prisma.sql`AND d.sales_order_id <> ${excludeOrderId}`})`;
+  // Locked: the function's sum, read once the locks are granted. The statement's own sum only
+  // for a licence the function did not see: one the host changed while this statement waited.
+  const consumed = lockQuota
+    ? Prisma.sql`COALESCE((SELECT q.consumed::text FROM quota q WHERE q.licence_id = l.id), ${sum})`
+    : sum;
   return Prisma.sql`
+    ${
+      lockQuota
+        ? Prisma.sql`WITH quota AS MATERIALIZED (
+            SELECT * FROM licence_quota_consumed(${productIds}::int[], ${onDate}::date, ${excludeOrderId ?? null}::int))`
+        : Prisma.empty
+    }
     SELECT p.id, p.name, p.active, p.requires_licence AS "requiresLicence",
            COALESCE((
              SELECT json_agg(json_build_object(
                       'id', l.id, 'licenceNo', l.licence_no,
                       'validFrom', to_char(l.valid_from, 'YYYY-MM-DD'), 'validTo', to_char(l.valid_to, 'YYYY-MM-DD'),
                       'licensedQuantity', l.licensed_quantity::text,
-                      'consumed', CASE WHEN l.licensed_quantity IS NOT NULL AND l.valid_from <= ${onDate}::date THEN (
-                        SELECT COALESCE(SUM(d.quantity), 0)::text
-                        FROM sales_order_details d
-                        WHERE d.consumes_quota AND d.product_id = l.product_id
-                          AND d.order_date BETWEEN l.valid_from AND l.valid_to
-                          ${excludeOrderId === undefined ? Prisma.empty : Prisma.sql`AND d.sales_order_id <> ${excludeOrderId}`}
-                      ) END)
+                      'consumed', CASE WHEN l.licensed_quantity IS NOT NULL AND l.valid_from <= ${onDate}::date
+                        THEN ${consumed} END)
                     ORDER BY l.valid_from, l.id)
              FROM product_licences l
              WHERE p.requires_licence AND l.product_id = p.id AND l.active AND l.valid_to >= ${onDate}::date

@@ -30,7 +30,8 @@ const quantityByProduct = (lines: readonly LicencedLine[]): Map<number, Decimal>
  * The licence warnings of an order's lines on `date`, one statement whatever the number of
  * lines: the products with their licences and what orders other than `excludeOrderId` hold of
  * each. Unknown or inactive products are problems (at `{path}.{index}.product_id`). The same
- * for validate-licence and for the confirm of an order, so that the two always agree.
+ * for validate-licence and for the confirm of an order, so that the two always agree; a confirm
+ * passes `lockQuota`, and the statement takes the quota locks before it sums (held to the commit).
  */
 export const licenceWarningsFor = async (
   db: Db,
@@ -38,9 +39,16 @@ export const licenceWarningsFor = async (
   date: Date,
   excludeOrderId: number | undefined,
   path: string,
+  lockQuota = false,
 ): Promise<Checked<LicenceWarning[]>> => {
   const quantities = quantityByProduct(lines);
-  const products = await licenceRepository.findProductsWithLicences(db, [...quantities.keys()], date, excludeOrderId);
+  const products = await licenceRepository.findProductsWithLicences(
+    db,
+    [...quantities.keys()],
+    date,
+    excludeOrderId,
+    lockQuota,
+  );
   const { value: productsById, problems } = checkProductsUsable(lines, products, path);
   if (problems.length > 0) return { value: [], problems };
   const warnings = [...quantities].flatMap(([productId, quantity]) => {

@@ -16,9 +16,7 @@ export const confirmOrder = (
 ): Promise<SalesOrder> =>
   runTransition(deps, id, 'confirm', request, async (tx, order) => {
     const contents = await orderWriteStore.contentsOf(tx, id);
-    const acknowledged = await checkConfirmable(tx, id, order, contents, body.acknowledge_warnings === true, (ids) =>
-      orderWriteStore.lockQuota(tx, ids),
-    );
+    const acknowledged = await checkConfirmable(tx, id, order, contents, body.acknowledge_warnings === true);
     return orderWriteStore.writeTransition(tx, id, 'confirmed', {
       action: 'confirm',
       actor: request.access.subject,

@@ -124,9 +124,7 @@ export const confirmCreated = async (
 ) => {
   const order = (await orderWriteStore.lockLive(tx, id, access.locations))!;
   const contents = await orderWriteStore.contentsOf(tx, id);
-  const acknowledged = await checkConfirmable(tx, id, order, contents, acknowledgeWarnings, (ids) =>
-    orderWriteStore.lockQuota(tx, ids),
-  );
+  const acknowledged = await checkConfirmable(tx, id, order, contents, acknowledgeWarnings);
   await orderWriteStore.writeTransition(tx, id, 'confirmed', {
     action: 'confirm',
     actor: access.subject,

@@ -16,7 +16,9 @@ import type { LockedOrder, StoredContents } from './store/order-write-store.js';
  * - the licence warnings validate-licence would give for the lines (quota, expiry, missing
  *   licence), counted with every other confirmed or closed order: otherwise 422 with the
  *   warnings as details, unless the caller acknowledges them, and then they are recorded.
- * The products' quota locks are taken before the quota is read and held to the commit.
+ * The limited products' quota locks are taken by the statement that reads the quota, before it
+ * sums, and held to the commit: run this last before the write that confirms, so that the locks
+ * are held across as few round trips as can be (the write, the commit).
  * Returns the warnings acknowledged (none when there were none).
  */
 export const checkConfirmable = async (
@@ -25,7 +27,6 @@ export const checkConfirmable = async (
   order: LockedOrder,
   contents: StoredContents,
   acknowledgeWarnings: boolean,
-  lockQuota: (productIds: number[]) => Promise<void>,
 ): Promise<LicenceWarning[]> => {
   const details = contents.lines.map((line) => ({ product_id: line.product_id }));
   const productIds = [...new Set(details.map((line) => line.product_id))];
@@ -47,13 +48,13 @@ export const checkConfirmable = async (
   );
   if (references.problems.length > 0) throw unprocessable(references.problems, 'The order cannot be confirmed');
 
-  await lockQuota(productIds);
   const licence = await licenceWarningsFor(
     db,
     contents.lines,
     parseCalendarDate(order.sales_order_date),
     id,
     'details',
+    true,
   );
   if (licence.problems.length > 0) throw unprocessable(licence.problems, 'The order cannot be confirmed');
   const warnings = licence.value;

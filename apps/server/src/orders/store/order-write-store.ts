@@ -548,28 +548,6 @@ export const orderWriteStore = {
       FROM deleted`;
   },
 
-  /**
-   * Takes the licence-quota lock of each product a quantity limit applies to (one that needs a
-   * licence and has an active licence with a licensed quantity) for the rest of the transaction
-   * (a transaction-scoped advisory lock), in product order so that two confirms never deadlock:
-   * a confirm reads what other orders hold of a product only once no other confirm of it can
-   * still commit, so two confirms racing for the last units cannot both take them. A product
-   * without a limit has no quota to race for: confirms sharing it do not wait for each other
-   * (before issue 29 they did, and timed out in a burst).
-   */
-  lockQuota: async (db: Db, productIds: readonly number[]): Promise<void> => {
-    if (productIds.length === 0) return;
-    // OFFSET 0 keeps the sorted subquery apart, so the locks are taken in its order.
-    await db.$executeRaw`
-      SELECT pg_advisory_xact_lock(${QUOTA_LOCK_SPACE}::int, p.id)
-      FROM (
-        SELECT DISTINCT u.id FROM unnest(${[...productIds]}::int[]) AS u(id)
-        WHERE EXISTS (
-          SELECT 1 FROM products pr JOIN product_licences l ON l.product_id = pr.id
-          WHERE pr.id = u.id AND pr.requires_licence AND l.active AND l.licensed_quantity IS NOT NULL)
-        ORDER BY u.id OFFSET 0) p`;
-  },
-
   /** The id of the draft an order was amended into, if it was. */
   amendmentOf: async (db: Db, id: number): Promise<number | null> => {
     const [row] = await db.$queryRaw<{ id: number }[]>`
@@ -577,6 +555,3 @@ export const orderWriteStore = {
     return row?.id ?? null;
   },
 };
-
-/** The first key of the quota's advisory locks: a space of its own ("SOQL" read as an int4). */
-const QUOTA_LOCK_SPACE = 0x534f514c;
