@@ -8,10 +8,8 @@ import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { toJsonNumber } from '../shared/money.js';
 import { counterAfterSuppliedNumber } from './numbering.js';
 import { locationScopeProblems } from './order.js';
-import { checkConfirmable } from './order-confirmation.js';
-import { changesOfTransition } from './order-history.js';
+import { confirmLocked } from './order-confirmation.js';
 import { checkOrderReferences, type ResolvedReferences } from './order-references.js';
-import { historyTotals } from './order-shapes.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type PreparedOrder, prepareOrder } from './order-write-model.js';
 import { isUniqueViolation, orderWriteStore } from './store/order-write-store.js';
@@ -123,12 +121,6 @@ export const confirmCreated = async (
   acknowledgeWarnings: boolean,
 ) => {
   const order = (await orderWriteStore.lockLive(tx, id, access.locations))!;
-  const contents = await orderWriteStore.contentsOf(tx, id);
-  const acknowledged = await checkConfirmable(tx, id, order, contents, acknowledgeWarnings);
-  await orderWriteStore.writeTransition(tx, id, 'confirmed', {
-    action: 'confirm',
-    actor: access.subject,
-    changes: changesOfTransition('draft', 'confirmed', historyTotals(order)),
-    ...(acknowledged.length > 0 ? { acknowledgedWarnings: acknowledged } : {}),
-  });
+  // A bulk create goes on after a refused confirm, in the same transaction.
+  await confirmLocked(tx, id, order, { acknowledgeWarnings, actor: access.subject, refusalEndsTransaction: false });
 };

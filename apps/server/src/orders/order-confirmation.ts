@@ -4,30 +4,67 @@ import type { Db } from '../db/transactions.js';
 import { unprocessable } from '../errors/domain-error.js';
 import { licenceWarningsFor } from '../licences/licence-service.js';
 import { parseCalendarDate } from '../shared/calendar.js';
+import { changesOfTransition } from './order-history.js';
 import { referenceProblems } from './order-references.js';
+import { historyTotals } from './order-shapes.js';
+import type { RenderedOrder } from './store/order-read-store.js';
 import { orderReferenceStore } from './store/order-reference-store.js';
-import type { LockedOrder, StoredContents } from './store/order-write-store.js';
+import { type LockedOrder, orderWriteStore, type StoredContents } from './store/order-write-store.js';
 
 /**
- * What confirming an order checks, inside the confirming transaction (POST
- * /sales-orders/{id}/confirm, and a create that asks for `status: confirmed`):
+ * Confirms a draft the transaction holds the row lock of (`lockLive`): POST
+ * /sales-orders/{id}/confirm, and a create that asks for `status: confirmed`. What it checks:
  * - the customer, the location and every product are still active, and the order date lies in
  *   an active financial year: otherwise 422, whatever the caller acknowledges;
  * - the licence warnings validate-licence would give for the lines (quota, expiry, missing
  *   licence), counted with every other confirmed or closed order: otherwise 422 with the
  *   warnings as details, unless the caller acknowledges them, and then they are recorded.
- * The limited products' quota locks are taken by the statement that reads the quota, before it
- * sums, and held to the commit: run this last before the write that confirms, so that the locks
- * are held across as few round trips as can be (the write, the commit).
- * Returns the warnings acknowledged (none when there were none).
+ * The licence statement takes the limited products' quota locks before it sums and holds them
+ * to the commit; confirms sharing a limited product run one at a time from there. So when the
+ * caller ends the transaction on a refusal (`refusalEndsTransaction`: POST confirm, whose
+ * refusal rolls everything back), the order is written confirmed (status, history entry,
+ * event) before that statement, and the locks are held across its answer and the commit only,
+ * plus an acknowledged warning's record (docs/decisions.md, "The quota locks are held across as
+ * few round trips as can be"). A caller that goes on after a refusal (a bulk create, which
+ * confirms the next order in the same transaction) gets the checks first and the write after,
+ * so that a refused confirm leaves nothing written. Returns the order as the write rendered it.
  */
-export const checkConfirmable = async (
+export const confirmLocked = async (
   db: Db,
   id: number,
   order: LockedOrder,
-  contents: StoredContents,
-  acknowledgeWarnings: boolean,
-): Promise<LicenceWarning[]> => {
+  { acknowledgeWarnings, actor, refusalEndsTransaction }: ConfirmRequest,
+): Promise<RenderedOrder> => {
+  const contents = await orderWriteStore.contentsOf(db, id);
+  await checkReferences(db, order, contents);
+  const history = {
+    action: 'confirm',
+    actor,
+    changes: changesOfTransition(order.status, 'confirmed', historyTotals(order)),
+  } as const;
+  if (!refusalEndsTransaction) {
+    const acknowledged = await checkLicences(db, id, order, contents, acknowledgeWarnings);
+    return orderWriteStore.writeTransition(db, id, 'confirmed', {
+      ...history,
+      ...(acknowledged.length > 0 ? { acknowledgedWarnings: acknowledged } : {}),
+    });
+  }
+  const confirmed = await orderWriteStore.writeTransition(db, id, 'confirmed', history);
+  const acknowledged = await checkLicences(db, id, order, contents, acknowledgeWarnings);
+  if (acknowledged.length > 0) await orderWriteStore.recordAcknowledged(db, id, confirmed.version, acknowledged);
+  return confirmed;
+};
+
+/** Who confirms, whether they acknowledge the licence warnings, and what a refusal does to the transaction. */
+export interface ConfirmRequest {
+  acknowledgeWarnings: boolean;
+  actor: string | null;
+  /** The caller rolls the whole transaction back when the confirm is refused (see confirmLocked). */
+  refusalEndsTransaction: boolean;
+}
+
+/** The references a confirm checks: 422 when one is no longer active. */
+const checkReferences = async (db: Db, order: LockedOrder, contents: StoredContents): Promise<void> => {
   const details = contents.lines.map((line) => ({ product_id: line.product_id }));
   const productIds = [...new Set(details.map((line) => line.product_id))];
   const found = await orderReferenceStore.find(db, {
@@ -47,7 +84,19 @@ export const checkConfirmable = async (
     found,
   );
   if (references.problems.length > 0) throw unprocessable(references.problems, 'The order cannot be confirmed');
+};
 
+/**
+ * The licence warnings of a confirm, under the quota locks its statement takes: 422 unless
+ * there are none or the caller acknowledges them. Returns the warnings acknowledged.
+ */
+const checkLicences = async (
+  db: Db,
+  id: number,
+  order: LockedOrder,
+  contents: StoredContents,
+  acknowledgeWarnings: boolean,
+): Promise<LicenceWarning[]> => {
   const licence = await licenceWarningsFor(
     db,
     contents.lines,

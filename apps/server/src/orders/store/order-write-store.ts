@@ -1,4 +1,4 @@
-import type { EventType, HistoryChanges, SalesOrder, SalesOrderStatus } from '@sales-order/contract';
+import type { EventType, HistoryChanges, LicenceWarning, SalesOrder, SalesOrderStatus } from '@sales-order/contract';
 
 import type { LocationScope } from '../../auth/access-context.js';
 import { sqlStateOf } from '../../db/database-errors.js';
@@ -546,6 +546,17 @@ export const orderWriteStore = {
           'other_charges', '{"added": [], "removed": [], "changed": []}'::jsonb,
           'totals_before', totals, 'totals_after', totals)
       FROM deleted`;
+  },
+
+  /**
+   * Records on the history entry of the order's change to `version` the licence warnings the
+   * caller acknowledged: for a confirm, whose warnings are worked out after its write (under the
+   * quota locks the licence statement takes then). One statement, by the entry's unique key.
+   */
+  recordAcknowledged: async (db: Db, id: number, version: number, warnings: LicenceWarning[]): Promise<void> => {
+    await db.$executeRaw`
+      UPDATE sales_order_history SET acknowledged_warnings = ${JSON.stringify(warnings)}::jsonb
+      WHERE sales_order_id = ${id}::int AND version = ${version}::int`;
   },
 
   /** The id of the draft an order was amended into, if it was. */
