@@ -141,7 +141,7 @@ export const importsContract = c.router(
       pathParams: ImportIdParamsSchema,
       body: c.noBody(),
       responses: { 200: successEnvelope(ImportSchema), 404: NotFoundImportResponse },
-      summary: 'Cancel an import: it stops after the chunk it is on; the orders made stay',
+      summary: 'Cancel an import: it stops after the chunks it is on; the orders made stay',
       metadata: importing,
     },
   },
