@@ -486,7 +486,7 @@ export const orderWriteStore = {
           // rule as the line triggers' for the quota flag.
           Prisma.sql`(SELECT 1 AS ord, o.id, o.sales_order_date AS order_date,
             o.deleted_at IS NULL AND o.status IN ('confirmed', 'closed') AS consumes_quota
-            FROM sales_orders o WHERE o.id = ${id}::int) i`,
+            FROM sales_orders o WHERE o.id = ${id}::int AND ${LOCKED_IN_SCOPE}) i`,
           [replaces.lines ? update.lines : []],
           [replaces.charges ? update.charges : []],
         )}
