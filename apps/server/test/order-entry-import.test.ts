@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -33,8 +34,15 @@ const executablePath = chromiumPath();
 describe.skipIf(!executablePath)(
   "order entry page: the Import screen in Chromium (needs Chromium: CHROMIUM_PATH or Debian's chromium package)",
   () => {
-    // Small chunks: a file of a few hundred orders takes many jobs, so the bar has time to move.
-    const suite = useServerWithFixtures({ ORDER_ENTRY_PAGE: 'true', IMPORT_CHUNK_SIZE: '5' });
+    // Small chunks: the bar moves in small steps. The longer file's import waits on a lock this
+    // test holds (importGate) for as long as a page step takes on a loaded machine, within the
+    // service's 30 s transaction bound.
+    const suite = useServerWithFixtures({
+      ORDER_ENTRY_PAGE: 'true',
+      IMPORT_CHUNK_SIZE: '5',
+      DATABASE_LOCK_TIMEOUT_MS: '25000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '28000',
+    });
     let browser: Browser;
     const folder = mkdtempSync(path.join(tmpdir(), 'order-entry-import-'));
 
@@ -166,48 +174,92 @@ describe.skipIf(!executablePath)(
       await context.close();
     });
 
+    /**
+     * A gate on the import: while it is shut, this test holds the order-number counters' table
+     * (LOCK TABLE ... EXCLUSIVE, as another writer of those rows would), so the import's next
+     * chunk waits for it and the page's reads go on. The import moves only while a test step
+     * waits for it to move, so how far it gets does not depend on how fast the machine is.
+     */
+    const importGate = async () => {
+      const sql = new pg.Client({ connectionString: suite.server.database.pool.options.connectionString });
+      await sql.connect();
+      let shut = false;
+      return {
+        shut: async () => {
+          await sql.query('BEGIN');
+          await sql.query('LOCK TABLE sales_order_counters IN EXCLUSIVE MODE');
+          shut = true;
+        },
+        open: async () => {
+          if (shut) await sql.query('COMMIT');
+          shut = false;
+        },
+        close: async () => {
+          if (shut) await sql.query('ROLLBACK');
+          await sql.end();
+        },
+      };
+    };
+
     it('a longer file: the bar moves as it runs, a reload picks it up again, and Cancel import stops it', async () => {
       const f = suite.fixtures;
-      const ORDERS = 1_000;
+      const ORDERS = 10_000;
       const csv = [HEADER, ...Array.from({ length: ORDERS }, (_, index) => row(f, `long-${index}`))].join('\n');
-      const context = await signedIn();
-      let { page, problems } = await openPage(context);
-      await choose(page, fileOf('long.csv', csv));
+      const gate = await importGate();
+      try {
+        const context = await signedIn();
+        let { page, problems } = await openPage(context);
+        /** Lets the import run until the page's bar passes `after` (short of the end), then shuts the gate. */
+        const moves = async (after: number) => {
+          await gate.open();
+          await eventually(async () => {
+            const { value, max } = await reading(page);
+            return max === ORDERS && value > after && value < ORDERS;
+          }).toBe(true);
+          await gate.shut();
+          return (await reading(page)).value;
+        };
+        // Sent with the gate shut: the import starts and waits at its first chunk.
+        await gate.shut();
+        await choose(page, fileOf('long.csv', csv));
 
-      // The bar at several places short of the end: it follows the import, not only its end.
-      const seen = new Set<number>();
-      await eventually(async () => {
-        const { value, max } = await reading(page);
-        if (max === ORDERS && value > 0 && value < ORDERS) seen.add(value);
-        return seen.size;
-      }, 120_000).toBeGreaterThanOrEqual(2);
-      expect(await status(page).textContent()).toBe('Importing long.csv…');
-      expect(await counts(page).textContent()).toMatch(/^[\d,]+ of 1,000 orders done: [\d,]+ created, 0 failed\./);
-      expect(await accessibilityViolations(page), 'an import running').toEqual([]);
-      expect(problems).toEqual([]);
+        // The bar at two places short of the end: it follows the import, not only its end.
+        const first = await moves(0);
+        await moves(first);
+        expect(await status(page).textContent()).toBe('Importing long.csv…');
+        expect(await counts(page).textContent()).toMatch(/^[\d,]+ of 10,000 orders done: [\d,]+ created, 0 failed\./);
+        expect(await accessibilityViolations(page), 'an import running').toEqual([]);
+        expect(problems).toEqual([]);
 
-      // A new page finds the caller's import still running and follows it.
-      await page.close();
-      ({ page, problems } = await openPage(context));
-      await eventually(() => status(page).textContent()).toMatch(/^Import \d+ is still running\.$/);
-      const before = (await reading(page)).value;
-      await eventually(async () => (await reading(page)).value).toBeGreaterThan(before);
+        // A new page finds the caller's import still running and follows it.
+        await page.close();
+        ({ page, problems } = await openPage(context));
+        await eventually(() => status(page).textContent()).toMatch(/^Import \d+ is still running\.$/);
+        await moves((await reading(page)).value);
 
-      await page.getByRole('button', { name: 'Cancel import' }).click();
-      await eventually(() => status(page).textContent()).toMatch(
-        /^Import cancelled: [\d,]+ orders created before it stopped\.$/,
-      );
-      const cancelled = await latestImport();
-      expect(cancelled.state).toBe('cancelled');
-      expect(cancelled.ordersCreated).toBeLessThan(ORDERS);
-      expect(
-        await suite.server.database.prisma.salesOrder.count({ where: { customerReference: { startsWith: 'long-' } } }),
-      ).toBe(cancelled.ordersCreated);
-      const made = cancelled.ordersCreated.toLocaleString('en-US');
-      expect(await counts(page).textContent()).toBe(`${made} of 1,000 orders done: ${made} created, 0 failed.`);
-      expect(await page.getByRole('button', { name: 'Download results (CSV)' }).isVisible()).toBe(true);
-      expect(problems).toEqual([]);
-      await context.close();
+        // Cancelled while the gate is shut, so the import cannot have ended first.
+        await page.getByRole('button', { name: 'Cancel import' }).click();
+        await eventually(async () => (await latestImport()).cancelRequested).toBe(true);
+        await gate.open();
+        await eventually(() => status(page).textContent()).toMatch(
+          /^Import cancelled: [\d,]+ orders created before it stopped\.$/,
+        );
+        const cancelled = await latestImport();
+        expect(cancelled.state).toBe('cancelled');
+        expect(cancelled.ordersCreated).toBeLessThan(ORDERS);
+        expect(
+          await suite.server.database.prisma.salesOrder.count({
+            where: { customerReference: { startsWith: 'long-' } },
+          }),
+        ).toBe(cancelled.ordersCreated);
+        const made = cancelled.ordersCreated.toLocaleString('en-US');
+        expect(await counts(page).textContent()).toBe(`${made} of 10,000 orders done: ${made} created, 0 failed.`);
+        expect(await page.getByRole('button', { name: 'Download results (CSV)' }).isVisible()).toBe(true);
+        expect(problems).toEqual([]);
+        await context.close();
+      } finally {
+        await gate.close();
+      }
     }, 240_000);
 
     it('JSON Lines goes as application/x-ndjson; a file of another kind or an empty one is refused in words', async () => {
