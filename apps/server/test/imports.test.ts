@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { eventually } from './support/eventually.js';
 import { type Fixtures, ORDER_DATE } from './support/fixtures.js';
+import { orderWriteGate } from './support/order-write-gate.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
@@ -304,10 +305,18 @@ describe('imports', () => {
   it('cancel stops a queued or running import after its chunk; the orders made stay', async () => {
     const f = suite.fixtures;
     const file = [HEADER, ...Array.from({ length: 40 }, (_, index) => csvRow(f, `cancel-${index}`))].join('\n');
-    const started = await upload(file);
-    const id = started.body.data.import_id as number;
-    const cancelled = await suite.server.http.post(`/imports/${id}/cancel`);
-    expect(cancelled.status).toBe(200);
+    // Orders wait while the cancel is sent, so the import cannot end first on a fast machine.
+    const gate = await orderWriteGate(suite.server);
+    let id: number;
+    try {
+      await gate.shut();
+      const started = await upload(file);
+      id = started.body.data.import_id as number;
+      const cancelled = await suite.server.http.post(`/imports/${id}/cancel`);
+      expect(cancelled.status).toBe(200);
+    } finally {
+      await gate.close();
+    }
     const done = await finished(id);
     expect(done.state).toBe('cancelled');
     const made = await suite.server.database.prisma.salesOrder.count({

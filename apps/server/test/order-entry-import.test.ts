@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -10,6 +9,7 @@ import { accessibilityViolations } from './support/accessibility.js';
 import { chromiumPath, launchChromium, pageProblems } from './support/chromium.js';
 import { createSession } from './support/credentials.js';
 import { type Fixtures, importLine, ORDER_DATE } from './support/fixtures.js';
+import { orderWriteGate } from './support/order-write-gate.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 /**
@@ -35,7 +35,7 @@ describe.skipIf(!executablePath)(
   "order entry page: the Import screen in Chromium (needs Chromium: CHROMIUM_PATH or Debian's chromium package)",
   () => {
     // Small chunks: the bar moves in small steps. The longer file's import waits on a lock this
-    // test holds (importGate) for as long as a page step takes on a loaded machine, within the
+    // test holds (orderWriteGate) for as long as a page step takes on a loaded machine, within the
     // service's 30 s transaction bound.
     const suite = useServerWithFixtures({
       ORDER_ENTRY_PAGE: 'true',
@@ -174,38 +174,11 @@ describe.skipIf(!executablePath)(
       await context.close();
     });
 
-    /**
-     * A gate on the import: while it is shut, this test holds the order-number counters' table
-     * (LOCK TABLE ... EXCLUSIVE, as another writer of those rows would), so the import's next
-     * chunk waits for it and the page's reads go on. The import moves only while a test step
-     * waits for it to move, so how far it gets does not depend on how fast the machine is.
-     */
-    const importGate = async () => {
-      const sql = new pg.Client({ connectionString: suite.server.database.pool.options.connectionString });
-      await sql.connect();
-      let shut = false;
-      return {
-        shut: async () => {
-          await sql.query('BEGIN');
-          await sql.query('LOCK TABLE sales_order_counters IN EXCLUSIVE MODE');
-          shut = true;
-        },
-        open: async () => {
-          if (shut) await sql.query('COMMIT');
-          shut = false;
-        },
-        close: async () => {
-          if (shut) await sql.query('ROLLBACK');
-          await sql.end();
-        },
-      };
-    };
-
     it('a longer file: the bar moves as it runs, a reload picks it up again, and Cancel import stops it', async () => {
       const f = suite.fixtures;
       const ORDERS = 10_000;
       const csv = [HEADER, ...Array.from({ length: ORDERS }, (_, index) => row(f, `long-${index}`))].join('\n');
-      const gate = await importGate();
+      const gate = await orderWriteGate(suite.server);
       try {
         const context = await signedIn();
         let { page, problems } = await openPage(context);
