@@ -141,21 +141,26 @@ export const startDeliveryQueue = async (
       // One pg-boss worker per slot, each with an id of its own, so that `wake` reaches every one
       // of them (pg-boss wakes a worker by its id).
       for (let slot = 0; slot < concurrency; slot += 1) {
-        workers.push(
-          await boss.work<QueuedJob>(
-            DELIVERY_QUEUE,
-            { batchSize: 1, groupConcurrency: endpointConcurrency, pollingIntervalSeconds: POLL_INTERVAL_SECONDS },
-            async ([job]) => {
-              try {
-                await handler(keyOfJob(job!.data));
-              } catch (error) {
-                // The database failed the handler: the job is tried again (its retry settings).
-                reportFailure('webhook delivery job failed')(error);
-                throw error;
-              }
-            },
-          ),
+        let worker = '';
+        worker = await boss.work<QueuedJob>(
+          DELIVERY_QUEUE,
+          { batchSize: 1, groupConcurrency: endpointConcurrency, pollingIntervalSeconds: POLL_INTERVAL_SECONDS },
+          async ([job]) => {
+            try {
+              await handler(keyOfJob(job!.data));
+            } catch (error) {
+              // The database failed the handler: the job is tried again (its retry settings).
+              reportFailure('webhook delivery job failed')(error);
+              throw error;
+            } finally {
+              // A slot that found a job asks for the next one at once, not at its next poll: after
+              // each job pg-boss waits out the polling interval, so a backlog drained at one job
+              // per slot per second, and to one endpoint at a few a second.
+              boss.notifyWorker(worker);
+            }
+          },
         );
+        workers.push(worker);
       }
     },
     wake: () => {
