@@ -476,7 +476,14 @@ const CREATE_ROW = 'POST order (5 lines, server numbering, one series)';
  * flight, more than the create row's 32.
  */
 const bulkConnections = Number(process.env.BENCH_BULK_CONNECTIONS ?? 4);
-const BULK_ROW = `POST bulk (${BULK_ORDERS} orders of 5 lines, server numbering, one series, ${bulkConnections} connections)`;
+const bulkRow = (calls: number) =>
+  `POST bulk (${BULK_ORDERS} orders of 5 lines, server numbering, one series, ${calls} connection${calls === 1 ? '' : 's'})`;
+const BULK_ROW = bulkRow(bulkConnections);
+/**
+ * One caller's bulk calls one after another: an import is one such stream (its chunks follow
+ * each other in one series), so its rate is also read against this row's.
+ */
+const BULK_ONE_ROW = bulkRow(1);
 /** The same order with 500 lines: a create's cost should not grow with its lines much. */
 const create500Body = {
   ...createBody,
@@ -737,6 +744,18 @@ const scenariosOf = (
     body: bulkBody,
     connections: bulkConnections,
   },
+  ...(bulkConnections === 1
+    ? []
+    : [
+        {
+          name: BULK_ONE_ROW,
+          against: 'bulk' as const,
+          method: 'POST' as const,
+          url: `${origin}/api/sales-orders/bulk`,
+          body: bulkBody,
+          connections: 1,
+        },
+      ]),
   {
     name: 'POST order (5 lines, server numbering, one series) + 1 webhook endpoint',
     against: 'create',
@@ -1250,6 +1269,19 @@ const main = async () => {
     );
   }
   if (importLine) console.log(importLine);
+  const importRow = rows.find((row) => row.scenario.startsWith('import: '));
+  const bulkRows = rows.filter((row) => row.scenario === BULK_ROW || row.scenario === BULK_ONE_ROW);
+  if (importRow && bulkRows.length > 0)
+    console.log(
+      `import against bulk calls (target: at least 1 x): ` +
+        bulkRows
+          .map(
+            (row) =>
+              `${(importRow.rps / Math.max(1, ordersPerSecond(row))).toFixed(2)} x the bulk rate with ` +
+              `${row.scenario === BULK_ONE_ROW ? 'one call at a time' : `${bulkConnections} calls at once`} (${ordersPerSecond(row)} orders/s)`,
+          )
+          .join(', '),
+    );
   // The figures are for people to read: this machine's noise is too large for a threshold on
   // them. A route that mostly fails, though, is broken, not slow: CI (.ci/run) fails on it. A few
   // failures stay a note (a 503 for a wait past DATABASE_CONNECT_TIMEOUT_MS is by design).
