@@ -211,7 +211,8 @@ describe('transactions', () => {
      * As a host DBA could: a trigger refusing a line of a marker product, but only once the
      * order's series counter stands past `counterBefore`, so the failure provably comes after
      * the counter moved, in the same statement (otherwise the create succeeds and the test
-     * fails). The create's one statement moves the counter, then inserts the order and lines.
+     * fails). The create's one statement writes the lines, moves the counter, then inserts the
+     * order: an AFTER row trigger runs at the statement's end, when the order and counter are in.
      */
     const refuseMarkerLinesAfterCounterPassed = async (productId: number, counterBefore: bigint) => {
       const prisma = suite.server.database.prisma;
@@ -229,7 +230,7 @@ describe('transactions', () => {
         END $$`);
       await prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS test_refuse_marker_line ON sales_order_details');
       await prisma.$executeRawUnsafe(
-        'CREATE TRIGGER test_refuse_marker_line BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_refuse_marker_line()',
+        'CREATE TRIGGER test_refuse_marker_line AFTER INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_refuse_marker_line()',
       );
     };
 

@@ -71,8 +71,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       const [a, b] = running as [ServerProcess, ServerProcess];
       const { chattogram } = fixtures.locations;
       const refused = await marker('REFUSED');
-      // As a host DBA could: refuse a line of the marker product. The create's statement has
-      // moved the counter by then (the order is numbered from it) and fails whole.
+      // As a host DBA could: refuse a line of the marker product, in an AFTER row trigger, which
+      // runs at the statement's end: the create's statement has moved the counter by then (the
+      // order is numbered from it) and fails whole.
       await sql.query(`
         CREATE FUNCTION test_refuse_marker() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
@@ -80,7 +81,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           RETURN NEW;
         END $$`);
       await sql.query(
-        'CREATE TRIGGER test_refuse_marker BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_refuse_marker()',
+        'CREATE TRIGGER test_refuse_marker AFTER INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_refuse_marker()',
       );
       try {
         const responses = await Promise.all(
@@ -128,7 +129,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       expect((await post(a, orderBody(fixtures)).expect(201)).body.data.order_number).toBe('DHK-2026-00001');
 
       // A create with a line of the paused product waits, inside its statement and after its
-      // counter moved, for an advisory lock this test holds.
+      // counter moved (an AFTER row trigger runs at the statement's end), for an advisory lock
+      // this test holds.
       const lockKey = 770_001;
       const paused = await marker('PAUSED');
       await sql.query(`
@@ -138,7 +140,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           RETURN NEW;
         END $$`);
       await sql.query(
-        'CREATE TRIGGER test_pause_marker BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_pause_marker()',
+        'CREATE TRIGGER test_pause_marker AFTER INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_pause_marker()',
       );
       await sql.query('SELECT pg_advisory_lock($1)', [lockKey]);
       let released = false;
@@ -159,14 +161,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           else await new Promise((resolve) => setTimeout(resolve, 50));
         }
 
-        // The statement it is paused in moves the counter and inserts the order (and, the
-        // query-shape test shows, no BEGIN came before it: the statement is the transaction).
+        // The statement it is paused in is the create's insert (and, the query-shape test
+        // shows, no BEGIN came before it: the statement is the transaction). Its lines come
+        // first in its text; pg_stat_activity keeps the text's first 1,024 bytes only.
         const { rows: activity } = await sql.query<{ query: string }>(
           'SELECT query FROM pg_stat_activity WHERE pid = $1',
           [pid],
         );
-        expect(activity[0]!.query).toMatch(/INSERT INTO "?sales_order_counters/);
-        expect(activity[0]!.query).toMatch(/INSERT INTO "?sales_orders"? /);
+        expect(activity[0]!.query).toMatch(/^\s*WITH input AS MATERIALIZED/);
+        expect(activity[0]!.query).toMatch(/INSERT INTO "?sales_order_details"? /);
         // The counter row is locked by that statement ...
         await sql.query('BEGIN');
         try {
@@ -191,6 +194,65 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       } finally {
         if (!released) await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
         await sql.query('DROP TRIGGER test_pause_marker ON sales_order_details');
+      }
+    }, 60_000);
+
+    it('writes the lines before it locks the counter row: a create paused on its lines holds no number', async () => {
+      const [a, b] = running as [ServerProcess, ServerProcess];
+      const { dhaka } = fixtures.locations;
+      const [counter] = await counterOf(dhaka.id);
+      const number = (sequence: number) => `DHK-2026-${String(sequence).padStart(5, '0')}`;
+
+      // A BEFORE row trigger runs as each line is written: the create waits there, in its
+      // statement, for an advisory lock this test holds.
+      const lockKey = 770_002;
+      const held = await marker('HELD');
+      await sql.query(`
+        CREATE FUNCTION test_hold_marker() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.product_id = ${held.id} THEN PERFORM pg_advisory_xact_lock(${lockKey}); END IF;
+          RETURN NEW;
+        END $$`);
+      await sql.query(
+        'CREATE TRIGGER test_hold_marker BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_hold_marker()',
+      );
+      await sql.query('SELECT pg_advisory_lock($1)', [lockKey]);
+      let released = false;
+      try {
+        const heldCreate = post(
+          a,
+          orderBody(fixtures, { details: [{ product_id: held.id, quantity: 1, rate: 1 }] }),
+        ).then((response) => response);
+        for (let waited = 0; ; waited += 50) {
+          const { rows } = await sql.query(
+            `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+            [lockKey],
+          );
+          if (rows.length === 1) break;
+          if (waited > 20_000) throw new Error('the create never reached the pause');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        // The counter row is free while the lines are written ...
+        await sql.query('BEGIN');
+        try {
+          await sql.query('SELECT 1 FROM sales_order_counters WHERE location_id = $1 FOR UPDATE NOWAIT', [dhaka.id]);
+        } finally {
+          await sql.query('ROLLBACK');
+        }
+        // ... so a create in the same series goes by, and takes the next number.
+        expect((await post(b, orderBody(fixtures)).timeout(20_000).expect(201)).body.data.order_number).toBe(
+          number(counter! + 1),
+        );
+
+        await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+        released = true;
+        const resumed = await heldCreate;
+        expect(resumed.status).toBe(201);
+        expect(resumed.body.data.order_number).toBe(number(counter! + 2));
+        expect(await counterOf(dhaka.id)).toEqual([counter! + 2]);
+      } finally {
+        if (!released) await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+        await sql.query('DROP TRIGGER test_hold_marker ON sales_order_details');
       }
     }, 60_000);
   },

@@ -139,8 +139,12 @@ type CounterMoves =
 const seriesKey = (header: OrderHeaderValues) => `${header.location_id}:${header.financial_year_id}`;
 const seriesIds = ({ location_id, financial_year_id }: OrderHeaderValues) => ({ location_id, financial_year_id });
 
-/** The statement's CTE `counter` (location_id, financial_year_id, last_sequence): the counters after the moves. */
-const counterCte = (moves: CounterMoves, maxAhead: bigint): Prisma.Sql => {
+/**
+ * The statement's CTE `counter` (location_id, financial_year_id, last_sequence): the counters
+ * after the moves. `after` is a condition on CTEs written before it (a one-time filter, run before
+ * the counter rows are touched): what the statement writes there is written before it locks them.
+ */
+const counterCte = (moves: CounterMoves, maxAhead: bigint, after: Prisma.Sql): Prisma.Sql => {
   switch (moves.kind) {
     case 'next':
       // Locked in one order (location, year), so that two lists never wait for each other crosswise.
@@ -148,6 +152,7 @@ const counterCte = (moves: CounterMoves, maxAhead: bigint): Prisma.Sql => {
         INSERT INTO sales_order_counters AS c (location_id, financial_year_id, last_sequence)
         SELECT * FROM unnest(${moves.series.map((move) => move.location_id)}::int[],
           ${moves.series.map((move) => move.financial_year_id)}::int[], ${moves.series.map((move) => move.next)}::bigint[])
+        WHERE ${after}
         ORDER BY 1, 2
         ON CONFLICT (location_id, financial_year_id) DO UPDATE SET last_sequence = c.last_sequence + EXCLUDED.last_sequence
         RETURNING location_id, financial_year_id, last_sequence)`;
@@ -156,8 +161,9 @@ const counterCte = (moves: CounterMoves, maxAhead: bigint): Prisma.Sql => {
       // Too far ahead: the counter stays where it is, and the caller sees that from it.
       return Prisma.sql`counter AS (
         INSERT INTO sales_order_counters AS c (location_id, financial_year_id, last_sequence)
-        VALUES (${moves.location_id}::int, ${moves.financial_year_id}::int,
-          CASE WHEN ${sequence}::bigint <= ${maxAhead}::bigint THEN ${sequence}::bigint ELSE 0 END)
+        SELECT ${moves.location_id}::int, ${moves.financial_year_id}::int,
+          CASE WHEN ${sequence}::bigint <= ${maxAhead}::bigint THEN ${sequence}::bigint ELSE 0 END
+        WHERE ${after}
         ON CONFLICT (location_id, financial_year_id) DO UPDATE SET last_sequence = CASE
           WHEN ${sequence}::bigint > c.last_sequence + ${maxAhead}::bigint THEN c.last_sequence
           ELSE greatest(c.last_sequence, ${sequence}::bigint) END
@@ -169,7 +175,7 @@ const counterCte = (moves: CounterMoves, maxAhead: bigint): Prisma.Sql => {
         FROM unnest(${moves.series.map((move) => move.location_id)}::int[],
           ${moves.series.map((move) => move.financial_year_id)}::int[], ${moves.series.map((move) => move.last)}::bigint[])
           AS m(location_id, financial_year_id, last)
-        WHERE c.location_id = m.location_id AND c.financial_year_id = m.financial_year_id
+        WHERE c.location_id = m.location_id AND c.financial_year_id = m.financial_year_id AND ${after}
         RETURNING c.location_id, c.financial_year_id, c.last_sequence)`;
   }
 };
@@ -323,10 +329,11 @@ const settlesInStatement = (orders: readonly PreparedOrder[]): boolean =>
 export const orderWriteStore = {
   /**
    * Writes new orders (a create is a list of one; an amend's draft; a bulk create) in one
-   * statement, whatever their number and their lines': moves their series' counters (locking
-   * those rows, in (location, year) order, to the statement's commit), inserts the orders
-   * numbered from them in list order (each series' `next` orders consecutively), with their
-   * lines and charges, one `sales_order.created` (or `.amended`) event each, in list order, and
+   * statement, whatever their number and their lines': inserts their lines and charges, then
+   * moves their series' counters (locking those rows, in (location, year) order, to the
+   * statement's commit: the lines' rows and index entries are not written under that lock),
+   * inserts the orders numbered from them in list order (each series' `next` orders
+   * consecutively), one `sales_order.created` (or `.amended`) event each, in list order, and
    * their history entries (each led by its `sales_order_no` change). Run alone it is its own
    * transaction: no BEGIN or COMMIT round trip, and the counters are locked for this one
    * statement only; a failed statement gives its numbers back. A list in which a supplied series
@@ -353,14 +360,22 @@ export const orderWriteStore = {
       changes: order.history.changes,
     }));
     const rows = await db.$queryRaw<{ id: number; sales_order_no: string; counter: bigint | null }[]>`
-      WITH ${counterCte(moves, maxAhead)},
-      -- Stamped once the counters are locked (count(*) reads the counter rows to their end first).
-      stamp AS MATERIALIZED (SELECT clock_timestamp() AS at FROM (SELECT count(*) FROM counter) locked),
-      input AS MATERIALIZED (
+      WITH input AS MATERIALIZED (
         -- A new order is a draft: its lines hold no quota.
         SELECT e.ord, e.doc, nextval('sales_orders_id_seq'::regclass)::int AS id,
           (e.doc ->> 'sales_order_date')::date AS order_date, false AS consumes_quota
         FROM jsonb_array_elements(${JSON.stringify(docs)}::jsonb) WITH ORDINALITY AS e(doc, ord)),
+      -- Keyed by the orders' ids drawn above: a series' creates take turns for its counter row,
+      -- which the statement holds to its commit, so lines and charges are written before it is
+      -- locked (their keys checked at the statement's end, once the orders are in).
+      ${contentsInserts(
+        Prisma.sql`input i`,
+        orders.map((order) => order.lines),
+        orders.map((order) => order.charges),
+      )},
+      ${counterCte(moves, maxAhead, Prisma.sql`(SELECT count(*) FROM lines) + (SELECT count(*) FROM charges) >= 0`)},
+      -- Stamped once the counters are locked (count(*) reads the counter rows to their end first).
+      stamp AS MATERIALIZED (SELECT clock_timestamp() AS at FROM (SELECT count(*) FROM counter) locked),
       inserted AS (
         INSERT INTO sales_orders (id, sales_order_no, sequence, ${columns(NEW_ORDER_COLUMNS)},
           created_at, updated_at, status_changed_at)
@@ -375,11 +390,6 @@ export const orderWriteStore = {
           CROSS JOIN stamp s
         ORDER BY i.ord
         RETURNING *),
-      ${contentsInserts(
-        Prisma.sql`input i`,
-        orders.map((order) => order.lines),
-        orders.map((order) => order.charges),
-      )},
       ${orderEventCtes(event, Prisma.sql`(SELECT * FROM inserted ORDER BY id)`, {
         lines: Prisma.sql`lines`,
         charges: Prisma.sql`charges`,
