@@ -5,6 +5,7 @@ import { type Database, openDatabase } from '../src/db/database.js';
 import { loadConfig } from '../src/startup/config.js';
 import { eventually } from './support/eventually.js';
 import { createFixtures, type Fixtures, ORDER_DATE } from './support/fixtures.js';
+import { orderWriteGate } from './support/order-write-gate.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { createTestDatabase } from './support/test-server.js';
 import { signJwt, TEST_JWT_SECRET } from './support/tokens.js';
@@ -82,14 +83,24 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       expect(started.status).toBe(202);
       const id = started.body.data.import_id as number;
 
-      // Some chunks done, the import still running: kill it in the middle of one.
-      await eventually(async () => (await progressOf(first, id)).orders_created >= 40, 120_000);
+      // Some chunks done, the import still running: kill it in the middle of one. The gate holds
+      // the next chunk's insert (its transaction open) until the process is dead, so a fast
+      // machine cannot finish the file first.
+      const gate = await orderWriteGate(testDatabase.env.DATABASE_URL);
       const made = () => database.prisma.salesOrder.count({ where: { customerReference: { startsWith: 'kill-' } } });
-      const recorded = (await progressOf(first, id)).orders_created;
-      first.child.kill('SIGKILL');
-      await new Promise((resolve) => first.child.once('exit', resolve));
-      running.splice(running.indexOf(first), 1);
-      const madeAtDeath = await made();
+      let recorded: number;
+      let madeAtDeath: number;
+      try {
+        await eventually(async () => (await progressOf(first, id)).orders_created >= 40, 120_000);
+        await gate.shut();
+        recorded = (await progressOf(first, id)).orders_created;
+        first.child.kill('SIGKILL');
+        await new Promise((resolve) => first.child.once('exit', resolve));
+        running.splice(running.indexOf(first), 1);
+        madeAtDeath = await made();
+      } finally {
+        await gate.close();
+      }
       expect((await progressOf(await startProcess(), id)).state).toBe('running');
       expect(madeAtDeath).toBeLessThan(ORDERS);
 

@@ -306,7 +306,7 @@ describe('imports', () => {
     const f = suite.fixtures;
     const file = [HEADER, ...Array.from({ length: 40 }, (_, index) => csvRow(f, `cancel-${index}`))].join('\n');
     // Orders wait while the cancel is sent, so the import cannot end first on a fast machine.
-    const gate = await orderWriteGate(suite.server);
+    const gate = await orderWriteGate(suite.server.database.pool.options.connectionString);
     let id: number;
     try {
       await gate.shut();

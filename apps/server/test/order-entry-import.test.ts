@@ -178,7 +178,7 @@ describe.skipIf(!executablePath)(
       const f = suite.fixtures;
       const ORDERS = 10_000;
       const csv = [HEADER, ...Array.from({ length: ORDERS }, (_, index) => row(f, `long-${index}`))].join('\n');
-      const gate = await orderWriteGate(suite.server);
+      const gate = await orderWriteGate(suite.server.database.pool.options.connectionString);
       try {
         const context = await signedIn();
         let { page, problems } = await openPage(context);

@@ -1,7 +1,5 @@
 import pg from 'pg';
 
-import type { TestServer } from './test-server.js';
-
 /**
  * A gate on order writes, for a test that must act while an import (or any create) is under
  * way whatever the machine's speed: while it is shut, this test's own connection holds the
@@ -9,8 +7,8 @@ import type { TestServer } from './test-server.js';
  * would), so the next create waits for it while reads go on. Shutting waits for the write in
  * flight to commit. The server's DATABASE_LOCK_TIMEOUT_MS must outlast the longest time shut.
  */
-export const orderWriteGate = async (server: TestServer) => {
-  const sql = new pg.Client({ connectionString: server.database.pool.options.connectionString });
+export const orderWriteGate = async (databaseUrl: string | undefined) => {
+  const sql = new pg.Client({ connectionString: databaseUrl });
   await sql.connect();
   let shut = false;
   return {
