@@ -8,7 +8,7 @@ import { changesOfTransition } from './order-history.js';
 import { referenceProblems } from './order-references.js';
 import { historyTotals } from './order-shapes.js';
 import type { RenderedOrder } from './store/order-read-store.js';
-import { orderReferenceStore } from './store/order-reference-store.js';
+import type { FoundReferences } from './store/order-reference-store.js';
 import { type LockedOrder, orderWriteStore, type StoredContents } from './store/order-write-store.js';
 
 /**
@@ -35,8 +35,13 @@ export const confirmLocked = async (
   order: LockedOrder,
   { acknowledgeWarnings, actor, refusalEndsTransaction }: ConfirmRequest,
 ): Promise<RenderedOrder> => {
-  const contents = await orderWriteStore.contentsOf(db, id);
-  await checkReferences(db, order, contents);
+  const { contents, references } = await orderWriteStore.contentsWithReferences(db, id, {
+    customerId: order.customer_id,
+    locationId: order.location_id,
+    salesOrderDate: order.sales_order_date,
+    packsizeIds: [],
+  });
+  checkReferences(order, contents, references);
   const history = {
     action: 'confirm',
     actor,
@@ -63,23 +68,14 @@ export interface ConfirmRequest {
   refusalEndsTransaction: boolean;
 }
 
-/** The references a confirm checks: 422 when one is no longer active. */
-const checkReferences = async (db: Db, order: LockedOrder, contents: StoredContents): Promise<void> => {
-  const details = contents.lines.map((line) => ({ product_id: line.product_id }));
-  const productIds = [...new Set(details.map((line) => line.product_id))];
-  const found = await orderReferenceStore.find(db, {
-    customerId: order.customer_id,
-    locationId: order.location_id,
-    salesOrderDate: order.sales_order_date,
-    productIds,
-    packsizeIds: [],
-  });
+/** The references a confirm checks (read with its contents): 422 when one is no longer active. */
+const checkReferences = (order: LockedOrder, contents: StoredContents, found: FoundReferences): void => {
   const references = referenceProblems(
     {
       customerId: order.customer_id,
       locationId: order.location_id,
       salesOrderDate: order.sales_order_date,
-      details,
+      details: contents.lines.map((line) => ({ product_id: line.product_id })),
     },
     found,
   );

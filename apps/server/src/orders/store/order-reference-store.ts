@@ -1,4 +1,5 @@
 import type { Db } from '../../db/transactions.js';
+import { Prisma } from '../../generated/prisma/client.js';
 
 /**
  * The master data an order refers to, in one statement (one round trip) for every table,
@@ -33,31 +34,38 @@ export interface FoundReferences {
 /** One order's own references (its products and packsizes are looked up for the whole list). */
 export type OrderReferencesFound = Omit<FoundReferences, 'products' | 'packsizes'>;
 
+/**
+ * The statement of `find`: one row whatever it looks up. `productIds` is an int[] expression, a
+ * list or a sub-select of an order's own lines (a confirm's, read with its contents: see
+ * orderWriteStore.contentsWithReferences).
+ */
+export const referencesQuery = (
+  { customerId, locationId, salesOrderDate, packsizeIds, fieldOfficerId, portId }: Omit<ReferenceLookup, 'productIds'>,
+  productIds: Prisma.Sql,
+): Prisma.Sql => Prisma.sql`
+  SELECT
+    (SELECT active FROM customers WHERE id = ${customerId ?? null}::int) AS customer_active,
+    l.code AS location_code, l.active AS location_active,
+    y.id AS financial_year_id, to_char(y.start_date, 'YYYY-MM-DD') AS financial_year_start,
+    (SELECT coalesce(json_agg(json_build_object('id', id, 'active', active)), '[]')
+      FROM products WHERE id = ANY(${productIds})) AS products,
+    (SELECT coalesce(json_agg(json_build_object('id', id, 'productId', product_id, 'active', active)), '[]')
+      FROM packsizes WHERE id = ANY(${packsizeIds}::int[])) AS packsizes,
+    (SELECT active FROM field_officers WHERE id = ${fieldOfficerId ?? null}::int) AS field_officer_active,
+    (SELECT active FROM ports WHERE id = ${portId ?? null}::int) AS port_active
+  FROM (SELECT 1) AS one
+  LEFT JOIN locations l ON l.id = ${locationId ?? null}::int
+  LEFT JOIN LATERAL (
+    SELECT id, start_date FROM financial_years
+    WHERE active AND start_date <= ${salesOrderDate ?? null}::date AND end_date >= ${salesOrderDate ?? null}::date
+    ORDER BY start_date, id LIMIT 1) y ON true`;
+
 export const orderReferenceStore = {
   /**
    * The financial year is the active one containing the date, the earliest-starting if several do.
    */
-  find: async (
-    db: Db,
-    { customerId, locationId, salesOrderDate, productIds, packsizeIds, fieldOfficerId, portId }: ReferenceLookup,
-  ): Promise<FoundReferences> => {
-    const [row] = await db.$queryRaw<FoundReferences[]>`
-      SELECT
-        (SELECT active FROM customers WHERE id = ${customerId ?? null}::int) AS customer_active,
-        l.code AS location_code, l.active AS location_active,
-        y.id AS financial_year_id, to_char(y.start_date, 'YYYY-MM-DD') AS financial_year_start,
-        (SELECT coalesce(json_agg(json_build_object('id', id, 'active', active)), '[]')
-          FROM products WHERE id = ANY(${productIds}::int[])) AS products,
-        (SELECT coalesce(json_agg(json_build_object('id', id, 'productId', product_id, 'active', active)), '[]')
-          FROM packsizes WHERE id = ANY(${packsizeIds}::int[])) AS packsizes,
-        (SELECT active FROM field_officers WHERE id = ${fieldOfficerId ?? null}::int) AS field_officer_active,
-        (SELECT active FROM ports WHERE id = ${portId ?? null}::int) AS port_active
-      FROM (SELECT 1) AS one
-      LEFT JOIN locations l ON l.id = ${locationId ?? null}::int
-      LEFT JOIN LATERAL (
-        SELECT id, start_date FROM financial_years
-        WHERE active AND start_date <= ${salesOrderDate ?? null}::date AND end_date >= ${salesOrderDate ?? null}::date
-        ORDER BY start_date, id LIMIT 1) y ON true`;
+  find: async (db: Db, { productIds, ...lookup }: ReferenceLookup): Promise<FoundReferences> => {
+    const [row] = await db.$queryRaw<FoundReferences[]>(referencesQuery(lookup, Prisma.sql`${productIds}::int[]`));
     // The statement selects from no table at the top, so it always returns its one row.
     return row!;
   },
