@@ -36,6 +36,48 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     };
     const sequenceOf = (orderNumber: string) => Number(/-(\d+)$/.exec(orderNumber)![1]);
     const marker = async (code: string) => database.prisma.product.create({ data: { code, name: `marker ${code}` } });
+    /**
+     * Pauses a create with a line of `productId` inside its statement: a row trigger `name` on
+     * sales_order_details (BEFORE: as that line is written; AFTER: at the statement's end) waits
+     * for an advisory lock this test holds until `release`. `waiting` resolves with the paused
+     * backend's pid once it waits for the lock; `remove` releases it if need be and drops the trigger.
+     */
+    const pauseLinesOf = async (name: string, productId: number, timing: 'BEFORE' | 'AFTER', lockKey: number) => {
+      await sql.query(`
+        CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.product_id = ${productId} THEN PERFORM pg_advisory_xact_lock(${lockKey}); END IF;
+          RETURN NEW;
+        END $$`);
+      await sql.query(
+        `CREATE TRIGGER ${name} ${timing} INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION ${name}()`,
+      );
+      await sql.query('SELECT pg_advisory_lock($1)', [lockKey]);
+      let held = true;
+      const release = async () => {
+        if (held) await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
+        held = false;
+      };
+      return {
+        // Deterministic: polls pg_locks until the create's backend waits for the lock.
+        waiting: async (): Promise<number> => {
+          for (let waited = 0; ; waited += 50) {
+            const { rows } = await sql.query<{ pid: number }>(
+              `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+              [lockKey],
+            );
+            if (rows.length === 1) return rows[0]!.pid;
+            if (waited > 20_000) throw new Error('the create never reached the pause');
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        },
+        release,
+        remove: async () => {
+          await release();
+          await sql.query(`DROP TRIGGER ${name} ON sales_order_details`);
+        },
+      };
+    };
 
     beforeAll(async () => {
       testDatabase = await createTestDatabase();
@@ -131,35 +173,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       // A create with a line of the paused product waits, inside its statement and after its
       // counter moved (an AFTER row trigger runs at the statement's end), for an advisory lock
       // this test holds.
-      const lockKey = 770_001;
       const paused = await marker('PAUSED');
-      await sql.query(`
-        CREATE FUNCTION test_pause_marker() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.product_id = ${paused.id} THEN PERFORM pg_advisory_xact_lock(${lockKey}); END IF;
-          RETURN NEW;
-        END $$`);
-      await sql.query(
-        'CREATE TRIGGER test_pause_marker AFTER INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_pause_marker()',
-      );
-      await sql.query('SELECT pg_advisory_lock($1)', [lockKey]);
-      let released = false;
+      const pause = await pauseLinesOf('test_pause_marker', paused.id, 'AFTER', 770_001);
       try {
         const pausedCreate = post(
           a,
           orderBody(fixtures, { details: [{ product_id: paused.id, quantity: 1, rate: 1 }] }),
         ).then((response) => response);
-        // Deterministic: wait until the create's backend is waiting for the advisory lock.
-        let pid = 0;
-        for (let waited = 0; pid === 0; waited += 50) {
-          const { rows } = await sql.query<{ pid: number }>(
-            `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
-            [lockKey],
-          );
-          if (rows.length === 1) pid = rows[0]!.pid;
-          else if (waited > 20_000) throw new Error('the create never reached the pause');
-          else await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        const pid = await pause.waiting();
 
         // The statement it is paused in is the create's insert (and, the query-shape test
         // shows, no BEGIN came before it: the statement is the transaction). Its lines come
@@ -184,54 +205,35 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           .timeout(20_000)
           .then((response) => response);
 
-        await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
-        released = true;
+        await pause.release();
         const resumed = await pausedCreate;
         expect(resumed.status).toBe(201);
         expect(resumed.body.data.order_number).toBe('DHK-2026-00002');
         expect((await meanwhile).body.data.order_number).toBe('DHK-2026-00003');
         expect(await counterOf(dhaka.id)).toEqual([3]);
       } finally {
-        if (!released) await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
-        await sql.query('DROP TRIGGER test_pause_marker ON sales_order_details');
+        await pause.remove();
       }
     }, 60_000);
 
     it('writes the lines before it locks the counter row: a create paused on its lines holds no number', async () => {
       const [a, b] = running as [ServerProcess, ServerProcess];
       const { dhaka } = fixtures.locations;
+      // The series' counter row exists (whichever tests ran before), so that its lock means something.
+      await post(a, orderBody(fixtures)).expect(201);
       const [counter] = await counterOf(dhaka.id);
       const number = (sequence: number) => `DHK-2026-${String(sequence).padStart(5, '0')}`;
 
       // A BEFORE row trigger runs as each line is written: the create waits there, in its
       // statement, for an advisory lock this test holds.
-      const lockKey = 770_002;
       const held = await marker('HELD');
-      await sql.query(`
-        CREATE FUNCTION test_hold_marker() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.product_id = ${held.id} THEN PERFORM pg_advisory_xact_lock(${lockKey}); END IF;
-          RETURN NEW;
-        END $$`);
-      await sql.query(
-        'CREATE TRIGGER test_hold_marker BEFORE INSERT ON sales_order_details FOR EACH ROW EXECUTE FUNCTION test_hold_marker()',
-      );
-      await sql.query('SELECT pg_advisory_lock($1)', [lockKey]);
-      let released = false;
+      const pause = await pauseLinesOf('test_hold_marker', held.id, 'BEFORE', 770_002);
       try {
         const heldCreate = post(
           a,
           orderBody(fixtures, { details: [{ product_id: held.id, quantity: 1, rate: 1 }] }),
         ).then((response) => response);
-        for (let waited = 0; ; waited += 50) {
-          const { rows } = await sql.query(
-            `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
-            [lockKey],
-          );
-          if (rows.length === 1) break;
-          if (waited > 20_000) throw new Error('the create never reached the pause');
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await pause.waiting();
         // The counter row is free while the lines are written ...
         await sql.query('BEGIN');
         try {
@@ -244,15 +246,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           number(counter! + 1),
         );
 
-        await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
-        released = true;
+        await pause.release();
         const resumed = await heldCreate;
         expect(resumed.status).toBe(201);
         expect(resumed.body.data.order_number).toBe(number(counter! + 2));
         expect(await counterOf(dhaka.id)).toEqual([counter! + 2]);
       } finally {
-        if (!released) await sql.query('SELECT pg_advisory_unlock($1)', [lockKey]);
-        await sql.query('DROP TRIGGER test_hold_marker ON sales_order_details');
+        await pause.remove();
       }
     }, 60_000);
   },
