@@ -10,6 +10,7 @@ import { createWebhookEndpoints } from './events/webhook-endpoints.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
 import { type ImportQueue, startImportQueue } from './imports/import-queue.js';
 import { createImports } from './imports/imports.js';
+import type { Foreground } from './jobs/foreground.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
@@ -39,6 +40,7 @@ export const createServices = (
     'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency' | 'masterDataCacheTtlMs' | 'webhooks' | 'imports'
   >,
   { queue, sender, resolve }: Pick<EventProcessing, 'queue' | 'sender' | 'resolve'>,
+  foreground: Foreground,
   reportFailure: (message: string) => (error: unknown) => void = () => () => {},
 ) => {
   const idempotency = createIdempotencyService(transactions.db, idempotencyOptions);
@@ -51,6 +53,7 @@ export const createServices = (
     chunkSize: importOptions.chunkSize,
     // A job's chunks end well before the job would be taken for a dead process's (its expiry).
     jobSeconds: Math.min(IMPORT_JOB_SECONDS, importOptions.chunkTimeoutSeconds / 4),
+    foreground,
   });
   const importQueue: Promise<ImportQueue> = startImportQueue(queue.boss, {
     chunkTimeoutSeconds: importOptions.chunkTimeoutSeconds,

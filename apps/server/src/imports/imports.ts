@@ -20,6 +20,7 @@ import { type AccessContext, type AuthMethod, identityOf, type LocationScope } f
 import type { Db, TransactionPort } from '../db/transactions.js';
 import { notFound } from '../errors/domain-error.js';
 import { recordSubjectEvent } from '../events/store/outbox-store.js';
+import type { Foreground } from '../jobs/foreground.js';
 import type { WriteTurn } from '../orders/bulk-create-orders.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
 import { formatDateTime } from '../shared/calendar.js';
@@ -42,10 +43,22 @@ const digestOf = (file: Buffer) => createHash('sha256').update(file).digest('hex
 interface ChunkUnderWay {
   written: Promise<void>;
   committed: Promise<ResultToStore[]>;
+  /** performance.now() when it was begun. */
+  began: number;
 }
 
 /** Orders checked between two turns of the event loop while a chunk is prepared. */
 const PREPARE_SLICE = 20;
+
+/**
+ * While requests are under way (`Foreground`), an import gives way to them (docs/decisions.md,
+ * "Imports give way to requests"): one chunk at a time instead of two, of a tenth of the
+ * chunk size, each followed by a pause of three times its own length unless the requests end
+ * first. The import then takes about a quarter of the time, in short steps, and goes on at
+ * full speed once no request is under way.
+ */
+const BUSY_CHUNK_DIVISOR = 10;
+const BUSY_PAUSE_FACTOR = 3;
 
 /** Who starts an import: the orders are created as this caller, with its permissions. */
 export interface ImportCaller {
@@ -67,6 +80,8 @@ export interface ImportDeps {
   chunkSize: number;
   /** How long one job goes on with chunk after chunk before it queues the next job (well within its expiry). */
   jobSeconds: number;
+  /** The requests this process serves: chunks give way to them. */
+  foreground: Foreground;
 }
 
 /** The file was refused whole at upload: 400, nothing stored. */
@@ -187,7 +202,15 @@ const accessOfImport = (row: ImportRow, locations: LocationScope): AccessContext
   return access;
 };
 
-export const createImports = ({ transactions, orders, queue, maxOrders, chunkSize, jobSeconds }: ImportDeps) => {
+export const createImports = ({
+  transactions,
+  orders,
+  queue,
+  maxOrders,
+  chunkSize,
+  jobSeconds,
+  foreground,
+}: ImportDeps) => {
   const { db } = transactions;
   // Each chunk needs its import's orders: those of the last few files (read at upload, or by a
   // job) are kept with their bytes' digest, so that the file (up to IMPORT_MAX_BYTES) is read and
@@ -212,6 +235,9 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
     }
   };
 
+  /** The chunk size: `size`, or the smaller one while requests are under way. */
+  const busyOr = (size: number) => (foreground.active > 0 ? Math.max(1, Math.ceil(size / BUSY_CHUNK_DIVISOR)) : size);
+
   const ownedOrNotFound = async (id: number, owner: string) => {
     const row = await importStore.findOwned(db, id, owner);
     if (!row) throw notFound('No import of yours has this id');
@@ -223,8 +249,8 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
    * the bulk create, and the results of the rest. A few orders at a time, giving the event loop
    * back in between: it runs while the chunk before it is written, and beside requests.
    */
-  const prepareChunk = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number) => {
-    const chunk = fileOrders.slice(start, start + chunkSize);
+  const prepareChunk = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number, size = chunkSize) => {
+    const chunk = fileOrders.slice(start, start + size);
     const results: ResultToStore[] = chunk.map((order, offset) => ({
       position: start + offset,
       orderRef: order.ref,
@@ -295,6 +321,7 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
     prepared: Awaited<ReturnType<typeof prepareChunk>>,
     before?: ChunkUnderWay,
   ): ChunkUnderWay => {
+    const began = performance.now();
     let wrote!: () => void;
     let failed!: (error: unknown) => void;
     const written = new Promise<void>((resolve, reject) => {
@@ -310,7 +337,7 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
     // Each is awaited by the chunk after it or by the job.
     written.catch(() => {});
     committed.catch(() => {});
-    return { written, committed };
+    return { written, committed, began };
   };
 
   /** Every result so far, in file order, a page at a time. */
@@ -417,7 +444,7 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
       const jobs = await queue();
       let start = await importStore.nextPosition(db, id);
       let recording: Promise<void> = Promise.resolve();
-      const first = await prepareChunk(row, fileOrders, start);
+      const first = await prepareChunk(row, fileOrders, start, busyOr(chunkSize));
       start += first.chunk.length;
       let current = startChunk(row, access, first);
       for (;;) {
@@ -428,7 +455,14 @@ export const createImports = ({ transactions, orders, queue, maxOrders, chunkSiz
         // after it.
         let next: ChunkUnderWay | undefined;
         if (!last) {
-          const prepared = await prepareChunk(row, fileOrders, start);
+          // Requests under way: this chunk ends before the next (a smaller one) is begun, and a
+          // pause follows it. Its failure is met below.
+          const busy = foreground.active > 0;
+          if (busy) {
+            await current.committed.catch(() => {});
+            await foreground.quiet(BUSY_PAUSE_FACTOR * (performance.now() - current.began));
+          }
+          const prepared = await prepareChunk(row, fileOrders, start, busyOr(chunkSize));
           start += prepared.chunk.length;
           next = startChunk(row, access, prepared, current);
         }

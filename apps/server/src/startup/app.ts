@@ -43,6 +43,7 @@ import { createSalesOrdersRouter } from '../http/sales-orders-router.js';
 import { securityHeaders } from '../http/security-headers.js';
 import { refuseUnknownQueryParameters } from '../http/unknown-query.js';
 import { createWebhookEndpointsRouter } from '../http/webhook-endpoints-router.js';
+import { createForeground } from '../jobs/foreground.js';
 import { DROPDOWN_TYPE_OF_TABLE } from '../master-data/master-data-repository.js';
 import type { Logger } from '../observability/logger.js';
 import { type Metrics, noMetrics } from '../observability/metrics.js';
@@ -97,6 +98,12 @@ export const createApp = ({
   app.set('query parser', 'simple');
 
   useRequestLogging(app, logger);
+  // Requests under way, which the imports' chunks give way to (jobs/foreground.ts).
+  const foreground = createForeground();
+  app.use((_req, res, next) => {
+    res.once('close', foreground.begin());
+    next();
+  });
   // Every request's deadline for a database connection counts from its arrival (db/connection-gate.ts).
   app.use((_req, res, next) => {
     res.locals.deadline = Date.now() + config.database.requestDeadlineMs;
@@ -162,6 +169,7 @@ export const createApp = ({
     transactionPort(database.prisma, database.reader),
     config,
     events,
+    foreground,
     (message) => (error) => logger.warn({ err: error }, message),
   );
   // Payloads are the master table's name.

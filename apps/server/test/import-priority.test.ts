@@ -1,0 +1,89 @@
+import { request as httpRequest } from 'node:http';
+
+import { describe, expect, it } from 'vitest';
+
+import { eventually } from './support/eventually.js';
+import { type Fixtures, ORDER_DATE } from './support/fixtures.js';
+import { useServerWithFixtures } from './support/test-server.js';
+import { signJwt } from './support/tokens.js';
+
+/**
+ * Imports give way to requests (docs/decisions.md, "Imports give way to requests"): while a
+ * request is under way in the process, an import makes its orders one small chunk at a time (a
+ * tenth of IMPORT_CHUNK_SIZE) with pauses between them, and goes on at full size once no request
+ * is. Each chunk is one transaction, so the orders' transaction ids (xmin) count the chunks.
+ */
+
+const HEADER = 'order_ref,customer_id,location_id,sales_order_date,product_id,quantity,rate,customer_reference';
+const CHUNK = 20;
+const ORDERS = 40;
+
+const csv = (f: Fixtures, tag: string) =>
+  [
+    HEADER,
+    ...Array.from({ length: ORDERS }, (_, index) =>
+      [
+        `${tag}-${index}`,
+        f.customers.customer.id,
+        f.locations.dhaka.id,
+        ORDER_DATE,
+        f.products.otherProduct.id,
+        1,
+        10,
+        tag,
+      ].join(','),
+    ),
+  ].join('\n');
+
+describe('an import beside requests', () => {
+  const suite = useServerWithFixtures({ IMPORT_CHUNK_SIZE: String(CHUNK), IMPORT_MAX_ORDERS: '100' });
+
+  const run = async (tag: string) => {
+    const upload = await suite.server.http
+      .post('/imports')
+      .set('Content-Type', 'text/csv')
+      .send(csv(suite.fixtures, tag));
+    expect(upload.status).toBe(202);
+    const id = upload.body.data.import_id as number;
+    // Read from the table, not over HTTP: a progress request would itself be one to give way to.
+    let state: string | undefined;
+    await eventually(async () => {
+      state = (await suite.server.database.prisma.import.findUnique({ where: { id } }))?.state;
+      return state !== 'queued' && state !== 'running';
+    }, 60_000);
+    expect(state).toBe('completed');
+    const [row] = await suite.server.database.prisma.$queryRaw<{ orders: number; transactions: number }[]>`
+      SELECT count(*)::int AS orders, count(DISTINCT xmin::text)::int AS transactions
+      FROM sales_orders WHERE customer_reference = ${tag}`;
+    return row!;
+  };
+
+  /**
+   * A create whose JSON body is never finished: authenticated, so it waits in the body parser,
+   * under way until its socket is closed.
+   */
+  const holdARequest = async () => {
+    const token = await signJwt({ payload: { permissions: ['*'] }, expiresIn: '1h' });
+    const held = httpRequest(`${suite.server.api}/sales-orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': '1000' },
+    });
+    held.on('error', () => {});
+    held.write('{"customer_id": ');
+    await new Promise<void>((resolve) => held.once('socket', (socket) => socket.once('connect', resolve)));
+    return () => held.destroy();
+  };
+
+  it('alone, it makes its orders in chunks of IMPORT_CHUNK_SIZE', async () => {
+    expect(await run('alone')).toEqual({ orders: ORDERS, transactions: ORDERS / CHUNK });
+  });
+
+  it('while a request is under way, in chunks of a tenth of that, and it still finishes', async () => {
+    const release = await holdARequest();
+    try {
+      expect(await run('beside')).toEqual({ orders: ORDERS, transactions: ORDERS / (CHUNK / 10) });
+    } finally {
+      release();
+    }
+  });
+});
