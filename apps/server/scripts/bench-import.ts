@@ -4,9 +4,9 @@ import { loadavg } from 'node:os';
  * The import rows of issue 33 for `pnpm bench`: a CSV of BENCH_IMPORT_ORDERS (default 10,000)
  * orders of the create row's five lines, in one series, sent to POST /imports on the one service
  * process; its orders per second from the upload to `completed` (the service's default chunk of
- * IMPORT_CHUNK_SIZE orders a job); and, while it runs, whatever `beside` measures (bench.ts:
- * GET order driven as its idle row is, whose p99 is read against the idle row's: target within
- * 2 x). The machine's load average is taken at the upload and at the end.
+ * IMPORT_CHUNK_SIZE orders); and, while it runs, whatever `beside` measures (bench.ts: nothing
+ * for the import alone, then GET order driven as its idle row is, whose p99 is read against the
+ * idle row's: target within 2 x). The machine's load average is taken at the upload and at the end.
  */
 
 export interface ImportFigures {
@@ -150,9 +150,16 @@ export const importBeside = async <T>(
   };
 };
 
-export const describeImport = (figures: ImportFigures, getP99: { beside: number; idle: number }): string =>
-  `import: ${figures.orders.toLocaleString('en-US')} orders (${figures.rows.toLocaleString('en-US')} rows, ` +
-  `${figures.megabytes.toFixed(1)} MB) ${figures.state} in ${figures.seconds.toFixed(1)} s: ` +
+/** The two imports' line: the file alone (its rate), then the same file with GET order driven beside it. */
+export const describeImport = (
+  alone: ImportFigures,
+  figures: ImportFigures,
+  getP99: { beside: number; idle: number },
+): string =>
+  `import: ${alone.orders.toLocaleString('en-US')} orders (${alone.rows.toLocaleString('en-US')} rows, ` +
+  `${alone.megabytes.toFixed(1)} MB) ${alone.state} in ${alone.seconds.toFixed(1)} s alone: ` +
+  `${alone.ordersPerSecond} orders/s, ${alone.created} created, ${alone.failed} failed. ` +
+  `The same file with GET order driven beside it: ${figures.state} in ${figures.seconds.toFixed(1)} s, ` +
   `${figures.ordersPerSecond} orders/s` +
   (figures.afterBesidePerSecond === null ? '' : ` (${figures.afterBesidePerSecond} once the GET load ended)`) +
   `, ${figures.created} created, ${figures.failed} failed; ` +

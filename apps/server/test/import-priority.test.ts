@@ -59,17 +59,17 @@ describe('an import beside requests', () => {
   };
 
   /**
-   * A create whose JSON body is never finished: authenticated, so it waits in the body parser,
-   * under way until its socket is closed.
+   * A create (or another POST) whose body is never finished: authenticated, so it waits in the
+   * body parser, under way until its socket is closed.
    */
-  const holdARequest = async () => {
+  const holdARequest = async (path = '/sales-orders', type = 'application/json') => {
     const token = await signJwt({ payload: { permissions: ['*'] }, expiresIn: '1h' });
-    const held = httpRequest(`${suite.server.api}/sales-orders`, {
+    const held = httpRequest(`${suite.server.api}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': '1000' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': type, 'content-length': '1000' },
     });
     held.on('error', () => {});
-    held.write('{"customer_id": ');
+    held.write(type === 'text/csv' ? `${HEADER}\n` : '{"customer_id": ');
     await new Promise<void>((resolve) => held.once('socket', (socket) => socket.once('connect', resolve)));
     return () => held.destroy();
   };
@@ -82,6 +82,15 @@ describe('an import beside requests', () => {
     const release = await holdARequest();
     try {
       expect(await run('beside')).toEqual({ orders: ORDERS, transactions: ORDERS / (CHUNK / 10) });
+    } finally {
+      release();
+    }
+  });
+
+  it('a request about imports (an upload, a page following progress) is not one to give way to', async () => {
+    const release = await holdARequest('/imports', 'text/csv');
+    try {
+      expect(await run('about-imports')).toEqual({ orders: ORDERS, transactions: ORDERS / CHUNK });
     } finally {
       release();
     }

@@ -98,10 +98,12 @@ export const createApp = ({
   app.set('query parser', 'simple');
 
   useRequestLogging(app, logger);
-  // Requests under way, which the imports' chunks give way to (jobs/foreground.ts).
+  // Requests under way, which the imports' chunks give way to (jobs/foreground.ts); not those
+  // about imports themselves: a page following an import's progress does not slow it.
   const foreground = createForeground();
-  app.use((_req, res, next) => {
-    res.once('close', foreground.begin());
+  const importsPath = `${config.basePath}/imports`;
+  app.use((req, res, next) => {
+    if (!req.path.startsWith(importsPath)) res.once('close', foreground.begin());
     next();
   });
   // Every request's deadline for a database connection counts from its arrival (db/connection-gate.ts).
