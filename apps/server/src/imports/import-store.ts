@@ -43,6 +43,9 @@ export interface ImportEnd {
   error?: string;
 }
 
+/** Whether an import goes on: its state, and whether its owner asked it to stop. */
+export type ImportProgress = Pick<ImportRow, 'state' | 'cancelRequested'>;
+
 export const LIST_LIMIT = 100;
 
 export const importStore = {
@@ -111,10 +114,11 @@ export const importStore = {
    * counts they add, in one statement: the counts grow by the results this statement wrote, so
    * they stay those of every result so far without reading them again (a chunk's cost does not
    * grow with the import). One statement needs no transaction of its own; `finish` (endChunk)
-   * does.
+   * does. Answers the import's state and whether a cancel was asked, as the statement left them
+   * (the job's look between chunks, without a round trip of its own).
    */
-  recordResults: async (db: Db, id: number, results: ResultToStore[]): Promise<void> => {
-    if (results.length === 0) return;
+  recordResults: async (db: Db, id: number, results: ResultToStore[]): Promise<ImportProgress | undefined> => {
+    if (results.length === 0) return importStore.forJob(db, id).then((row) => row ?? undefined);
     // The rows as one JSON parameter: a fixed statement text whatever the chunk's size.
     const rows = JSON.stringify(
       results.map((result) => ({
@@ -127,7 +131,7 @@ export const importStore = {
         errors: result.errors,
       })),
     );
-    await db.$executeRaw`
+    const [progress] = await db.$queryRaw<{ state: string; cancelRequested: boolean }[]>`
       WITH written AS (
         INSERT INTO import_results (import_id, position, order_ref, lines, rows, status, sales_order_id, order_number, errors)
         SELECT ${id}::int, r.position, r.order_ref,
@@ -146,7 +150,9 @@ export const importStore = {
           count(*) FILTER (WHERE status = 'failed')::int AS failed
         FROM written
       ) c
-      WHERE id = ${id}::int`;
+      WHERE id = ${id}::int
+      RETURNING state, cancel_requested AS "cancelRequested"`;
+    return progress;
   },
 
   /**

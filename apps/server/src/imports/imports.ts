@@ -34,7 +34,13 @@ import {
   validateOrder,
 } from './import-file.js';
 import type { ImportJob, ImportQueue } from './import-queue.js';
-import { type ImportEnd, type ImportRow, importStore, type ResultToStore } from './import-store.js';
+import {
+  type ImportEnd,
+  type ImportProgress,
+  type ImportRow,
+  importStore,
+  type ResultToStore,
+} from './import-store.js';
 
 /** A file's bytes as importStore.digestOf reads them stored. */
 const digestOf = (file: Buffer) => createHash('sha256').update(file).digest('hex');
@@ -430,7 +436,7 @@ export const createImports = ({
     runChunk: async ({ import_id: id }: ImportJob): Promise<void> => {
       const until = Date.now() + jobSeconds * 1_000;
       const row = await importStore.forJob(db, id);
-      const goesOn = (current: ImportRow | null): current is ImportRow =>
+      const goesOn = <T extends ImportProgress>(current: T | null): current is T =>
         current !== null && (current.state === 'queued' || current.state === 'running');
       if (!goesOn(row)) return;
       if (row.cancelRequested) {
@@ -443,7 +449,8 @@ export const createImports = ({
       const access = accessOfImport(row, await importStore.scopeOf(db, id));
       const jobs = await queue();
       let start = await importStore.nextPosition(db, id);
-      let recording: Promise<void> = Promise.resolve();
+      // The chunk before's results being recorded: the import's state as that statement left it.
+      let recording: Promise<ImportProgress | undefined> = Promise.resolve(undefined);
       const first = await prepareChunk(row, fileOrders, start, busyOr(chunkSize));
       start += first.chunk.length;
       let current = startChunk(row, access, first);
@@ -470,11 +477,27 @@ export const createImports = ({
           await next?.committed.catch(() => {});
           throw error;
         });
-        await recording;
+        // A cancel (or anything else that ended it) takes effect between chunks: the ones made
+        // are recorded, then the import ends. It is seen in the chunk before's record.
+        const recorded = await recording;
+        if (recorded && (!goesOn(recorded) || recorded.cancelRequested)) {
+          const underWay = next ? await next.committed : [];
+          await transactions.withTransaction((tx) =>
+            recordChunk(
+              tx,
+              id,
+              [...results, ...underWay],
+              goesOn(recorded) ? { state: 'cancelled' } : undefined,
+              new Date(),
+            ),
+          );
+          return;
+        }
         recording = last
           ? transactions.withTransaction(async (tx) => {
               await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
               if (!done) await jobs.enqueue(id, tx);
+              return undefined;
             })
           : importStore.recordResults(db, id, results);
         // Awaited before the next chunk's results, or on the way out; a failure fails the job then.
@@ -482,17 +505,6 @@ export const createImports = ({
         if (last) {
           await recording;
           if (done) files.delete(id);
-          return;
-        }
-        // A cancel (or anything else that ended it) takes effect between chunks: the one under
-        // way is recorded, then the import ends.
-        const now = await importStore.forJob(db, id);
-        if (!goesOn(now) || now.cancelRequested) {
-          const underWay = await next!.committed;
-          await recording;
-          await transactions.withTransaction((tx) =>
-            recordChunk(tx, id, underWay, goesOn(now) ? { state: 'cancelled' } : undefined, new Date()),
-          );
           return;
         }
         current = next!;
