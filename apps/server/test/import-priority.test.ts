@@ -75,6 +75,9 @@ describe('an import beside requests', () => {
   };
 
   it('alone, it makes its orders in chunks of IMPORT_CHUNK_SIZE', async () => {
+    // Requests that have ended, answered or refused, are no longer under way.
+    expect((await suite.server.http.get('/sales-orders?limit=1')).status).toBe(200);
+    expect((await suite.server.http.get('/sales-orders/not-a-number')).status).toBe(400);
     expect(await run('alone')).toEqual({ orders: ORDERS, transactions: ORDERS / CHUNK });
   });
 
