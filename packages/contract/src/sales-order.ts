@@ -14,6 +14,7 @@ import {
   money,
   ORDER_NUMBER_MAX_LENGTH,
   orderNumber,
+  plainObject,
   quantity,
   rate,
   requiredText,
@@ -31,8 +32,8 @@ export const NAME_MAX_LENGTH = 200;
 /** The customer's own purchase order number. */
 export const CUSTOMER_REFERENCE_MAX_LENGTH = 100;
 
-/** A detail line as sent on create and update. */
-export const SalesOrderDetailInputSchema = z.object({
+/** A detail line as sent on create and update: up to 500 of them (plainObject). */
+export const SalesOrderDetailInputSchema = plainObject({
   product_id: id(),
   packsize_id: id().nullish().describe('Must belong to the product.'),
   quantity: quantity(),

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 
 import {
   calendarDate,
@@ -9,6 +10,7 @@ import {
   orderNumber,
   quantity,
   rate,
+  SalesOrderDetailInputSchema,
   UpdateSalesOrderBodySchema,
 } from '../src/index.js';
 
@@ -124,5 +126,60 @@ describe('order bodies', () => {
     expect(UpdateSalesOrderBodySchema.safeParse({ remarks: null }).success).toBe(true);
     expect(UpdateSalesOrderBodySchema.safeParse({ customer_id: null }).success).toBe(false);
     expect(UpdateSalesOrderBodySchema.safeParse({ details: [] }).success).toBe(false);
+  });
+});
+
+describe('detail lines (plainObject)', () => {
+  // The same shape as an ordinary zod object: what the fast path must agree with.
+  const ordinary = z.object(SalesOrderDetailInputSchema.shape);
+  const outcome = (result: z.SafeParseReturnType<unknown, Record<string, unknown>>) =>
+    result.success ? { keys: Object.keys(result.data), data: result.data } : { issues: result.error.issues };
+  const valid = { product_id: 1, quantity: 1, rate: 1 };
+  const lines: unknown[] = [
+    valid,
+    { ...valid, packsize_id: null, amount: null, remarks: null },
+    { product_id: 7, packsize_id: 3, quantity: 33.333, rate: 0.0001, amount: 12.345, remarks: 'by sea' },
+    { remarks: 'first', rate: 1260, quantity: 0.5, product_id: 6 },
+    { ...valid, product_name: 'read shape', sales_order_detail_id: 4 },
+    { ...valid, remarks: undefined },
+    { ...valid, rate: -0 },
+    { ...valid, quantity: 999_999_999.999, rate: 9_999_999_999.9999, amount: -9_999_999_999_999.99 },
+    JSON.parse('{"__proto__": {"x": 1}, "product_id": 1, "quantity": 1, "rate": 1}'),
+    Object.assign(Object.create(null), valid),
+    ...[0, 1.5, '1', null, undefined, 2_147_483_648].map((product_id) => ({ ...valid, product_id })),
+    ...[0, -0, -1, 1.0001, 1_000_000_000, Number.NaN, Infinity, '1', null].map((quantity) => ({ ...valid, quantity })),
+    ...[-0.01, 0.00001, 10_000_000_000, '1', undefined].map((rate) => ({ ...valid, rate })),
+    ...[0, 1.5, '2'].map((packsize_id) => ({ ...valid, packsize_id })),
+    ...['x', 10_000_000_000_000, Number.NaN].map((amount) => ({ ...valid, amount })),
+    ...['a\u0000b', 'x'.repeat(1001), 5, '\uD800'].map((remarks) => ({ ...valid, remarks })),
+    null,
+    [],
+    'line',
+    5,
+    new Date(0),
+  ];
+
+  it('parses each line as an ordinary zod object does: the same value, keys in the same order, the same issues', () => {
+    for (const line of lines)
+      expect(outcome(SalesOrderDetailInputSchema.safeParse(line)), JSON.stringify(line)).toEqual(
+        outcome(ordinary.safeParse(line)),
+      );
+    const body = { customer_id: 1, sales_order_date: '2026-11-21', location_id: 1, details: lines };
+    expect(outcome(CreateSalesOrderBodySchema.safeParse(body))).toEqual(
+      outcome(CreateSalesOrderBodySchema.extend({ details: z.array(ordinary) }).safeParse(body)),
+    );
+  });
+
+  it("leaves a valid line to zod's object parse only when it cannot vouch for it", () => {
+    const parse = vi.spyOn(z.ZodObject.prototype, '_parse');
+    try {
+      SalesOrderDetailInputSchema.parse(lines[2]);
+      SalesOrderDetailInputSchema.parse(lines[3]);
+      expect(parse).not.toHaveBeenCalled();
+      SalesOrderDetailInputSchema.safeParse({ ...valid, quantity: 0 });
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
