@@ -1,11 +1,11 @@
 import type { ErrorDetail, OtherChargeInput, SalesOrder, SalesOrderDetailInput } from '@sales-order/contract';
 
 import type { Checked } from '../errors/checked.js';
-import { type Decimal, sum, toDecimal } from '../shared/money.js';
+import { sum, toDecimal } from '../shared/money.js';
 import { readSuppliedNumber, type Series, seriesPrefix } from './numbering.js';
 import { deliveryDateProblems, financialYearChangeProblems, HEADER_FIELDS, type HeaderField } from './order.js';
 import { changesBetween, type HistoryEntryToWrite } from './order-history.js';
-import { grandTotal, priceLines, totalCharges } from './order-pricing.js';
+import { grandTotal, type PricedLine, priceLines, totalCharges } from './order-pricing.js';
 import { historyCharges, historyLines, historyTotals } from './order-shapes.js';
 
 /**
@@ -116,16 +116,13 @@ const headerOf = (input: OrderInput, base: OrderHeaderValues | undefined): Order
     HEADER_FIELDS.map((field) => [field, input[field] === undefined ? (base?.[field] ?? null) : input[field]]),
   ) as OrderHeaderValues;
 
-const linesToWrite = (
-  details: SalesOrderDetailInput[],
-  priced: { quantity: Decimal; rate: Decimal; amount: Decimal }[],
-) =>
+const linesToWrite = (details: SalesOrderDetailInput[], priced: PricedLine[]) =>
   priced.map((line, index): LineToWrite => ({
     product_id: details[index]!.product_id,
     packsize_id: details[index]!.packsize_id ?? null,
-    quantity: line.quantity.toFixed(3),
-    rate: line.rate.toFixed(4),
-    amount: line.amount.toFixed(2),
+    quantity: line.quantity,
+    rate: line.rate,
+    amount: line.amount,
     remarks: details[index]!.remarks ?? null,
   }));
 
