@@ -23,7 +23,9 @@ export interface TransactionPort {
   readonly db: Db;
   /**
    * For a single read statement outside any transaction, straight on the pool where there is one
-   * (the hot reads whose answer their statement renders), else the client.
+   * (the hot reads whose answer their statement renders), else the client; and for a create's
+   * insert when it is its own transaction (its parameters are too large for Prisma's round trip
+   * of them through JSON).
    */
   readonly reader: Reader;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */

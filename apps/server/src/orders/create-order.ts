@@ -1,7 +1,7 @@
 import { type CreatedSalesOrder, type CreateSalesOrderBody, ValidationCode } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
-import type { Db } from '../db/transactions.js';
+import type { Db, Reader } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
@@ -77,7 +77,7 @@ export const createOrder = async (
   if (prepared.problems.length > 0 || !order) throw unprocessable(prepared.problems);
   const numbering = order.numbering!;
 
-  const write = async (db: Db) => {
+  const write = async (db: Reader) => {
     const [stored] = await orderWriteStore.insertOrders(db, [order], orderNumberMaxAhead).catch((error: unknown) => {
       if (!isUniqueViolation(error)) throw error;
       // A supplied number already taken, or the server's next one: that only by an order
@@ -95,10 +95,11 @@ export const createOrder = async (
   const confirm = input.status === 'confirmed';
   // One statement is its own transaction: a server-numbered or free-form draft without an
   // Idempotency-Key needs no BEGIN or COMMIT, and its series' counter is locked by that
-  // statement only. A claimed key is part of the transaction; a supplied series number is
+  // statement only; it goes straight to the pool (transactions.reader), without Prisma. A claimed key is part of the transaction; a supplied series number is
   // refused after the statement when too far ahead of the counter, and a confirm after it,
   // rolling the order and its number back.
-  if (!idempotency && numbering.kind !== 'supplied-series' && !confirm) return (await write(transactions.db)).result;
+  if (!idempotency && numbering.kind !== 'supplied-series' && !confirm)
+    return (await write(transactions.reader)).result;
   return transactions.withTransaction(async (tx) => {
     await idempotency?.claim(tx);
     const { result, counter } = await write(tx);
