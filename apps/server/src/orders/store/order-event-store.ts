@@ -3,7 +3,7 @@ import type { EventType } from '@sales-order/contract';
 import type { Db } from '../../db/transactions.js';
 import { eventInsertCtes, recordEvents } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { ORDER_TABLES, type OrderContents, orderReadShape } from './order-read-shape.js';
+import { ORDER_TABLES, type OrderContents, type OrderLists, orderReadShape } from './order-read-shape.js';
 import { LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
@@ -18,22 +18,28 @@ import { LOCKED_IN_SCOPE } from './order-scope.js';
  * The event of a change as CTEs of the change's own statement (named `event` and
  * `event_queued`): one per row of `orders` (a from-item with every column of sales_orders: the
  * statement's RETURNING *), read with the lines and charges of `contents` (the statement's own
- * inserts; the tables by default, which a statement that does not change them may read).
+ * inserts; the tables by default, which a statement that does not change them may read), or
+ * with `lists` the statement built before (orderLists).
  */
 export const orderEventCtes = (
   type: EventType,
   orders: Prisma.Sql,
   contents: OrderContents = ORDER_TABLES,
-): Prisma.Sql => eventInsertCtes(type, changedOrders(orders, contents));
+  lists?: OrderLists,
+): Prisma.Sql => eventInsertCtes(type, changedOrders(orders, contents, lists));
 
 /**
  * The rows of `orders` (as orderEventCtes takes them) as an event records them: the order's
  * id, version, stamp and read shape (`data`, json). A statement that also answers with the
  * order makes this a CTE of its own and passes it to eventInsertCtes, so the shape is built once.
  */
-export const changedOrders = (orders: Prisma.Sql, contents: OrderContents = ORDER_TABLES): Prisma.Sql =>
+export const changedOrders = (
+  orders: Prisma.Sql,
+  contents: OrderContents = ORDER_TABLES,
+  lists?: OrderLists,
+): Prisma.Sql =>
   Prisma.sql`(SELECT o.id AS sales_order_id, o.version, o.updated_at AS occurred_at,
-        ${orderReadShape(contents)} AS data
+        ${orderReadShape(contents, lists)} AS data
       FROM ${orders} o)`;
 
 /**

@@ -42,34 +42,53 @@ export const ORDER_TABLES: OrderContents = {
   charges: Prisma.sql`sales_order_other_charges`,
 };
 
+/** An order's two lists in its read shape (json arrays), as SQL expressions. */
+export interface OrderLists {
+  details: Prisma.Sql;
+  otherCharges: Prisma.Sql;
+}
+
+/**
+ * The lists of the order whose id is `orderId` (an SQL expression), its lines and charges from
+ * `contents`, in `line_no` order. Each list is an `ARRAY(subquery)`, which holds the rows in the
+ * order the subquery's own ORDER BY returns them: for the tables, the (sales_order_id, line_no)
+ * index reads them in that order, with no sort. `array_agg(... ORDER BY line_no)` sorted them
+ * again every time (PostgreSQL 15 does not skip the sort of an ordered aggregate for sorted
+ * input), a sixth of a 500-line read's time in the statement (docs/performance.md, "Big
+ * orders"). A create builds them before its series' counter is locked (order-write-store.ts).
+ */
+export const orderLists = ({ lines, charges }: OrderContents, orderId: Prisma.Sql): OrderLists => ({
+  details: Prisma.sql`array_to_json(ARRAY(
+      SELECT line
+      FROM ${lines} d JOIN products p ON p.id = d.product_id
+      CROSS JOIN LATERAL (SELECT d.id AS sales_order_detail_id, d.product_id, p.name AS product_name, d.packsize_id,
+        ${jsonDecimal('d.quantity')} AS quantity, ${jsonDecimal('d.rate')} AS rate,
+        ${jsonDecimal('d.amount')} AS amount, d.remarks) line
+      WHERE d.sales_order_id = ${orderId} ORDER BY d.line_no))`,
+  otherCharges: Prisma.sql`array_to_json(ARRAY(
+      SELECT charge
+      FROM ${charges} ch
+      CROSS JOIN LATERAL (SELECT ch.id AS other_charge_id, ch.description, ${jsonDecimal('ch.amount')} AS amount) charge
+      WHERE ch.sales_order_id = ${orderId} ORDER BY ch.line_no))`,
+});
+
 /**
  * The read shape of the order row `o` (an alias over sales_orders' columns, which the embedding
- * statement bounds by the caller's scope) as json, its lines and charges from `contents`, in
- * `line_no` order. Each list is an `ARRAY(subquery)`, which holds the rows in the order the
- * subquery's own ORDER BY returns them: for the tables, the (sales_order_id, line_no) index
- * reads them in that order, with no sort. `array_agg(... ORDER BY line_no)` sorted them again
- * every time (PostgreSQL 15 does not skip the sort of an ordered aggregate for sorted input), a
- * sixth of a 500-line read's time in the statement (docs/performance.md, "Big orders").
+ * statement bounds by the caller's scope) as json, its lists those of `o` in `contents`
+ * (orderLists), or the `lists` given: expressions a statement built before.
  */
-export const orderReadShape = ({ lines, charges }: OrderContents = ORDER_TABLES): Prisma.Sql => Prisma.sql`(
+export const orderReadShape = (
+  contents: OrderContents = ORDER_TABLES,
+  { details, otherCharges }: OrderLists = orderLists(contents, Prisma.sql`o.id`),
+): Prisma.Sql => Prisma.sql`(
   SELECT row_to_json(shape) FROM (SELECT
     o.id AS sales_order_id, o.sales_order_no, o.customer_id,
     (SELECT c.name FROM customers c WHERE c.id = o.customer_id) AS customer_name,
     ${jsonDate('o.sales_order_date')} AS sales_order_date, o.location_id, o.financial_year_id,
     ${jsonDecimal('o.subtotal')} AS subtotal, ${jsonDecimal('o.other_charges_total')} AS other_charges_total,
     ${jsonDecimal('o.grand_total')} AS grand_total, o.remarks,
-    array_to_json(ARRAY(
-      SELECT line
-      FROM ${lines} d JOIN products p ON p.id = d.product_id
-      CROSS JOIN LATERAL (SELECT d.id AS sales_order_detail_id, d.product_id, p.name AS product_name, d.packsize_id,
-        ${jsonDecimal('d.quantity')} AS quantity, ${jsonDecimal('d.rate')} AS rate,
-        ${jsonDecimal('d.amount')} AS amount, d.remarks) line
-      WHERE d.sales_order_id = o.id ORDER BY d.line_no)) AS details,
-    array_to_json(ARRAY(
-      SELECT charge
-      FROM ${charges} ch
-      CROSS JOIN LATERAL (SELECT ch.id AS other_charge_id, ch.description, ${jsonDecimal('ch.amount')} AS amount) charge
-      WHERE ch.sales_order_id = o.id ORDER BY ch.line_no)) AS other_charges,
+    ${details} AS details,
+    ${otherCharges} AS other_charges,
     o.version, ${jsonDateTime('o.created_at')} AS created_at, ${jsonDateTime('o.updated_at')} AS updated_at,
     o.created_by, o.updated_by, o.status, ${jsonDateTime('o.status_changed_at')} AS status_changed_at,
     o.cancellation_reason, o.amended_from_id,

@@ -18,6 +18,7 @@ import type {
   TotalsToWrite,
 } from '../order-write-model.js';
 import { changedOrders, orderEventCtes } from './order-event-store.js';
+import { orderLists } from './order-read-shape.js';
 import type { RenderedOrder } from './order-read-store.js';
 import { type FoundReferences, type ReferenceLookup, referencesQuery } from './order-reference-store.js';
 import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
@@ -111,6 +112,11 @@ const contentsInserts = (orders: Prisma.Sql, lines: LineToWrite[][], charges: Ch
       JOIN ${orders} ON i.ord = s.ord
     RETURNING *
   )`;
+
+/** A new order's lines and charges: the insert statement's own CTEs (contentsInserts). */
+const NEW_ORDER_CONTENTS = { lines: Prisma.sql`lines`, charges: Prisma.sql`charges` };
+/** Their lists in the read shape of each order of the statement's `input` (`i`), built before the counter lock. */
+const NEW_ORDER_LISTS = orderLists(NEW_ORDER_CONTENTS, Prisma.sql`i.id`);
 
 /** Column lists from constants (never from input): the header's, and what a new order writes besides. */
 const columns = (names: readonly string[], alias?: string) =>
@@ -388,13 +394,20 @@ export const orderWriteStore = {
         FROM jsonb_array_elements(${JSON.stringify(docs)}::jsonb) WITH ORDINALITY AS e(doc, ord)),
       -- Keyed by the orders' ids drawn above: a series' creates take turns for its counter row,
       -- which the statement holds to its commit, so lines and charges are written before it is
-      -- locked (their keys checked at the statement's end, once the orders are in).
+      -- locked (their keys checked at the statement's end, once the orders are in), and the
+      -- event's lists of them built.
       ${contentsInserts(
         Prisma.sql`input i`,
         orders.map((order) => order.lines),
         orders.map((order) => order.charges),
       )},
-      ${counterCte(moves, maxAhead, Prisma.sql`(SELECT count(*) FROM lines) + (SELECT count(*) FROM charges) >= 0`)},
+      lists AS MATERIALIZED (SELECT i.id, ${NEW_ORDER_LISTS.details} AS details,
+        ${NEW_ORDER_LISTS.otherCharges} AS other_charges FROM input i),
+      ${counterCte(
+        moves,
+        maxAhead,
+        Prisma.sql`(SELECT count(*) FROM lines) + (SELECT count(*) FROM charges) + (SELECT count(*) FROM lists) >= 0`,
+      )},
       -- Stamped once the counters are locked (count(*) reads the counter rows to their end first).
       stamp AS MATERIALIZED (SELECT clock_timestamp() AS at FROM (SELECT count(*) FROM counter) locked),
       inserted AS (
@@ -411,9 +424,9 @@ export const orderWriteStore = {
           CROSS JOIN stamp s
         ORDER BY i.ord
         RETURNING *),
-      ${orderEventCtes(event, Prisma.sql`(SELECT * FROM inserted ORDER BY id)`, {
-        lines: Prisma.sql`lines`,
-        charges: Prisma.sql`charges`,
+      ${orderEventCtes(event, Prisma.sql`(SELECT * FROM inserted ORDER BY id)`, NEW_ORDER_CONTENTS, {
+        details: Prisma.sql`(SELECT l.details FROM lists l WHERE l.id = o.id)`,
+        otherCharges: Prisma.sql`(SELECT l.other_charges FROM lists l WHERE l.id = o.id)`,
       })},
       history AS (
         INSERT INTO sales_order_history (sales_order_id, version, action, at, by, changes)
