@@ -1,6 +1,6 @@
 import { apiContract, ServiceCode } from '@sales-order/contract';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
-import express, { type Express, type Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import pTimeout from 'p-timeout';
 
 import { createApiKeyAuthentication, LAST_USED_RESOLUTION_MS } from '../auth/api-keys.js';
@@ -29,6 +29,7 @@ import {
 import { sendRenderedJsonAsIs, success } from '../http/envelope.js';
 import {
   errorHandler,
+  isJsonContent,
   notFoundHandler,
   readFileBody,
   refuseMalformedUtf8,
@@ -223,7 +224,12 @@ export const createApp = ({
       refuseUnknownQueryParameters,
       requireJsonBody,
       readFileBody(config.imports.maxBytes),
-      express.json({ limit: config.bodyLimit, type: 'application/json', verify: refuseMalformedUtf8 }),
+      express.json({
+        limit: config.bodyLimit,
+        // body-parser asks only once the request has a body, as requireJsonBody does.
+        type: (req) => isJsonContent(req as Request),
+        verify: refuseMalformedUtf8,
+      }),
       // What the body's field values ask for (status confirmed, acknowledge_warnings), before validation.
       requireFieldPermissions,
       // Again: a body read from the socket's events runs outside the context set at arrival.
