@@ -49,8 +49,6 @@ const digestOf = (file: Buffer) => createHash('sha256').update(file).digest('hex
 interface ChunkUnderWay {
   written: Promise<void>;
   committed: Promise<ResultToStore[]>;
-  /** performance.now() when it was begun. */
-  began: number;
 }
 
 /** Orders checked between two turns of the event loop while a chunk is prepared. */
@@ -59,8 +57,8 @@ const PREPARE_SLICE = 20;
 /**
  * While requests are under way (`Foreground`), an import gives way to them (docs/decisions.md,
  * "Imports give way to requests"): one chunk at a time instead of two, of a tenth of the
- * chunk size, each followed by a pause of three times its own length unless the requests end
- * first. The import then takes about a quarter of the time, in short steps, and goes on at
+ * chunk size, each followed by a pause of three times all the job did since the chunk before
+ * (checking, writing and recording) unless the requests end first. The import then takes about a quarter of the time, in short steps, and goes on at
  * full speed once no request is under way.
  */
 const BUSY_CHUNK_DIVISOR = 10;
@@ -327,7 +325,6 @@ export const createImports = ({
     prepared: Awaited<ReturnType<typeof prepareChunk>>,
     before?: ChunkUnderWay,
   ): ChunkUnderWay => {
-    const began = performance.now();
     let wrote!: () => void;
     let failed!: (error: unknown) => void;
     const written = new Promise<void>((resolve, reject) => {
@@ -343,7 +340,7 @@ export const createImports = ({
     // Each is awaited by the chunk after it or by the job.
     written.catch(() => {});
     committed.catch(() => {});
-    return { written, committed, began };
+    return { written, committed };
   };
 
   /** Every result so far, in file order, a page at a time. */
@@ -451,6 +448,8 @@ export const createImports = ({
       let start = await importStore.nextPosition(db, id);
       // The chunk before's results being recorded: the import's state as that statement left it.
       let recording: Promise<ImportProgress | undefined> = Promise.resolve(undefined);
+      // When the job last went on to a new chunk (after its pause, if it gave way).
+      let resumed = performance.now();
       const first = await prepareChunk(row, fileOrders, start, busyOr(chunkSize));
       start += first.chunk.length;
       let current = startChunk(row, access, first);
@@ -464,11 +463,12 @@ export const createImports = ({
         if (!last) {
           // Requests under way: this chunk ends before the next (a smaller one) is begun, and a
           // pause follows it. Its failure is met below.
-          const busy = foreground.active > 0;
-          if (busy) {
+          if (foreground.active > 0) {
             await current.committed.catch(() => {});
-            await foreground.quiet(BUSY_PAUSE_FACTOR * (performance.now() - current.began));
+            // Three times all it did since the chunk before: checking, writing and recording.
+            await foreground.quiet(BUSY_PAUSE_FACTOR * (performance.now() - resumed));
           }
+          resumed = performance.now();
           const prepared = await prepareChunk(row, fileOrders, start, busyOr(chunkSize));
           start += prepared.chunk.length;
           next = startChunk(row, access, prepared, current);
