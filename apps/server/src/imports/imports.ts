@@ -58,8 +58,8 @@ const PREPARE_SLICE = 20;
  * While requests are under way (`Foreground`), an import gives way to them (docs/decisions.md,
  * "Imports give way to requests"): one chunk at a time instead of two, of a tenth of the
  * chunk size, each followed by a pause of three times all the job did since the chunk before
- * (checking, writing and recording) unless the requests end first. The import then takes about a quarter of the time, in short steps, and goes on at
- * full speed once no request is under way.
+ * (checking, writing and recording) unless the requests end first. The import then takes about
+ * a quarter of the time, in short steps, and goes on at full speed once no request is under way.
  */
 const BUSY_CHUNK_DIVISOR = 10;
 const BUSY_PAUSE_FACTOR = 3;
@@ -239,8 +239,9 @@ export const createImports = ({
     }
   };
 
-  /** The chunk size: `size`, or the smaller one while requests are under way. */
-  const busyOr = (size: number) => (foreground.active > 0 ? Math.max(1, Math.ceil(size / BUSY_CHUNK_DIVISOR)) : size);
+  /** The chunk size now: IMPORT_CHUNK_SIZE, or the smaller one while requests are under way. */
+  const chunkSizeNow = () =>
+    foreground.active > 0 ? Math.max(1, Math.ceil(chunkSize / BUSY_CHUNK_DIVISOR)) : chunkSize;
 
   const ownedOrNotFound = async (id: number, owner: string) => {
     const row = await importStore.findOwned(db, id, owner);
@@ -253,8 +254,8 @@ export const createImports = ({
    * the bulk create, and the results of the rest. A few orders at a time, giving the event loop
    * back in between: it runs while the chunk before it is written, and beside requests.
    */
-  const prepareChunk = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number, size = chunkSize) => {
-    const chunk = fileOrders.slice(start, start + size);
+  const prepareChunk = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number) => {
+    const chunk = fileOrders.slice(start, start + chunkSizeNow());
     const results: ResultToStore[] = chunk.map((order, offset) => ({
       position: start + offset,
       orderRef: order.ref,
@@ -450,7 +451,7 @@ export const createImports = ({
       let recording: Promise<ImportProgress | undefined> = Promise.resolve(undefined);
       // When the job last went on to a new chunk (after its pause, if it gave way).
       let resumed = performance.now();
-      const first = await prepareChunk(row, fileOrders, start, busyOr(chunkSize));
+      const first = await prepareChunk(row, fileOrders, start);
       start += first.chunk.length;
       let current = startChunk(row, access, first);
       for (;;) {
@@ -469,7 +470,7 @@ export const createImports = ({
             await foreground.quiet(BUSY_PAUSE_FACTOR * (performance.now() - resumed));
           }
           resumed = performance.now();
-          const prepared = await prepareChunk(row, fileOrders, start, busyOr(chunkSize));
+          const prepared = await prepareChunk(row, fileOrders, start);
           start += prepared.chunk.length;
           next = startChunk(row, access, prepared, current);
         }

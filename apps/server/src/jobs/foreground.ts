@@ -51,10 +51,3 @@ export const createForeground = (): Foreground => {
           }),
   };
 };
-
-/** A process with no requests to give way to (CLI tools, tests of a use case alone). */
-export const noForeground: Foreground = {
-  begin: () => () => {},
-  active: 0,
-  quiet: () => Promise.resolve(),
-};

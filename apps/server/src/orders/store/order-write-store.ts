@@ -369,9 +369,10 @@ export const orderWriteStore = {
     if (actions.size !== 1 || !(actions.has('create') || actions.has('amend')))
       throw new Error('insertOrders writes a list of creates or of amends');
     const event: EventType = actions.has('amend') ? 'sales_order.amended' : 'sales_order.created';
-    if (!settlesInStatement(orders) && db instanceof StatementReader)
+    const settles = settlesInStatement(orders);
+    if (!settles && db instanceof StatementReader)
       throw new Error('a list whose counters are locked before its insert is written in a transaction');
-    const locked = settlesInStatement(orders) ? undefined : await lockCounters(db as Db, orders);
+    const locked = settles ? undefined : await lockCounters(db as Db, orders);
     const { numbers, moves, counters } = planNumbers(orders, locked, maxAhead);
     const docs = orders.map((order, index) => ({
       ...columnsDoc(order),
