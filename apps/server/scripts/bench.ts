@@ -78,6 +78,7 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 
 import { buildRef, compareRounds, type Round, roundsText } from './bench-against.js';
+import { type AutovacuumStandIn, autovacuumStandIn } from './bench-autovacuum.js';
 import { burst, type BurstFigures, describeBurst } from './bench-burst.js';
 import { benchFetch, describeImport, importBeside, importCsv } from './bench-import.js';
 import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
@@ -877,11 +878,13 @@ const main = async () => {
   const anchor = serverUrl ? await pgbenchAnchor(serverUrl) : undefined;
 
   let env: Record<string, string>;
+  let standIn: AutovacuumStandIn | undefined;
   if (serverUrl) {
     await adminQuery(serverUrl, `CREATE DATABASE "${benchDatabase}"`);
     const url = new URL(serverUrl);
     url.pathname = `/${benchDatabase}`;
     env = { DATABASE_URL: url.toString(), SEED_DEMO_DATA: 'always' };
+    standIn = await autovacuumStandIn(url.toString());
   } else {
     env = { DATA_DIR: dataDir!, SEED_DEMO_DATA: 'always' };
   }
@@ -987,6 +990,7 @@ const main = async () => {
 
     const scenarios = scenariosOf(target, scopedHeaders);
     for (const scenario of scenarios.filter(({ name }) => wanted(name))) {
+      await standIn?.settle();
       const measured = await runScenario(target, scenario, service.child.pid);
       const { name, against, floor: floorRow, pgFloor, unscoped, floorTarget, cpuCap } = scenario;
       rows.push({
@@ -1014,6 +1018,7 @@ const main = async () => {
         times.sort((a, b) => a - b);
         return { p50: times[Math.floor(times.length / 2)]!, p90: times[Math.floor(times.length * 0.9)]! };
       };
+      await standIn?.settle();
       const create = await alone(`${origin}/api/sales-orders`, createBody, 201);
       const bulk = await alone(`${origin}/api/sales-orders/bulk`, bulkBody, 201);
       aloneLatencies = { create, bulk };
@@ -1026,6 +1031,7 @@ const main = async () => {
           headers: { ...headers, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
+      await standIn?.settle();
       bursts.push(
         await burst(
           'burst: 200 concurrent creates, one series',
@@ -1068,7 +1074,9 @@ const main = async () => {
       // The import alone (its rate, read against the bulk rows), then the same file again with
       // GET order driven beside it: an import gives way to requests (docs/decisions.md), so its
       // rate beside them is not its rate.
+      await standIn?.settle();
       const { figures: alone } = await importBeside({ origin, headers, ...file }, () => Promise.resolve());
+      await standIn?.settle();
       const { figures, beside } = await importBeside({ origin, headers, ...file }, () =>
         peakRss(service.child.pid, () => load(read, service.child.pid)),
       );
@@ -1106,6 +1114,7 @@ const main = async () => {
         const scrapes = setInterval(() => void fetch(metricsUrl).then((response) => response.text()), 1_000);
         try {
           const read = { method: 'GET' as const, url: `${measuredOrigin}/api/sales-orders/${orderId}`, headers };
+          await standIn?.settle();
           // A fresh process: load() warms it up as long as a process's first read.
           const measured = await peakRss(measuredService.child.pid, () => load(read, measuredService.child.pid));
           rows.push({
@@ -1137,6 +1146,7 @@ const main = async () => {
           cpuCap: _cpuCap,
           ...scenario
         } of scenarios.filter((each) => CLUSTER_SCENARIOS.includes(each.name) && wanted(each.name))) {
+          await standIn?.settle();
           const measured = await peakClusterRss(cluster.child.pid!, () =>
             load({ headers, ...scenario, url: scenario.url.replace(origin, clusterOrigin) }),
           );
@@ -1275,6 +1285,8 @@ const main = async () => {
     );
   }
   if (importLine) console.log(importLine);
+  const standInLine = standIn?.describe();
+  if (standInLine) console.log(standInLine);
   const importRow = rows.find((row) => row.scenario.startsWith('import: '));
   const bulkRows = rows.filter((row) => row.scenario === BULK_ROW || row.scenario === BULK_ONE_ROW);
   if (importRow && bulkRows.length > 0)
@@ -1385,6 +1397,9 @@ const mainAgainst = async (ref: string) => {
         );
       }),
     );
+    const standIns = await Promise.all(
+      services.map(({ url }) => (url ? autovacuumStandIn(url.toString()) : Promise.resolve(undefined))),
+    );
     const { headers, scopedHeaders } = await callers();
     const createRates: (number | undefined)[] = [undefined, undefined];
     const targets = await Promise.all(
@@ -1419,6 +1434,7 @@ const mainAgainst = async (ref: string) => {
         for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
           const figures = measured.get(scenario.name) ?? [[], []];
           measured.set(scenario.name, figures);
+          await standIns[index]?.settle();
           const result = await runScenario(
             targets[index]!,
             lists[index]![at]!,
@@ -1439,6 +1455,10 @@ const mainAgainst = async (ref: string) => {
       }
       roundMs = Date.now() - roundStarted;
     }
+    standIns.forEach((standIn, index) => {
+      const line = standIn ? standIn.describe() : undefined;
+      if (line) notes.push(`${labels[index]}'s database: ${line}`);
+    });
   } finally {
     clearTimeout(bound);
     await cleanUp();
