@@ -7,8 +7,8 @@ import type { AppConfig } from '../startup/config.js';
 import { type ChangeNotifications, listenForChanges, noChangeNotifications } from './change-notifications.js';
 import { type ConnectionGate, createGatedPool } from './connection-gate.js';
 import { createDatabaseAvailability, type DatabaseAvailability } from './database-availability.js';
+import { SESSION_OPTIONS } from './session-options.js';
 import { StatementReader } from './statement-reader.js';
-import { UTC_SESSION_OPTIONS } from './time-zone.js';
 
 export type { PrismaClient };
 
@@ -131,7 +131,7 @@ export const openDatabase = async (
     const { pool, gate } = createGatedPool(
       {
         connectionString: url,
-        options: UTC_SESSION_OPTIONS,
+        options: SESSION_OPTIONS,
         max: connections,
         // The opening of a new connection: the wait for a free one is the gate's, up to the request's deadline.
         connectionTimeoutMillis: config.database.connectTimeoutMs,
