@@ -24,14 +24,14 @@ interface TableState {
 }
 
 const PAST_THRESHOLDS = `
-  SELECT format('%I.%I', s.schemaname, s.relname) AS name,
-         (s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-           OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0)) AS vacuum
-  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-  WHERE s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
-     OR s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-     OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0)
-  ORDER BY 1`;
+  SELECT name, vacuum FROM (
+    SELECT format('%I.%I', s.schemaname, s.relname) AS name,
+           s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) AS stale,
+           (s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
+             OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0)) AS vacuum
+    FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid) t
+  WHERE stale OR vacuum
+  ORDER BY name`;
 
 /** The stand-in for the database at `url`; on a server that runs autovacuum, settle does nothing. */
 export const autovacuumStandIn = async (url: string): Promise<AutovacuumStandIn> => {

@@ -1061,6 +1061,7 @@ const main = async () => {
       // and GET order driven as its idle row is while the import runs (target: p99 within 2 x).
       const read = { method: 'GET' as const, url: `${origin}/api/sales-orders/${orderId}`, headers };
       if (!rows.some((row) => row.scenario === SCENARIO.getOrder)) {
+        await standIn?.settle();
         const measured = await peakRss(service.child.pid, () => load(read, service.child.pid));
         rows.push({ scenario: SCENARIO.getOrder, ...measured.result, rssMb: measured.rssMb, against: 'hello' });
       }
@@ -1456,7 +1457,7 @@ const mainAgainst = async (ref: string) => {
       roundMs = Date.now() - roundStarted;
     }
     standIns.forEach((standIn, index) => {
-      const line = standIn ? standIn.describe() : undefined;
+      const line = standIn?.describe();
       if (line) notes.push(`${labels[index]}'s database: ${line}`);
     });
   } finally {
