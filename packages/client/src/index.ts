@@ -1,7 +1,7 @@
-import { apiContract, versionEntityTag, WriteSafetyCode } from '@sales-order/contract';
-import { type ApiFetcher, initClient } from '@ts-rest/core';
+import { versionEntityTag } from '@sales-order/contract';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
+import { eventMethods } from './events.js';
 import type {
   ApiKey,
   ApiKeyHistory,
@@ -23,10 +23,6 @@ import type {
   DeletedWebhookEndpoint,
   DropdownOptions,
   DropdownType,
-  ErrorDetail,
-  EventPage,
-  EventType,
-  FeedEvent,
   HistoryEntry,
   Import,
   ImportResult,
@@ -47,7 +43,6 @@ import type {
   SalesOrderHistoryQuery,
   SalesOrderListItem,
   SalesOrderPage,
-  SalesOrderStatus,
   Totals,
   UpdatedSalesOrder,
   UpdateSalesOrderBody,
@@ -58,9 +53,29 @@ import type {
   WebhookEndpointList,
   WebhookPayload,
 } from './generated/contract-types.js';
+import {
+  clientContext,
+  definedOnly,
+  errorOf,
+  type SalesOrderClientOptions,
+  send,
+  sleep,
+  unwrap,
+  withRetries,
+} from './transport.js';
 
+export {
+  SalesOrderApiError,
+  SalesOrderConflictError,
+  SalesOrderNetworkError,
+  SalesOrderPreconditionFailedError,
+  SalesOrderPreconditionRequiredError,
+  SalesOrderUnprocessableError,
+} from './errors.js';
+export type { EventFeed, EventOf, EventPageOf, ListEventsOptions } from './events.js';
 // Every data type of the contract, as plain TypeScript.
 export type * from './generated/contract-types.js';
+export type { SalesOrderClientAuth, SalesOrderClientOptions, SalesOrderRetryOptions } from './transport.js';
 export {
   AccessCode,
   ApiKeyCode,
@@ -81,36 +96,6 @@ export {
   WebhookCode,
   WriteSafetyCode,
 } from '@sales-order/contract';
-
-/** How the client authenticates; the service accepts all three. */
-export type SalesOrderClientAuth =
-  /** `Authorization: Bearer <JWT>`; a function is called before every request (token refresh). */
-  | { type: 'bearer'; token: string | (() => string | Promise<string>) }
-  /** `Authorization: ApiKey <key>`. */
-  | { type: 'apiKey'; key: string }
-  /** The host ERP's session cookie, from a browser page: the request carries credentials. */
-  | { type: 'session' };
-
-export interface SalesOrderClientOptions {
-  /** The service's base address including its base path, e.g. `https://erp.example.com/api`. */
-  baseUrl: string;
-  auth?: SalesOrderClientAuth | undefined;
-  /** A fetch implementation (defaults to the global one): for tests, proxies, instrumentation. */
-  fetch?: typeof fetch | undefined;
-  /** Extra headers sent with every request, e.g. `X-Request-Id`. */
-  headers?: Record<string, string> | undefined;
-  /** How `createSalesOrder` retries (always with the same Idempotency-Key). */
-  retry?: SalesOrderRetryOptions | undefined;
-}
-
-export interface SalesOrderRetryOptions {
-  /** Tries in all, the first included; 1 switches retries off. Default 3. */
-  attempts?: number | undefined;
-  /** Delay before the first retry, doubled for each next one, with jitter. Default 200 ms. */
-  baseDelayMs?: number | undefined;
-  /** Longest wait before a retry; a `Retry-After` asking for longer ends the retries. Default 30 s. */
-  maxDelayMs?: number | undefined;
-}
 
 /** Per-call options of `createSalesOrder`. */
 export interface CreateSalesOrderOptions {
@@ -140,223 +125,6 @@ export interface TransitionOptions extends ConditionalWriteOptions {
   idempotencyKey?: string | undefined;
 }
 
-/** A failed call: the HTTP status and the error envelope's `code`, `message` and `details`. */
-export class SalesOrderApiError extends Error {
-  override readonly name: string = 'SalesOrderApiError';
-
-  constructor(
-    /** HTTP status of the response. */
-    readonly status: number,
-    /** `error.code` of the envelope (equal to the status). */
-    readonly code: number,
-    message: string,
-    /** `error.details`: one entry per offending input, with its `path`. */
-    readonly details: ErrorDetail[],
-    /** `X-Request-Id` of the response, to quote when reporting a problem. */
-    readonly requestId: string | undefined,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * 409: the order's status does not allow the call (`details[].code` `invalid_transition`,
- * `order_not_editable`, `order_not_deletable`), or a request with the same Idempotency-Key is
- * still running (after the client's retries).
- */
-export class SalesOrderConflictError extends SalesOrderApiError {
-  override readonly name: string = 'SalesOrderConflictError';
-
-  /** The order's status now, for a state conflict. */
-  get currentStatus(): SalesOrderStatus | undefined {
-    return this.details.find((detail) => detail.current_status !== undefined)?.current_status;
-  }
-}
-
-/**
- * 422: well-formed, but the data says no (unknown references, totals that do not add up, a
- * confirm refused for licence warnings, ...): `details` name each problem and its `path`.
- */
-export class SalesOrderUnprocessableError extends SalesOrderApiError {
-  override readonly name: string = 'SalesOrderUnprocessableError';
-}
-
-/** 412: the order is no longer at the version given as `ifMatch`; nothing was changed. */
-export class SalesOrderPreconditionFailedError extends SalesOrderApiError {
-  override readonly name: string = 'SalesOrderPreconditionFailedError';
-
-  /** The version the order is at now: read it again, then decide. */
-  get currentVersion(): number | undefined {
-    return this.details.find((detail) => detail.current_version !== undefined)?.current_version;
-  }
-}
-
-/** 428: the service requires `ifMatch` on updates and deletes. */
-export class SalesOrderPreconditionRequiredError extends SalesOrderApiError {
-  override readonly name: string = 'SalesOrderPreconditionRequiredError';
-}
-
-/** The service could not be reached, or the connection broke before a response arrived. */
-export class SalesOrderNetworkError extends Error {
-  override readonly name: string = 'SalesOrderNetworkError';
-
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
-
-const ERROR_CLASS_OF_STATUS: Record<number, typeof SalesOrderApiError> = {
-  409: SalesOrderConflictError,
-  412: SalesOrderPreconditionFailedError,
-  422: SalesOrderUnprocessableError,
-  428: SalesOrderPreconditionRequiredError,
-};
-
-interface ErrorBody {
-  success: false;
-  error: { message: string; code: number; details: ErrorDetail[] };
-}
-
-const isErrorBody = (body: unknown): body is ErrorBody =>
-  typeof body === 'object' &&
-  body !== null &&
-  (body as { success?: unknown }).success === false &&
-  typeof (body as { error?: { message?: unknown } }).error?.message === 'string';
-
-const authorizationOf = async (auth: SalesOrderClientAuth | undefined): Promise<string | undefined> => {
-  if (auth?.type === 'bearer') return `Bearer ${typeof auth.token === 'function' ? await auth.token() : auth.token}`;
-  if (auth?.type === 'apiKey') return `ApiKey ${auth.key}`;
-  return undefined;
-};
-
-const fetcher =
-  (options: SalesOrderClientOptions): ApiFetcher =>
-  (request) =>
-    send(options, request);
-
-/** One request with the client's credentials and headers: what every route's call comes down to. */
-const send = async (
-  { auth, fetch: fetchImpl, headers }: SalesOrderClientOptions,
-  {
-    path,
-    method,
-    headers: routeHeaders,
-    body,
-  }: { path: string; method: string; headers: Record<string, string>; body?: BodyInit | null },
-): Promise<RawResponse> => {
-  const send = fetchImpl ?? globalThis.fetch;
-  const authorization = await authorizationOf(auth);
-  let response: Response;
-  let text: string;
-  try {
-    response = await send(path, {
-      method,
-      headers: {
-        accept: 'application/json',
-        ...headers,
-        ...routeHeaders,
-        ...(authorization ? { authorization } : {}),
-      },
-      body: body ?? undefined,
-      credentials: auth?.type === 'session' ? 'include' : 'same-origin',
-    });
-    text = await response.text();
-  } catch (error) {
-    throw new SalesOrderNetworkError(
-      `${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  }
-  let parsed: unknown = text;
-  // JSON (or a +json type); not JSON Lines (application/x-ndjson), which is text of many values.
-  if (/^application\/(?:[\w.-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '') && text !== '')
-    parsed = JSON.parse(text);
-  return { status: response.status, body: parsed, headers: response.headers };
-};
-
-interface RawResponse {
-  status: number;
-  body: unknown;
-  headers: Headers;
-}
-
-/** The typed error of a failed response: a subclass for 409, 412 and 428. */
-const errorOf = (response: RawResponse): SalesOrderApiError => {
-  const requestId = response.headers.get('x-request-id') ?? undefined;
-  const ErrorClass = ERROR_CLASS_OF_STATUS[response.status] ?? SalesOrderApiError;
-  if (isErrorBody(response.body)) {
-    const { message, code, details } = response.body.error;
-    return new ErrorClass(response.status, code, message, details, requestId);
-  }
-  return new ErrorClass(
-    response.status,
-    response.status,
-    `Unexpected response (HTTP ${response.status})`,
-    [],
-    requestId,
-  );
-};
-
-/** Returns `data` of a success envelope, or throws SalesOrderApiError. */
-const unwrap = async <T>(call: Promise<RawResponse>): Promise<T> => {
-  const response = await call;
-  if (response.status >= 200 && response.status < 300) return (response.body as { data: T }).data;
-  throw errorOf(response);
-};
-
-/** Statuses worth another try of an idempotent request: rate limited, gateway and outage errors. */
-const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
-
-/** A 409 is worth another try only while the first request with the key still runs; a state conflict is final. */
-const isRetryable = (error: SalesOrderApiError) =>
-  RETRYABLE_STATUSES.has(error.status) ||
-  (error.status === 409 &&
-    error.details.some((detail) => detail.code === WriteSafetyCode.idempotencyRequestInProgress));
-
-/** Retry-After in milliseconds (delta-seconds or an HTTP date); undefined when absent or unreadable. */
-const retryAfterMs = (headers: Headers): number | undefined => {
-  const value = headers.get('retry-after');
-  if (value === null) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-};
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Calls `attempt` until it succeeds, fails for good, or the tries run out. Network errors and
- * the retryable statuses are tried again after exponential backoff with jitter, or after the
- * server's Retry-After when it gives one.
- */
-const withRetries = async <T>(
-  retry: SalesOrderRetryOptions | undefined,
-  attempt: () => Promise<RawResponse>,
-): Promise<T> => {
-  const attempts = Math.max(1, retry?.attempts ?? 3);
-  const baseDelayMs = retry?.baseDelayMs ?? 200;
-  const maxDelayMs = retry?.maxDelayMs ?? 30_000;
-  for (let tried = 1; ; tried += 1) {
-    let failure: SalesOrderNetworkError | SalesOrderApiError;
-    let serverDelay: number | undefined;
-    try {
-      const response = await attempt();
-      if (response.status >= 200 && response.status < 300) return (response.body as { data: T }).data;
-      const refused = errorOf(response);
-      if (!isRetryable(refused)) throw refused;
-      failure = refused;
-      serverDelay = retryAfterMs(response.headers);
-    } catch (error) {
-      if (!(error instanceof SalesOrderNetworkError)) throw error;
-      failure = error;
-    }
-    const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (tried - 1)) * (0.5 + Math.random() / 2);
-    const delay = serverDelay ?? backoff;
-    if (tried >= attempts || delay > maxDelayMs) throw failure;
-    await sleep(delay);
-  }
-};
-
 const ifMatchHeader = (ifMatch: ConditionalWriteOptions['ifMatch']) => {
   if (ifMatch === undefined) return {};
   if (typeof ifMatch === 'number') return { 'if-match': versionEntityTag(ifMatch) };
@@ -371,35 +139,16 @@ const transitionHeaders = ({ ifMatch, idempotencyKey }: TransitionOptions, key: 
 });
 
 /**
- * The members whose value is not undefined: under `exactOptionalPropertyTypes` a caller may pass
- * `{ after: undefined }` for "not given", which must not reach the query string as a value.
- */
-const definedOnly = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
-
-/**
  * A client for the sales order service: one typed method per route. Each resolves with the
  * `data` of the success envelope and rejects with a SalesOrderApiError (a subclass for 409,
  * 412 and 428) or, when no response arrived, a SalesOrderNetworkError.
  */
 export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const client = initClient(apiContract, {
-    baseUrl,
-    baseHeaders: {},
-    api: fetcher(options),
-    throwOnUnknownStatus: false,
-  });
+  const context = clientContext(options);
+  const { baseUrl, client } = context;
   const listSalesOrders = (filters: ListSalesOrdersQuery = {}) =>
     unwrap<SalesOrderPage>(client.listSalesOrders({ query: definedOnly(filters) }));
   const getImport = (id: number) => unwrap<Import>(client.getImport({ params: { id } }));
-  const listEvents = <T extends EventType = EventType>({ types, ...query }: ListEventsOptions<T> = {}): Promise<
-    EventPageOf<T>
-  > =>
-    // The service answers only events of the types asked for: the page's items are of those.
-    unwrap<EventPage>(
-      client.listEvents({ query: definedOnly({ ...query, ...(types ? { types: types.join(',') } : {}) }) }),
-    ) as Promise<EventPageOf<T>>;
   const listApiKeys = (query: ListApiKeysQuery = {}) =>
     unwrap<ApiKeyPage>(client.listApiKeys({ query: definedOnly(query) }));
 
@@ -532,33 +281,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
           },
         }),
       ),
-    /**
-     * GET /events: the events after `after` (a `next_cursor`; omitted, the oldest kept), in commit
-     * order. Keep the page's `next_cursor` and call again with it: nothing committed is skipped.
-     * Orders' events, for a caller holding api_keys.manage API keys' too, and the ends of the
-     * caller's own imports (with sales_orders.import): narrow by `type`, or
-     * ask for `types` (the items are then typed as those).
-     */
-    listEvents,
-    /**
-     * Every event after `after` until the feed is caught up, page after page, for
-     * `for await (const event of feed)` where `feed = client.events({ after })`; then
-     * `feed.cursor` is where to resume next time (also after a `break`: the cursor of the last
-     * page read; events of that page after the one you stopped at come again). The generator's
-     * return value is the same cursor.
-     */
-    events: <T extends EventType = EventType>(options: ListEventsOptions<T> = {}): EventFeed<EventOf<T>> => {
-      let cursor = options.after;
-      const pages = async function* (): AsyncGenerator<EventOf<T>, string, undefined> {
-        for (;;) {
-          const page = await listEvents<T>({ ...options, after: cursor });
-          yield* page.items;
-          cursor = page.next_cursor;
-          if (!page.has_more) return cursor;
-        }
-      };
-      return Object.defineProperty(pages(), 'cursor', { get: () => cursor, enumerable: true }) as EventFeed<EventOf<T>>;
-    },
+    ...eventMethods(context),
     /** POST /webhook-endpoints: the answer's `secret` is shown this once; keep it in the receiver. */
     createWebhookEndpoint: (body: CreateWebhookEndpointBody) =>
       unwrap<CreatedWebhookEndpoint>(client.createWebhookEndpoint({ body })),
@@ -694,34 +417,6 @@ export type ImportFormat = 'csv' | 'ndjson';
 const IMPORT_CONTENT_TYPES: Record<ImportFormat, string> = { csv: 'text/csv', ndjson: 'application/x-ndjson' };
 
 export type SalesOrderClient = ReturnType<typeof createSalesOrderClient>;
-
-/**
- * The events of `client.events()`, for `for await`; `cursor` is the feed's `next_cursor` as far
- * as it has been read (the `after` given until the first page arrives).
- */
-export type EventFeed<E extends FeedEvent = FeedEvent> = AsyncGenerator<E, string, undefined> & {
-  readonly cursor: string | undefined;
-};
-
-/**
- * The events of these types: `SalesOrderEvent` for `sales_order.*` types, `ApiKeyEvent` for
- * `api_key.*`, `ImportEvent` for `import.*`; every kind (narrow by `type`) when no `types` are given.
- */
-export type EventOf<T extends EventType> = Extract<FeedEvent, { type: T }>;
-
-/** A page of the feed whose items are of these types. */
-export type EventPageOf<T extends EventType> = Omit<EventPage, 'items'> & { items: EventOf<T>[] };
-
-/** Options of `listEvents` and `events`: `types` as a list rather than the query's comma-separated text. */
-export interface ListEventsOptions<T extends EventType = EventType> {
-  /** A `next_cursor` of the feed. */
-  after?: string | undefined;
-  /** 1..500, default 100. */
-  limit?: number | undefined;
-  /** Only events of these types (the items are typed as them); omitted, every type the caller may read. */
-  types?: T[] | undefined;
-  sales_order_id?: number | undefined;
-}
 
 /** A verified webhook delivery: its payload, with `id` (the `webhook-id`, the event's id). */
 export type WebhookEvent = WebhookPayload & { id: string };
