@@ -76,7 +76,7 @@ describe.skipIf(!serverUrl)('PostgreSQL: pg_dump, pg_restore and the feed moved 
     { timeout: 300_000 },
     async () => {
       const database = await createTestDatabase();
-      drop = database.drop;
+      drop = () => database.drop();
       const original = await startTestServer(database.env);
       servers.push(original);
       const fixtures = await createFixtures(original.database.prisma);
