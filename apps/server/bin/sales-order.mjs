@@ -54,10 +54,17 @@ if (inRepository) {
     const turbo = spawnSync(
       path.join(root, 'node_modules', '.bin', 'turbo'),
       ['run', 'build', '--filter=@sales-order/server...', '--output-logs=errors-only'],
-      // Turbo's lines on stderr: stdout is the command's own, for a script to read.
-      { cwd: root, stdio: ['inherit', 2, 2], env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } },
+      // Turbo's own lines only when it fails: stdout is the command's, for a script to read.
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+      },
     );
     if (turbo.status !== 0) {
+      process.stderr.write(`${turbo.stdout ?? ''}${turbo.stderr ?? ''}`);
       console.error('The build failed (above); nothing was run.');
       process.exit(1);
     }
