@@ -1,42 +1,20 @@
-import { apiContract, WriteSafetyCode } from '@sales-order/contract';
+import { apiContract, versionEntityTag, WriteSafetyCode } from '@sales-order/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
 
 import { ERROR_CLASS_OF_STATUS, isErrorBody, SalesOrderApiError, SalesOrderNetworkError } from './errors.js';
+import type {
+  ConditionalWriteOptions,
+  SalesOrderClientAuth,
+  SalesOrderClientOptions,
+  SalesOrderRetryOptions,
+  TransitionOptions,
+} from './options.js';
 
-// What every resource's methods are made of: the options, one request with the client's
-// credentials, the envelope unwrapped or a typed error thrown, retries with one key. Each
-// resource's file (events.ts, ...) takes a ClientContext and returns its methods, which
-// createSalesOrderClient (index.ts) composes into one client.
-
-/** How the client authenticates; the service accepts all three. */
-export type SalesOrderClientAuth =
-  /** `Authorization: Bearer <JWT>`; a function is called before every request (token refresh). */
-  | { type: 'bearer'; token: string | (() => string | Promise<string>) }
-  /** `Authorization: ApiKey <key>`. */
-  | { type: 'apiKey'; key: string }
-  /** The host ERP's session cookie, from a browser page: the request carries credentials. */
-  | { type: 'session' };
-
-export interface SalesOrderClientOptions {
-  /** The service's base address including its base path, e.g. `https://erp.example.com/api`. */
-  baseUrl: string;
-  auth?: SalesOrderClientAuth | undefined;
-  /** A fetch implementation (defaults to the global one): for tests, proxies, instrumentation. */
-  fetch?: typeof fetch | undefined;
-  /** Extra headers sent with every request, e.g. `X-Request-Id`. */
-  headers?: Record<string, string> | undefined;
-  /** How `createSalesOrder` retries (always with the same Idempotency-Key). */
-  retry?: SalesOrderRetryOptions | undefined;
-}
-
-export interface SalesOrderRetryOptions {
-  /** Tries in all, the first included; 1 switches retries off. Default 3. */
-  attempts?: number | undefined;
-  /** Delay before the first retry, doubled for each next one, with jitter. Default 200 ms. */
-  baseDelayMs?: number | undefined;
-  /** Longest wait before a retry; a `Retry-After` asking for longer ends the retries. Default 30 s. */
-  maxDelayMs?: number | undefined;
-}
+/**
+ * What every resource's methods are made of: one request with the client's credentials and
+ * headers (`send`), the ts-rest client of the contract on top of it, and the results of its
+ * calls unwrapped from the envelope, typed by the route's own 2xx responses (`unwrap`).
+ */
 
 const authorizationOf = async (auth: SalesOrderClientAuth | undefined): Promise<string | undefined> => {
   if (auth?.type === 'bearer') return `Bearer ${typeof auth.token === 'function' ? await auth.token() : auth.token}`;
@@ -112,10 +90,21 @@ export const errorOf = (response: RawResponse): SalesOrderApiError => {
   );
 };
 
+/**
+ * The `data` of a route's success envelope, as the contract declares the route's 2xx responses
+ * (ts-rest's inference of the call's response): no result type is written by hand, so a method
+ * cannot claim another route's result (src/results.check.ts holds each method to its route's).
+ */
+export type DataOf<R> = R extends { status: 200 | 201 | 202; body: infer B }
+  ? B extends { data: infer D }
+    ? D
+    : never
+  : never;
+
 /** Returns `data` of a success envelope, or throws SalesOrderApiError. */
-export const unwrap = async <T>(call: Promise<RawResponse>): Promise<T> => {
+export const unwrap = async <R extends RawResponse>(call: Promise<R>): Promise<DataOf<R>> => {
   const response = await call;
-  if (response.status >= 200 && response.status < 300) return (response.body as { data: T }).data;
+  if (response.status >= 200 && response.status < 300) return (response.body as { data: DataOf<R> }).data;
   throw errorOf(response);
 };
 
@@ -144,10 +133,10 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
  * the retryable statuses are tried again after exponential backoff with jitter, or after the
  * server's Retry-After when it gives one.
  */
-export const withRetries = async <T>(
+export const withRetries = async <R extends RawResponse>(
   retry: SalesOrderRetryOptions | undefined,
-  attempt: () => Promise<RawResponse>,
-): Promise<T> => {
+  attempt: () => Promise<R>,
+): Promise<DataOf<R>> => {
   const attempts = Math.max(1, retry?.attempts ?? 3);
   const baseDelayMs = retry?.baseDelayMs ?? 200;
   const maxDelayMs = retry?.maxDelayMs ?? 30_000;
@@ -156,7 +145,7 @@ export const withRetries = async <T>(
     let serverDelay: number | undefined;
     try {
       const response = await attempt();
-      if (response.status >= 200 && response.status < 300) return (response.body as { data: T }).data;
+      if (response.status >= 200 && response.status < 300) return (response.body as { data: DataOf<R> }).data;
       const refused = errorOf(response);
       if (!isRetryable(refused)) throw refused;
       failure = refused;
@@ -172,6 +161,19 @@ export const withRetries = async <T>(
   }
 };
 
+export const ifMatchHeader = (ifMatch: ConditionalWriteOptions['ifMatch']) => {
+  if (ifMatch === undefined) return {};
+  if (typeof ifMatch === 'number') return { 'if-match': versionEntityTag(ifMatch) };
+  // `*`, or an ETag as the read's header carries it (quoted), or its bare value.
+  return { 'if-match': ifMatch === '*' || ifMatch.startsWith('"') ? ifMatch : `"${ifMatch}"` };
+};
+
+/** A transition's headers: If-Match when given, and the Idempotency-Key its retries share. */
+export const transitionHeaders = ({ ifMatch, idempotencyKey }: TransitionOptions, key: string) => ({
+  ...ifMatchHeader(ifMatch),
+  'idempotency-key': idempotencyKey ?? key,
+});
+
 /**
  * The members whose value is not undefined: under `exactOptionalPropertyTypes` a caller may pass
  * `{ after: undefined }` for "not given", which must not reach the query string as a value.
@@ -179,16 +181,14 @@ export const withRetries = async <T>(
 export const definedOnly = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
 
-/** The contract's routes as ts-rest calls them, through `send`. */
+/** The ts-rest client of the contract, over `send`; what each resource's methods call. */
 const contractClient = (options: SalesOrderClientOptions, baseUrl: string) =>
   initClient(apiContract, { baseUrl, baseHeaders: {}, api: fetcher(options), throwOnUnknownStatus: false });
 
-/** What a resource's methods are built on (internal: never part of the SDK's exported types). */
+/** What a resource's methods are made with: the options, the base URL, and the contract's client. */
 export interface ClientContext {
   options: SalesOrderClientOptions;
-  /** The base address without a trailing slash. */
   baseUrl: string;
-  /** One call per route of the contract, resolving with the raw response (`unwrap` it). */
   client: ReturnType<typeof contractClient>;
 }
 
