@@ -11,7 +11,7 @@
  */
 import pg from 'pg';
 
-export const LICENCE_HISTORY_LINES = [1_000, 1_000_000] as const;
+export const LICENCE_HISTORY_LINES = { small: 1_000, large: 1_000_000 } as const;
 /** The 1,000,000-line row's cost over the 1,000-line row's, at most (the target). */
 export const LICENCE_HISTORY_TARGET = 1.2;
 export const licenceHistoryRow = (lines: number) =>

@@ -23,7 +23,8 @@ export interface HoldingsRecount {
  * The statements of the licence quota's running total (migration 20261207041248_licence_holdings,
  * docs/decisions/licence-holdings-ledger.md): the triggers append every change of what the lines
  * hold to licence_holding_changes, and these fold them into one row per product and day, and
- * recount the whole from the lines.
+ * recount the whole from the lines. Across every location, as the quota is (location scope: the
+ * service's own jobs, no caller).
  */
 export const licenceHoldingsRepository = {
   /**
