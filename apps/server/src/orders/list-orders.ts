@@ -7,12 +7,13 @@ import {
 } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import { jsonObjectText, type JsonText } from '../shared/json-text.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type OrderListFilter, orderListStore } from './store/order-list-store.js';
 
 const filterOf = (access: AccessContext, query: ListSalesOrdersFilters): OrderListFilter => ({
-  scope: access.locations,
+  scope: scopeOf(access),
   customerId: query.customer_id,
   locationId: query.location_id,
   financialYearId: query.year_id,

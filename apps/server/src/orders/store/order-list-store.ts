@@ -7,12 +7,12 @@ import {
   sortKeyOf,
 } from '@sales-order/contract';
 
-import type { LocationScope } from '../../auth/access-context.js';
+import type { Scope } from '../../auth/scope.js';
 import { type Reader, readRows } from '../../db/transactions.js';
+import { ACROSS_LOCATIONS, withinLocations } from '../../db/within-locations.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { JsonText } from '../../shared/json-text.js';
 import { jsonDate, jsonDateTime, jsonDecimal } from './order-read-shape.js';
-import { ACROSS_LOCATIONS, inScope } from './order-scope.js';
 
 /**
  * The order list in SQL: one statement for a page, one more for the optional total. The query
@@ -22,7 +22,7 @@ import { ACROSS_LOCATIONS, inScope } from './order-scope.js';
 
 export interface OrderListFilter {
   /** The caller's locations: every statement of the list is bounded by them. */
-  scope: LocationScope;
+  scope: Scope;
   customerId?: number;
   locationId?: number;
   financialYearId?: number;
@@ -119,8 +119,8 @@ const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
 };
 
 /** The WHERE of a list statement: the caller's scope first, then the filters. */
-const inScopeWhere = (scope: LocationScope, conditions: Prisma.Sql[]) =>
-  Prisma.sql`WHERE ${Prisma.join([inScope(scope, 'so.location_id'), ...conditions], ' AND ')}`;
+const scopedWhere = (scope: Scope, conditions: Prisma.Sql[]) =>
+  Prisma.sql`WHERE ${Prisma.join([withinLocations(scope, 'so.location_id'), ...conditions], ' AND ')}`;
 
 /**
  * The page statement: filters, the keyset condition after `cursor`, the order, `limit` rows and
@@ -146,7 +146,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
       SELECT so.*, c.name AS customer_name
       FROM sales_orders so
       JOIN customers c ON c.id = so.customer_id
-      ${inScopeWhere(filter.scope, conditions)}
+      ${scopedWhere(filter.scope, conditions)}
       ORDER BY ${column} ${direction}, so.id ${direction}
       LIMIT ${limit + 1}::int)
     SELECT
@@ -169,7 +169,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
 /** Counts matching orders, stopping one past the cap so a huge result costs no more than the cap. */
 export const countQuery = (filter: OrderListFilter) => Prisma.sql`
   SELECT count(*)::int AS count FROM (
-    SELECT 1 FROM sales_orders so ${inScopeWhere(filter.scope, conditionsOf(filter))} LIMIT ${LIST_TOTAL_CAP + 1}
+    SELECT 1 FROM sales_orders so ${scopedWhere(filter.scope, conditionsOf(filter))} LIMIT ${LIST_TOTAL_CAP + 1}
   ) AS matching`;
 
 export const orderListStore = {
