@@ -191,6 +191,7 @@ export default tseslint.config(
       'apps/server/src/orders/numbering.ts',
       'apps/server/src/orders/order-history.ts',
       'apps/server/src/orders/order-write-model.ts',
+      'apps/server/src/orders/order-columns.ts',
       'apps/server/src/licences/licence-rules.ts',
       'apps/server/src/shared/**/*.ts',
     ],

@@ -10,14 +10,9 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { JsonText } from '../../shared/json-text.js';
 import { type CounterClaim, SEQUENCE_MIN_DIGITS, settleCounter } from '../numbering.js';
 import { HEADER_FIELDS, type HeaderField } from '../order.js';
+import type { ChargeToWrite, LineToWrite, TotalsToWrite } from '../order-columns.js';
 import type { HistoryEntryToWrite } from '../order-history.js';
-import type {
-  ChargeToWrite,
-  LineToWrite,
-  OrderHeaderValues,
-  PreparedOrder,
-  TotalsToWrite,
-} from '../order-write-model.js';
+import type { OrderHeaderValues, PreparedOrder } from '../order-write-model.js';
 import { changedOrders, orderEventCtes } from './order-event-store.js';
 import { orderLists } from './order-read-shape.js';
 import type { RenderedOrder } from './order-read-store.js';
