@@ -27,7 +27,7 @@ import { FIELDS } from './wording.js';
  * for; they are asked only when a product, a quantity or the date differs from the last ask.
  * Totals need no request: the page prices with the server's own module (@sales-order/pricing).
  */
-const LICENCE_DELAY_MS = 500;
+const LICENCE_DELAY_MS = 700;
 
 const today = () => {
   const now = new Date();
