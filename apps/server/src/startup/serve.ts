@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import gracefulShutdown from 'http-graceful-shutdown';
@@ -14,6 +13,7 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, noMetrics } from '../observability/metrics.js';
 import { offerToClusterScrapes, startMetricsServer } from '../observability/metrics-server.js';
 import { todayIn } from '../shared/calendar.js';
+import { listening } from '../shared/listening.js';
 import { createApp } from './app.js';
 import { BACKGROUND_JOBS_SLOT, isShutdownMessage, type ShutdownMessage } from './cluster-primary.js';
 import type { AppConfig } from './config.js';
@@ -105,7 +105,7 @@ export const serve = async (
     ? startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger })
     : undefined;
   const server = createHttpServer(app, config, logger).listen(config.port, config.host);
-  await once(server, 'listening');
+  await listening(server, { port: config.port, host: config.host, variable: 'PORT', hostVariable: 'HOST' });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // The banner below, for the person at the terminal; the log line says whether it follows.
