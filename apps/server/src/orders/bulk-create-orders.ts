@@ -82,6 +82,218 @@ const bodyOf = ({ idempotency_key: _key, ...body }: BulkOrder): CreateSalesOrder
 const isRefusal = (error: unknown): error is DomainError =>
   error instanceof DomainError && error.kind === 'unprocessable';
 
+/** The orders' own keys: the first order with each key, the later ones naming the same order, and those refused. */
+interface KeyPlan {
+  /** The first order (index) with each key, in input order: each key once to the protocol. */
+  keyed: number[];
+  /** A later order with a key given earlier with the same body: it is that order again. */
+  sameAs: Map<number, number>;
+  /** A later order with a key given earlier with another body: refused. */
+  keyRefused: Map<number, DomainError>;
+}
+
+/**
+ * The orders' own keys, in the caller's key space (the single create's): each key once to the
+ * protocol; a key given again later in the batch makes that order the earlier one again (the
+ * same body) or refuses it (another body).
+ */
+const planKeys = (orders: readonly BulkOrder[], bodies: readonly CreateSalesOrderBody[]): KeyPlan => {
+  const firstWithKey = new Map<string, number>();
+  const sameAs = new Map<number, number>();
+  const keyRefused = new Map<number, DomainError>();
+  for (const [index, order] of orders.entries()) {
+    const key = order.idempotency_key;
+    if (key === undefined) continue;
+    const first = firstWithKey.get(key);
+    if (first === undefined) firstWithKey.set(key, index);
+    else if (sameRequest(bodies[first], bodies[index])) sameAs.set(index, first);
+    else keyRefused.set(index, keyReused(key));
+  }
+  return { keyed: [...firstWithKey.values()], sameAs, keyRefused };
+};
+
+/** A number an order supplies itself (not one of its series' next). */
+const suppliedNumber = (order: PreparedOrder) =>
+  order.numbering?.kind === 'next' ? undefined : order.numbering?.salesOrderNo;
+
+/** The batch as it is worked through: what each order came to, and the orders prepared to be written. */
+interface BatchState {
+  bodies: readonly CreateSalesOrderBody[];
+  outcomes: (Outcome | undefined)[];
+  prepared: Map<number, PreparedOrder>;
+}
+
+/**
+ * Checks and prepares the orders `toPrepare` as the single create does, their references looked
+ * up in one statement; an order refused is given its outcome, the others go to `prepared`.
+ */
+const prepareOrders = async (
+  tx: Db,
+  access: AccessContext,
+  { bodies, outcomes, prepared }: BatchState,
+  toPrepare: readonly number[],
+): Promise<void> => {
+  const references = await checkReferencesOfEach(
+    tx,
+    toPrepare.map((index) => referencesOf(bodies[index]!)),
+  );
+  toPrepare.forEach((index, at) => {
+    const order = prepareCreate(access, bodies[index]!, references[at]!);
+    if (order.problems.length > 0 || !order.value) outcomes[index] = { error: unprocessable(order.problems) };
+    else prepared.set(index, order.value);
+  });
+};
+
+/** Refuses the prepared orders whose supplied number another order already holds (one statement). */
+const refuseTakenNumbers = async (tx: Db, { outcomes, prepared }: BatchState): Promise<void> => {
+  const taken = await orderWriteStore.takenNumbers(
+    tx,
+    [...prepared.values()].flatMap((order) => suppliedNumber(order) ?? []),
+  );
+  for (const [index, order] of prepared) {
+    const number = suppliedNumber(order);
+    if (number !== undefined && taken.has(number)) {
+      outcomes[index] = { error: duplicateNumber(number) };
+      prepared.delete(index);
+    }
+  }
+};
+
+/** What one write of the batch came to: orders created, refused before the statement, refused after it. */
+interface Written {
+  created: Map<number, CreatedSalesOrder>;
+  refused: Map<number, DomainError>;
+  afterWriting: Map<number, DomainError>;
+}
+
+/**
+ * Writes the orders `writing` (indexes, in input order) in one statement, refusing those a
+ * number supplied earlier in the batch takes, then those its counter or confirm refuses.
+ */
+const writeOrders = async (
+  tx: Db,
+  deps: BulkCreateDeps,
+  access: AccessContext,
+  { bodies, prepared }: BatchState,
+  writing: readonly number[],
+): Promise<Written> => {
+  const refused = new Map<number, DomainError>();
+  const claimedNumbers = new Set<string>();
+  const inserting = writing.filter((index) => {
+    const number = suppliedNumber(prepared.get(index)!);
+    if (number === undefined) return true;
+    const key = orderNumberKey(number);
+    if (claimedNumbers.has(key)) {
+      refused.set(index, duplicateNumber(number));
+      return false;
+    }
+    claimedNumbers.add(key);
+    return true;
+  });
+  const stored = await orderWriteStore.insertOrders(
+    tx,
+    inserting.map((index) => prepared.get(index)!),
+    deps.orderNumberMaxAhead,
+  );
+  const created = new Map<number, CreatedSalesOrder>();
+  const afterWriting = new Map<number, DomainError>();
+  for (const [at, index] of inserting.entries()) {
+    const order = prepared.get(index)!;
+    const row = stored[at]!;
+    if (order.numbering?.kind === 'supplied-series') {
+      // The counter stayed where it was when the number is too far ahead of it.
+      const moved = counterAfterSuppliedNumber(row.counter!, order.numbering.sequence, deps.orderNumberMaxAhead);
+      if (moved.value === null) {
+        afterWriting.set(index, unprocessable(moved.problems));
+        continue;
+      }
+    }
+    created.set(index, {
+      sales_order_id: row.id,
+      order_number: row.salesOrderNo,
+      total_amount: toJsonNumber(order.totals.grand_total),
+    });
+  }
+  // Confirms in input order, each seeing the quota the ones before it took.
+  for (const [index, order] of created) {
+    const body = bodies[index]!;
+    if (body.status !== 'confirmed') continue;
+    try {
+      await confirmCreated(tx, order.sales_order_id, access, body.acknowledge_warnings === true);
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      afterWriting.set(index, error);
+    }
+  }
+  return { created, refused, afterWriting };
+};
+
+/**
+ * Writes the prepared orders and records what each came to. Under reject_failed_rows, orders
+ * refused once written are written again without the refused ones, from a savepoint; only a
+ * batch with such orders needs one.
+ */
+const writeBatch = async (
+  tx: Db,
+  deps: BulkCreateDeps,
+  access: AccessContext,
+  state: BatchState,
+  policy: BulkPolicy,
+  turn: WriteTurn | undefined,
+): Promise<void> => {
+  const { bodies, outcomes, prepared } = state;
+  const mayBeRefusedAfterWriting = [...prepared].some(
+    ([index, order]) => order.numbering?.kind === 'supplied-series' || bodies[index]!.status === 'confirmed',
+  );
+  let writing = [...prepared.keys()];
+  for (;;) {
+    try {
+      const written =
+        policy === 'reject_failed_rows' && mayBeRefusedAfterWriting
+          ? await deps.transactions.withSavepoint(tx, async () => {
+              const result = await writeOrders(tx, deps, access, state, writing);
+              if (result.afterWriting.size > 0) throw new RefusedAfterWriting(result.afterWriting);
+              return result;
+            })
+          : await writeOrders(tx, deps, access, state, writing);
+      turn?.written?.();
+      for (const [index, order] of written.created) outcomes[index] = { order };
+      for (const [index, error] of [...written.refused, ...written.afterWriting]) outcomes[index] = { error };
+      return;
+    } catch (error) {
+      if (!(error instanceof RefusedAfterWriting)) throw error;
+      for (const [index, refusal] of error.refused) outcomes[index] = { error: refusal };
+      writing = writing.filter((index) => !error.refused.has(index));
+    }
+  }
+};
+
+type BulkPolicy = NonNullable<BulkCreateSalesOrdersBody['error_policy']>;
+
+/**
+ * The batch's answer from what each order came to; under reject_everything a refused order
+ * refuses the whole batch (422 naming every refused order, each with its share of the details).
+ */
+const answerOf = (outcomes: readonly (Outcome | undefined)[], policy: BulkPolicy): BulkCreatedSalesOrders => {
+  const results = outcomes.map((outcome, index): BulkOrderResult => {
+    if (!outcome) throw new Error(`order ${index} of the batch has no outcome`);
+    return 'order' in outcome
+      ? { index, status: 'created', order: outcome.order }
+      : { index, status: 'failed', error: itemError(index, outcome.error) };
+  });
+  const refused = results.flatMap((result) => (result.error ? [result.error] : []));
+  if (policy === 'reject_everything' && refused.length > 0) {
+    // The answer holds MAX_ERROR_DETAILS details: each refused order gets its share, so that
+    // every one is named (up to that many orders).
+    const share = Math.max(1, Math.floor(MAX_ERROR_DETAILS / refused.length));
+    throw unprocessable(
+      refused.flatMap((error) => error.details.slice(0, share)),
+      `Validation failed: ${refused.length} of ${outcomes.length} orders refused, none created`,
+    );
+  }
+  return { error_policy: policy, created: results.length - refused.length, failed: refused.length, results };
+};
+
 /**
  * Creates many orders in one transaction, each exactly as a single create would (its checks,
  * number, history, event and licence quota, in input order), in a number of statements that
@@ -105,25 +317,9 @@ export const bulkCreateOrders = async (
   idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
   turn?: WriteTurn,
 ): Promise<BulkCreatedSalesOrders> => {
-  const { transactions, orderNumberMaxAhead } = deps;
   const owner = identityOf(access);
   const bodies = orders.map(bodyOf);
-
-  // The orders' own keys, in the caller's key space (the single create's): each key once to the
-  // protocol; a key given again later in the batch makes that order the earlier one again (the
-  // same body) or refuses it (another body).
-  const firstWithKey = new Map<string, number>();
-  const sameAs = new Map<number, number>();
-  const keyRefused = new Map<number, DomainError>();
-  for (const [index, order] of orders.entries()) {
-    const key = order.idempotency_key;
-    if (key === undefined) continue;
-    const first = firstWithKey.get(key);
-    if (first === undefined) firstWithKey.set(key, index);
-    else if (sameRequest(bodies[first], bodies[index])) sameAs.set(index, first);
-    else keyRefused.set(index, keyReused(key));
-  }
-  const keyed = [...firstWithKey.values()];
+  const { keyed, sameAs, keyRefused } = planKeys(orders, bodies);
 
   /**
    * The batch in one transaction: `earlier` says what the keyed orders (`keyed`, in order) had
@@ -136,7 +332,8 @@ export const bulkCreateOrders = async (
   ): Promise<BulkCreatedSalesOrders> => {
     await idempotency?.claim(tx);
     await keys?.claim(tx);
-    const outcomes: (Outcome | undefined)[] = orders.map(() => undefined);
+    const state: BatchState = { bodies, outcomes: orders.map(() => undefined), prepared: new Map() };
+    const { outcomes } = state;
     for (const [index, error] of keyRefused) outcomes[index] = { error };
     keyed.forEach((index, at) => {
       const before = earlier[at];
@@ -146,137 +343,15 @@ export const bulkCreateOrders = async (
     // The keyed orders that run now, in order: their results complete their keys.
     const running = keyed.filter((_, at) => earlier[at] === undefined);
 
-    // Each order checked and prepared as the single create does, its references looked up with the others'.
     const toPrepare = orders.flatMap((_, index) =>
       outcomes[index] === undefined && !sameAs.has(index) ? [index] : [],
     );
-    const references = await checkReferencesOfEach(
-      tx,
-      toPrepare.map((index) => referencesOf(bodies[index]!)),
-    );
-    const prepared = new Map<number, PreparedOrder>();
-    toPrepare.forEach((index, at) => {
-      const order = prepareCreate(access, bodies[index]!, references[at]!);
-      if (order.problems.length > 0 || !order.value) outcomes[index] = { error: unprocessable(order.problems) };
-      else prepared.set(index, order.value);
-    });
-
+    await prepareOrders(tx, access, state, toPrepare);
     await turn?.after?.written;
-    // Numbers supplied that another order already holds.
-    const suppliedNumber = (order: PreparedOrder) =>
-      order.numbering?.kind === 'next' ? undefined : order.numbering?.salesOrderNo;
-    const taken = await orderWriteStore.takenNumbers(
-      tx,
-      [...prepared.values()].flatMap((order) => suppliedNumber(order) ?? []),
-    );
-    for (const [index, order] of prepared) {
-      const number = suppliedNumber(order);
-      if (number !== undefined && taken.has(number)) {
-        outcomes[index] = { error: duplicateNumber(number) };
-        prepared.delete(index);
-      }
-    }
-
-    /**
-     * Writes the orders `writing` (indexes, in input order) in one statement, refusing those a
-     * number supplied earlier in the batch takes, then those its counter or confirm refuses.
-     */
-    const write = async (writing: readonly number[]) => {
-      const refused = new Map<number, DomainError>();
-      const claimedNumbers = new Set<string>();
-      const inserting = writing.filter((index) => {
-        const number = suppliedNumber(prepared.get(index)!);
-        if (number === undefined) return true;
-        const key = orderNumberKey(number);
-        if (claimedNumbers.has(key)) {
-          refused.set(index, duplicateNumber(number));
-          return false;
-        }
-        claimedNumbers.add(key);
-        return true;
-      });
-      const stored = await orderWriteStore.insertOrders(
-        tx,
-        inserting.map((index) => prepared.get(index)!),
-        orderNumberMaxAhead,
-      );
-      const created = new Map<number, CreatedSalesOrder>();
-      const afterWriting = new Map<number, DomainError>();
-      for (const [at, index] of inserting.entries()) {
-        const order = prepared.get(index)!;
-        const row = stored[at]!;
-        if (order.numbering?.kind === 'supplied-series') {
-          // The counter stayed where it was when the number is too far ahead of it.
-          const moved = counterAfterSuppliedNumber(row.counter!, order.numbering.sequence, orderNumberMaxAhead);
-          if (moved.value === null) {
-            afterWriting.set(index, unprocessable(moved.problems));
-            continue;
-          }
-        }
-        created.set(index, {
-          sales_order_id: row.id,
-          order_number: row.salesOrderNo,
-          total_amount: toJsonNumber(order.totals.grand_total),
-        });
-      }
-      // Confirms in input order, each seeing the quota the ones before it took.
-      for (const [index, order] of created) {
-        const body = bodies[index]!;
-        if (body.status !== 'confirmed') continue;
-        try {
-          await confirmCreated(tx, order.sales_order_id, access, body.acknowledge_warnings === true);
-        } catch (error) {
-          if (!isRefusal(error)) throw error;
-          afterWriting.set(index, error);
-        }
-      }
-      return { created, refused, afterWriting };
-    };
-
-    // Under reject_failed_rows, orders refused once written are written again without the
-    // refused ones, from a savepoint; only a batch with such orders needs one.
-    const mayBeRefusedAfterWriting = [...prepared].some(
-      ([index, order]) => order.numbering?.kind === 'supplied-series' || bodies[index]!.status === 'confirmed',
-    );
-    let writing = [...prepared.keys()];
-    for (;;) {
-      try {
-        const written =
-          policy === 'reject_failed_rows' && mayBeRefusedAfterWriting
-            ? await transactions.withSavepoint(tx, async () => {
-                const result = await write(writing);
-                if (result.afterWriting.size > 0) throw new RefusedAfterWriting(result.afterWriting);
-                return result;
-              })
-            : await write(writing);
-        turn?.written?.();
-        for (const [index, order] of written.created) outcomes[index] = { order };
-        for (const [index, error] of [...written.refused, ...written.afterWriting]) outcomes[index] = { error };
-        break;
-      } catch (error) {
-        if (!(error instanceof RefusedAfterWriting)) throw error;
-        for (const [index, refusal] of error.refused) outcomes[index] = { error: refusal };
-        writing = writing.filter((index) => !error.refused.has(index));
-      }
-    }
-
+    await refuseTakenNumbers(tx, state);
+    await writeBatch(tx, deps, access, state, policy, turn);
     for (const [index, first] of sameAs) outcomes[index] = outcomes[first];
-    const results = outcomes.map((outcome, index): BulkOrderResult => {
-      if (!outcome) throw new Error(`order ${index} of the batch has no outcome`);
-      return 'order' in outcome
-        ? { index, status: 'created', order: outcome.order }
-        : { index, status: 'failed', error: itemError(index, outcome.error) };
-    });
-    const refused = results.flatMap((result) => (result.error ? [result.error] : []));
-    if (policy === 'reject_everything' && refused.length > 0) {
-      // The answer holds MAX_ERROR_DETAILS details: each refused order gets its share, so that
-      // every one is named (up to that many orders).
-      const share = Math.max(1, Math.floor(MAX_ERROR_DETAILS / refused.length));
-      throw unprocessable(
-        refused.flatMap((error) => error.details.slice(0, share)),
-        `Validation failed: ${refused.length} of ${orders.length} orders refused, none created`,
-      );
-    }
+    const answer = answerOf(outcomes, policy);
     // The orders' keys: each created order's result is what a retry gets; a refused order's key is let go.
     await keys?.complete(
       tx,
@@ -285,12 +360,6 @@ export const bulkCreateOrders = async (
         return 'order' in outcome ? outcome.order : undefined;
       }),
     );
-    const answer: BulkCreatedSalesOrders = {
-      error_policy: policy,
-      created: results.length - refused.length,
-      failed: refused.length,
-      results,
-    };
     await idempotency?.complete(tx, [answer]);
     await turn?.after?.committed;
     return answer;
@@ -304,7 +373,7 @@ export const bulkCreateOrders = async (
   ): Promise<BulkCreatedSalesOrders> => {
     for (let tries = 0; ; tries += 1) {
       try {
-        return await transactions.withTransaction((tx) => inTransaction(tx, earlier, keys));
+        return await deps.transactions.withTransaction((tx) => inTransaction(tx, earlier, keys));
       } catch (error) {
         if (!isUniqueViolation(error) || tries === NUMBER_RACE_RETRIES) throw error;
       }
