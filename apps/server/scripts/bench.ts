@@ -1073,7 +1073,7 @@ const main = async () => {
         lines: fiveLines,
       });
       // The import alone (its rate, read against the bulk rows), then the same file again with
-      // GET order driven beside it: an import gives way to requests (docs/decisions.md), so its
+      // GET order driven beside it: an import gives way to requests (docs/decisions/imports-give-way-to-requests.md), so its
       // rate beside them is not its rate.
       await standIn?.settle();
       const { figures: alone } = await importBeside({ origin, headers, ...file }, () => Promise.resolve());
