@@ -1,5 +1,5 @@
 // Rules of our own for markdownlint-cli2 (pnpm lint), for what its built-in rules let through.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,7 +44,34 @@ const fencesClosed = {
   },
 };
 
-/** Links to files of the repository (relative links) must reach a file inside it. */
+/**
+ * The fragments a Markdown file's headings answer to, as GitHub makes them: lower case, spaces
+ * to hyphens, punctuation other than hyphens and underscores dropped, `-1`, `-2` after repeats.
+ */
+const headingAnchors = (file) => {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const { inside } = fencedLines(lines);
+  const anchors = new Set();
+  const seen = new Map();
+  lines.forEach((line, index) => {
+    const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!heading || inside.has(index + 1)) return;
+    const text = heading[1].replace(/`([^`]*)`/g, '$1').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  });
+  return anchors;
+};
+
+/**
+ * Links to files of the repository (relative links) must reach a file inside it, and a fragment
+ * of a Markdown file one of its headings.
+ */
 const relativeLinksExist = {
   names: ['relative-links-exist'],
   description: 'Relative links resolve to a file inside the repository',
@@ -62,10 +89,13 @@ const relativeLinksExist = {
       ];
       for (const target of targets) {
         if (/^[a-z][a-z0-9+.-]*:|^#/i.test(target)) continue;
-        const file = path.resolve(path.dirname(params.name), decodeURIComponent(target.split('#')[0]));
+        const [filePart, fragment] = target.split('#');
+        const file = path.resolve(path.dirname(params.name), decodeURIComponent(filePart));
         const within = file === root || file.startsWith(`${root}${path.sep}`);
         if (!within || !existsSync(file))
           onError({ lineNumber: index + 1, detail: `${target} does not resolve`, context: target });
+        else if (fragment && file.endsWith('.md') && !headingAnchors(file).has(decodeURIComponent(fragment)))
+          onError({ lineNumber: index + 1, detail: `${target}: no heading of that name`, context: target });
       }
     });
   },

@@ -9,11 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/doc-examples.js';
 
 /**
- * `pnpm lint`'s markdownlint rule `code-paths-exist` (scripts/markdownlint-rules.mjs): a path of
- * the repository named in a code span must exist. Run as `pnpm lint` runs it, on a page of its
- * own: the rule resolves the page's paths against the repository, whatever folder the page is in.
+ * `pnpm lint`'s own markdownlint rules (scripts/markdownlint-rules.mjs): a path of the repository
+ * named in a code span must exist (`code-paths-exist`), and a link's fragment into a Markdown
+ * file must name one of its headings (`relative-links-exist`). Run as `pnpm lint` runs them, on a
+ * page of its own: the rules resolve the page's paths against the repository, whatever folder the
+ * page is in.
  */
 
+const docs = path.join(ROOT, 'docs');
 const page = [
   '# Paths',
   '',
@@ -29,9 +32,23 @@ const page = [
   'src/orders/in-a-fence.ts is code, `src/orders/in-a-fence.ts` too',
   '```',
   '',
+  `Links: [a heading](${docs}/api.md#imports--a-file-of-many-orders-in-the-background), [none](${docs}/api.md#no-such-heading),`,
+  `[another page's heading](${docs}/authentication.md#configuration), [a page](${docs}/cli.md).`,
+  '',
 ].join('\n');
 
 let dir: string;
+let result: { status: number; output: string };
+
+/** markdownlint-cli2 on the page, as `pnpm lint` runs it: its exit status and what it printed. */
+const lint = () =>
+  promisify(execFile)(path.join(ROOT, 'node_modules/.bin/markdownlint-cli2'), ['page.md'], { cwd: dir }).then(
+    ({ stdout, stderr }) => ({ status: 0, output: stdout + stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      status: error.code,
+      output: error.stdout + error.stderr,
+    }),
+  );
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'markdown-paths-'));
@@ -39,10 +56,11 @@ beforeAll(async () => {
   await writeFile(
     path.join(dir, '.markdownlint-cli2.jsonc'),
     JSON.stringify({
-      config: { default: false, 'code-paths-exist': true },
+      config: { default: false, 'code-paths-exist': true, 'relative-links-exist': true },
       customRules: [path.join(ROOT, 'scripts/markdownlint-rules.mjs')],
     }),
   );
+  result = await lint();
 });
 
 afterAll(async () => {
@@ -51,14 +69,6 @@ afterAll(async () => {
 
 describe('markdownlint: code-paths-exist', () => {
   it('names each code span whose repository path does not exist, and nothing else', async () => {
-    const cli = path.join(ROOT, 'node_modules/.bin/markdownlint-cli2');
-    const result = await promisify(execFile)(cli, ['page.md'], { cwd: dir }).then(
-      ({ stdout, stderr }) => ({ status: 0, output: stdout + stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({
-        status: error.code,
-        output: error.stdout + error.stderr,
-      }),
-    );
     const found = result.output
       .split('\n')
       .filter((line) => line.includes('code-paths-exist'))
@@ -68,5 +78,13 @@ describe('markdownlint: code-paths-exist', () => {
       ['6', 'test/nothing-here.test.ts'],
     ]);
     expect(result.status).toBe(1);
+  });
+
+  it('names a link whose fragment is no heading of the page it links to', async () => {
+    const found = result.output
+      .split('\n')
+      .filter((line) => line.includes('relative-links-exist'))
+      .map((line) => /^page\.md:(\d+).*\[(\S+): no heading of that name\]/.exec(line)?.slice(1));
+    expect(found).toEqual([['15', `${docs}/api.md#no-such-heading`]]);
   });
 });
