@@ -31,7 +31,7 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 # A bounded heap: V8 otherwise lets garbage pile up to a share of the machine's memory (400 MB
 # per process under load); 192 MB old space + 4 MB semi-spaces keep a process under about
-# 180 MB (docs/performance.md, "Runtime, cores and memory"). Cluster workers inherit it.
+# 180 MB (docs/performance.md, "Memory and cores"). Cluster workers inherit it.
 ENV NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=4"
 WORKDIR /app
 # Owned by root and read-only to the service; only the embedded database's folder is writable.

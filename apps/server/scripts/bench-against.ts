@@ -1,5 +1,5 @@
 /**
- * `pnpm bench --against <git ref>` (issue 35, item 4): the other build's server, made in a
+ * `pnpm bench --against <git ref>`: the other build's server, made in a
  * temporary git worktree of this repository, and the comparison of its rounds with the current
  * build's. Only its server is used: the current bench's client drives both over HTTP, so a ref
  * whose bench or seed script differs is measured the same way.

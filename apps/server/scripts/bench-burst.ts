@@ -1,5 +1,5 @@
 /**
- * The concurrent bursts of issue 29, item 3, for `pnpm bench`: 200 creates in one series at once,
+ * The concurrent bursts for `pnpm bench`: 200 creates in one series at once,
  * and 200 confirms at once of drafts sharing a product whose licence limits it to 150 units, on
  * one service process with the default pool (10 connections). Every request is sent at the same
  * moment, no connection limit; the figures are each status's count (a refusal with its detail

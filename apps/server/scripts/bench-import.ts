@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 
 /**
- * The import rows of issue 33 for `pnpm bench`: a CSV of BENCH_IMPORT_ORDERS (default 10,000)
+ * The import rows of `pnpm bench`: a CSV of BENCH_IMPORT_ORDERS (default 10,000)
  * orders of the create row's five lines, in one series, sent to POST /imports on the one service
  * process; its orders per second from the upload to `completed` (the service's default chunk of
  * IMPORT_CHUNK_SIZE orders); and, while it runs, whatever `beside` measures (bench.ts: nothing

@@ -12,7 +12,7 @@
 import pg from 'pg';
 
 export const LICENCE_HISTORY_LINES = { small: 1_000, large: 1_000_000 } as const;
-/** The 1,000,000-line row's cost over the 1,000-line row's, at most (the issue's target). */
+/** The 1,000,000-line row's cost over the 1,000-line row's, at most (the target). */
 export const LICENCE_HISTORY_TARGET = 1.2;
 export const licenceHistoryRow = (lines: number) =>
   `POST confirm (1 line of a limited product with ${lines.toLocaleString('en')} lines in its licence window)`;

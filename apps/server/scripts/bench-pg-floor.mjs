@@ -1,4 +1,4 @@
-// The benchmark's floor for the reads PostgreSQL renders (issue 35): a bare node:http server
+// The benchmark's floor for the reads PostgreSQL renders: a bare node:http server
 // that runs the service's own statement (the same SQL text from the build, with the same
 // parameters) through one `pg` round trip and answers its text in the envelope, and nothing else:
 // no Express, ts-rest, zod, Prisma, middleware or authentication. What a read can cost at

@@ -12,7 +12,7 @@
  *   validation, and one Prisma round trip for the read, answering the service's own bytes.
  *   calculate-totals and GET order are also read against it: what the service adds to it.
  *
- * Two targets of issue 35 (item 6) are printed beside their rows in every run that has them:
+ * Two targets (docs/performance.md) are printed beside their rows in every run that has them:
  * calculate-totals at least 0.6 x its floor, and the production middleware at most 200 µs of
  * CPU per request (a cap), measured on a request whose own work is nothing: the cached options
  * of a master table, one of them (`limit=1`), through every middleware an API request passes (log, security
@@ -195,8 +195,8 @@ const startProcess = (script: string, env: Record<string, string>, nodeArgs: str
 };
 
 /**
- * The heap bounds the Dockerfile gives the service (docs/performance.md, "Runtime, cores and
- * memory"); BENCH_NODE_OPTIONS measures others.
+ * The heap bounds the Dockerfile gives the service (docs/performance.md, "Memory and cores");
+ * BENCH_NODE_OPTIONS measures others.
  */
 const SERVICE_NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? '--max-old-space-size=192 --max-semi-space-size=4';
 
@@ -460,15 +460,15 @@ const SCENARIO = {
   list: 'GET list, page of 50 (newest first)',
   /**
    * A request whose own work is nothing (the cached options of a one-row master table, one
-   * option): what the production middleware and the stack cost every request (issue 35, item 6).
+   * option): what the production middleware and the stack cost every request.
    */
   middleware: 'GET dropdown-options (cached, 1 option): the production middleware',
 };
-/** Issue 35, item 6: calculate-totals at least this share of its floor's req/s. */
+/** Target: calculate-totals at least this share of its floor's req/s. */
 const CALCULATE_TOTALS_FLOOR_TARGET = 0.6;
-/** Issue 35, item 6: the production middleware's CPU per request at most this, in µs (a cap, not a goal). */
+/** Target: the production middleware's CPU per request at most this, in µs (a cap, not a goal). */
 const MIDDLEWARE_CPU_CAP_US = 200;
-/** The same reads by a caller scoped to one location (issue 31: the scope's cost, target <= 10 %). */
+/** The same reads by a caller scoped to one location (the scope's cost; target <= 10 %). */
 const SCOPED = {
   getOrder: `${SCENARIO.getOrder}, caller scoped to one location`,
   list: `${SCENARIO.list}, caller scoped to one location`,
@@ -480,7 +480,7 @@ const createBody = {
   details: fiveLines,
   other_charges: [{ description: 'Freight', amount: 0 }],
 };
-/** Orders in each bulk create of the bulk row (issue 33: the default BULK_MAX_ORDERS). */
+/** Orders in each bulk create of the bulk row (the default BULK_MAX_ORDERS). */
 const BULK_ORDERS = 100;
 /** The create row's order 100 times in one bulk call: one series, server numbering. */
 const bulkBody = { orders: Array.from({ length: BULK_ORDERS }, () => createBody) };
@@ -630,7 +630,7 @@ const prepareTarget = async (
 
   /**
    * Drafts of `lines` to confirm, one per request and enough for the scenario's time at the
-   * 5-line create's rate (measured just before), confirmed in turn: issue 35, item 1.
+   * 5-line create's rate (measured just before), confirmed in turn (target: 0.8 x the create).
    */
   const confirmations = async (lines: typeof fiveLines, body: object) => {
     // A confirm can run at three times a create's rate (measured): four times the drafts a create row makes.
@@ -791,7 +791,7 @@ const scenariosOf = (
     body: createBody,
   },
   {
-    // Issue 33: orders per second through bulk calls, beside the single create of this run.
+    // Orders per second through bulk calls, beside the single create of this run.
     name: BULK_ROW,
     against: 'bulk',
     method: 'POST',
@@ -1097,7 +1097,7 @@ const main = async () => {
       aloneLatencies = { create, bulk };
     }
     if (wanted('burst')) {
-      // Issue 29, item 3: all at once on this one process and its default pool; none may be 503.
+      // All at once on this one process and its default pool; none may be 503.
       const post = (url: string, body: unknown) => () =>
         fetch(url, {
           method: 'POST',
@@ -1130,7 +1130,7 @@ const main = async () => {
       );
     }
     if (wanted('import')) {
-      // Issue 33: a file of BENCH_IMPORT_ORDERS orders of the create row's lines in one series,
+      // A file of BENCH_IMPORT_ORDERS orders of the create row's lines in one series,
       // and GET order driven as its idle row is while the import runs (target: p99 within 2 x).
       const read = { method: 'GET' as const, url: `${origin}/api/sales-orders/${orderId}`, headers };
       if (!rows.some((row) => row.scenario === SCENARIO.getOrder)) {
@@ -1146,7 +1146,7 @@ const main = async () => {
         lines: fiveLines,
       });
       // The import alone (its rate, read against the bulk rows), then the same file again with
-      // GET order driven beside it: an import gives way to requests (docs/decisions.md), so its
+      // GET order driven beside it: an import gives way to requests (docs/decisions/imports-give-way-to-requests.md), so its
       // rate beside them is not its rate.
       await standIn?.settle();
       const { figures: alone } = await importBeside({ origin, headers, ...file }, () => Promise.resolve());
@@ -1264,7 +1264,7 @@ const main = async () => {
       : '';
   };
   const floorRatio = (row: Row) => against(row, row.floor, 'floor') + against(row, row.pgFloor, 'pg floor');
-  /** The row's target (issue 35, item 6) and where it stands in this run; '' for a row without one. */
+  /** The row's target and where it stands in this run; '' for a row without one. */
   const targetOf = (row: Row) => {
     const small = rows.find((each) => each.scenario === row.history);
     if (small) {

@@ -18,7 +18,7 @@ import { createOrderUseCases } from './orders/order-use-cases.js';
 import { todayIn } from './shared/calendar.js';
 import type { AppConfig } from './startup/config.js';
 
-/** How long one import job goes on with chunk after chunk (docs/decisions.md, "Imports"). */
+/** How long one import job goes on with chunk after chunk (docs/decisions/imports.md). */
 const IMPORT_JOB_SECONDS = 30;
 
 /**

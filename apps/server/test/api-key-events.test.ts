@@ -10,7 +10,7 @@ import { signJwt } from './support/tokens.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
- * API keys' changes as `api_key.*` events (issue 32): written in the change's transaction, read
+ * API keys' changes as `api_key.*` events: written in the change's transaction, read
  * in GET /events and delivered to webhooks only by callers (owners) holding api_keys.manage
  * besides events.read, and only for keys inside a scoped caller's locations; never the secret,
  * in an event, a delivery or a log line.

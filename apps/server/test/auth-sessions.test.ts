@@ -171,7 +171,7 @@ describe('host session cookie', () => {
     expect(preflight.headers['access-control-allow-headers']).toContain('Content-Type');
     expect(preflight.headers.vary).toContain('Origin');
 
-    // Every method of the contract, PATCH (webhook endpoints) included: issue 29.
+    // Every method of the contract, PATCH (webhook endpoints) included.
     const patch = await preflightOf('/webhook-endpoints/1', 'PATCH');
     expect(patch.status).toBe(204);
     const allowed = (patch.headers['access-control-allow-methods'] as string).split(',');

@@ -223,7 +223,7 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
       expect(new Set(codes).size).toBeGreaterThan(0);
       for (const [index, { response, elapsed }] of results.entries()) {
         if (codes[index] === 'busy') expectBusy(response, `create ${index}`);
-        // Known gap (issue 29 item 3, closing note): a queued create whose connection wait ends in
+        // Known gap: a queued create whose connection wait ends in
         // the pool's own timeout is still called database_unavailable, not overloaded.
         else
           expect(['overloaded', 'database_unavailable'], `create ${index}: ${JSON.stringify(response.body)}`).toContain(

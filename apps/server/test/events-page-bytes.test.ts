@@ -11,7 +11,7 @@ interface Page {
 }
 
 /**
- * GET /events pages are bounded by bytes as well as by count (issue 29, item 5): before, a
+ * GET /events pages are bounded by bytes as well as by count: before, a
  * 500-line order with long line remarks updated a few hundred times made `limit=500` a statement
  * timeout on every retry, and `limit=200` 115 MB.
  */

@@ -6,7 +6,7 @@ import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
 /**
- * Issue 29, item 9: a feed reader whose cursor is older than the retention period is told so
+ * A feed reader whose cursor is older than the retention period is told so
  * (410 `cursor_past_retention` with the oldest cursor), instead of resuming after the purged
  * events as if it had read them.
  */

@@ -9,7 +9,7 @@ import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 /**
- * Issue 29, item 1: a body's field values ask for permissions of their own. Creating an order
+ * A body's field values ask for permissions of their own. Creating an order
  * confirmed is a confirm (`sales_orders.confirm`), and acknowledging licence warnings, on create
  * or on confirm, is an override (`licences.override`); the history entry names who overrode.
  */

@@ -7,7 +7,7 @@ import { useServerWithFixtures } from './support/test-server.js';
 
 const COOKIE_NAME = 'erp_session';
 
-describe('host-session CLI (the README session-cookie example on the embedded database)', () => {
+describe('host-session CLI (the session-cookie example of docs/cli.md on the embedded database)', () => {
   const suite = useServerWithFixtures();
 
   const run = async (argv: string[]) => {

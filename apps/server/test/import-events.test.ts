@@ -9,7 +9,7 @@ import { signJwt } from './support/tokens.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
- * `import.completed` / `import.failed` (issue 33): one event per import that ends so, besides its
+ * `import.completed` / `import.failed`: one event per import that ends so, besides its
  * orders' own `sales_order.created`, written with the import's final state, carrying what
  * GET /imports/{id} shows; read in GET /events and delivered to webhooks only by the import's
  * owner holding sales_orders.import besides events.read (and, limited to locations, only for an

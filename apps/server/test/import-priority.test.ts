@@ -8,7 +8,7 @@ import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 /**
- * Imports give way to requests (docs/decisions.md, "Imports give way to requests"): while a
+ * Imports give way to requests (docs/decisions/imports-give-way-to-requests.md): while a
  * request is under way in the process, an import makes its orders one small chunk at a time (a
  * tenth of IMPORT_CHUNK_SIZE) with pauses between them, and goes on at full size once no request
  * is. Each chunk is one transaction, so the orders' transaction ids (xmin) count the chunks.

@@ -5,7 +5,7 @@ import { createLicensedProduct } from './support/licences.js';
 import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, useServerWithFixtures } from './support/test-server.js';
 
 /**
- * Ordinary concurrency on a healthy database (issue 29, item 3): with the default pool (10) and
+ * Ordinary concurrency on a healthy database: with the default pool (10) and
  * DATABASE_CONNECT_TIMEOUT_MS (1 s), a burst waits its turn for a connection up to its request
  * deadline instead of failing after pg-pool's 1 s acquire timeout (before: 100 concurrent creates
  * got 40 x 503, confirms sharing a product 175 of 250). The deadline, lock and statement bounds

@@ -285,7 +285,7 @@ describe('tracing', PROCESS_TESTS, () => {
     }
   });
 
-  it('starts traced without a word from import-in-the-middle, built or through tsx (issue 30)', async () => {
+  it('starts traced without a word from import-in-the-middle, built or through tsx', async () => {
     // Its loader hook once printed "'import-in-the-middle' failed to wrap .../generated/prisma/
     // client.ts" twice per start under tsx: Prisma's generated client is excluded from the hook.
     for (const from of ['build', 'source'] as const) {
@@ -310,7 +310,7 @@ describe('tracing', PROCESS_TESTS, () => {
     }
   });
 
-  it('names a request span by its route template and leaves the query string out, unless TRACING_RECORD_QUERY=true (issue 29)', async () => {
+  it('names a request span by its route template and leaves the query string out, unless TRACING_RECORD_QUERY=true', async () => {
     for (const recordQuery of [false, true]) {
       const collector = await startCollector();
       const server = await startServerProcess({

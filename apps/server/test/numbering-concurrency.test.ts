@@ -12,7 +12,7 @@ import { signJwt, TEST_JWT_SECRET } from './support/tokens.js';
 /**
  * Server numbering under load, as it runs in production: two server processes on one
  * PostgreSQL database. A create is one statement, its own transaction, that takes its
- * series' counter (docs/decisions.md): the numbers of committed orders must be exactly 1..N,
+ * series' counter (docs/decisions/create-in-one-statement.md): the numbers of committed orders must be exactly 1..N,
  * and the counter row locked by that statement only.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)(

@@ -8,7 +8,7 @@ import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 
 /**
- * Issue 29, item 10: the OpenAPI document lists the 413, 415 and 431 answers the service gives
+ * The OpenAPI document lists the 413, 415 and 431 answers the service gives
  * (and 408), on every operation, since every request passes the parser and body checks that
  * give them. Each is provoked through HTTP and looked up in the served document.
  */

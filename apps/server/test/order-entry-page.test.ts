@@ -26,7 +26,7 @@ describe('order entry page: served when switched on', () => {
         .map(([name, ...values]) => [name, values.join(' ')]),
     );
     expect(policy['script-src']).toBe("'self'");
-    // Styles from the page's own stylesheet only: no inline styles, no other origin (issue 29).
+    // Styles from the page's own stylesheet only: no inline styles, no other origin.
     expect(policy['style-src']).toBe("'self'");
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(page.text).toContain('<meta name="sales-order-api" content="/v1" />');

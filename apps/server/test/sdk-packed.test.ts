@@ -285,7 +285,7 @@ describe('the packed SDK in a fresh project', () => {
     expect(esm).not.toMatch(/\bprocess\.|\bBuffer\b|__dirname/);
   });
 
-  it('keeps its type declarations small: plain types, no zod schema for a consumer to check (issue 30)', async () => {
+  it('keeps its type declarations small: plain types, no zod schema for a consumer to check', async () => {
     const installed = path.join(project, 'node_modules', '@sales-order', 'client', 'dist');
     for (const file of ['index.d.ts', 'index.d.cts']) {
       const declarations = await readFile(path.join(installed, file), 'utf8');

@@ -6,7 +6,7 @@ import { useServerWithFixtures } from './support/test-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
- * Per-endpoint fair shares of the sending slots (issue 29, item 4): with one receiver that
+ * Per-endpoint fair shares of the sending slots: with one receiver that
  * never answers in time, another endpoint's deliveries never wait for its attempts to time out.
  * Before, the 8 slots were taken first come first served, in batches of 4 that waited for their
  * slowest job: the hanging endpoint's jobs held them all, a whole timeout at a time, and the

@@ -10,7 +10,7 @@ import { signJwt } from './support/tokens.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
- * Issue 29, item 2: receiving order events through a webhook needs events.read, at register,
+ * Receiving order events through a webhook needs events.read, at register,
  * change, replay and at each delivery; an endpoint belongs to the caller that registered it, and
  * another sees 404 unless it holds webhooks.admin. Real receivers on loopback.
  */

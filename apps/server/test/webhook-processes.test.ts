@@ -101,7 +101,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
 
       // A new process takes the delivery up once the dead one's hold on it has run out: within
       // twice WEBHOOK_TIMEOUT_MS plus 15 s of the cut-off attempt, as docs/configuration.md says.
-      // Before issue 29 pg-boss looked for expired jobs once a minute: a process that started
+      // With pg-boss's defaults it looked for expired jobs once a minute: a process that started
       // before the job's expiry (20 s here) resent it about a minute later.
       const second = await startProcess(slowReceivers);
       await eventually(async () => receiver.received.length === 2, 60_000);

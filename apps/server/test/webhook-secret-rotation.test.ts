@@ -5,7 +5,7 @@ import { useServerWithFixtures } from './support/test-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
- * Issue 29, item 8: rotating twice within the overlap window used to drop the first secret at
+ * Rotating twice within the overlap window used to drop the first secret at
  * once. Every replaced secret now signs until its own expiry, at most PREVIOUS_SECRETS_MAX at
  * once. A real receiver verifies each ping with the `standardwebhooks` package.
  */

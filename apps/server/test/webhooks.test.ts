@@ -581,7 +581,7 @@ describe('server-side request forgery: without WEBHOOK_ALLOW_PRIVATE_NETWORKS', 
     ['http://localhost:8080/in', 'loopback'],
     ['http://[::1]:8080/in', 'loopback'],
     ['http://[::ffff:127.0.0.1]:8080/in', 'loopback'],
-    // Every IPv6 form that carries an IPv4 address, judged as that address (issue 29, item 6).
+    // Every IPv6 form that carries an IPv4 address, judged as that address.
     ['http://[::127.0.0.1]:8080/in', 'loopback'],
     ['http://[::7f00:1]:8080/in', 'loopback'],
     ['http://[::ffff:0:7f00:1]:8080/in', 'loopback'],

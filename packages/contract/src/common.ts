@@ -133,7 +133,7 @@ interface ZodDecimalDef extends z.ZodNumberDef {
  * A number with at most `scale` decimals as written: ZodNumber's own checks, then the count of
  * decimals, in one schema. As a refinement (a ZodEffects around the number) each value built a
  * refinement context, its bound functions and closures: a third of a 500-line body's parse and
- * most of its garbage (docs/performance.md, "Big orders"). The issues are the refinement's, in
+ * most of its garbage (docs/decisions/large-orders.md). The issues are the refinement's, in
  * the same order: the number's own first, then `too_many_decimals`, which is checked whenever
  * the value is a number. The OpenAPI document reads it as the number it is, with `multipleOf`
  * (set again on every copy, as `.describe()` makes one).
@@ -223,8 +223,8 @@ const fastCheck = (schema: z.ZodTypeAny): ((value: unknown) => unknown) => {
  * An object schema (unknown keys stripped) that takes a value every field accepts straight to
  * zod's output, the shape's keys in its order, each present when the input has it or its value is
  * defined: zod's per-field machinery (a path, a result and a status per field, the pairs, the
- * merge) built about 3 KB of garbage per detail line, a 500-line body's parse 1.6 MB (docs/
- * performance.md, "The 500-line create"). Anything else, and any doubt, goes to ZodObject's own
+ * merge) built about 3 KB of garbage per detail line, a 500-line body's parse 1.6 MB
+ * (docs/decisions/large-orders.md). Anything else, and any doubt, goes to ZodObject's own
  * parse, so the issues are zod's. The OpenAPI document reads it as the object it is.
  */
 class ZodPlainObject<T extends z.ZodRawShape> extends z.ZodObject<T> {

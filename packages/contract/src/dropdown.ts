@@ -10,7 +10,7 @@ export const DropdownParamsSchema = z.object({
   type: DropdownTypeSchema.describe('Which master table to list.'),
 });
 
-/** Options in one answer unless `limit` says otherwise (docs/decisions.md, "Dropdown options"). */
+/** Options in one answer unless `limit` says otherwise (docs/decisions/dropdown-options.md). */
 export const DROPDOWN_LIMIT_DEFAULT = 1000;
 /** The most options one answer holds: a 50,000-product table must not make a multi-megabyte body. */
 export const DROPDOWN_LIMIT_MAX = 5000;

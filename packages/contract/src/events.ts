@@ -45,8 +45,7 @@ export const IMPORT_EVENT_TYPES = ['import.completed', 'import.failed'] as const
  * (an order in one of its locations; a key whose locations are all among them). An import's
 events are its owner's only (the caller that started it, as GET /imports/{id}). To add a kind:
  * its types and permission here, an event schema below, and its location rule in the server
- * (apps/server/src/events/store/event-visibility.ts); docs/decisions.md, "Events of other
- * subjects than orders".
+ * (apps/server/src/events/store/event-visibility.ts); docs/decisions/events-of-other-subjects.md.
  */
 export const EVENT_SUBJECTS = {
   sales_order: { types: SALES_ORDER_EVENT_TYPES, permission: null },

@@ -91,7 +91,7 @@ const CENT = 100_000;
  * safe integer (quantities and rates of up to about 16 digits together) and no amount was
  * claimed. Exactly what the decimal.js path gives (apps/server/test/unit/order-pricing.test.ts
  * compares them), without its objects: a 500-line order's pricing was a sixth of its create's CPU
- * (docs/performance.md, "The 500-line create"). Undefined: price it with decimal.js.
+ * (docs/decisions/exact-decimal-money.md). Undefined: price it with decimal.js.
  */
 const priceInIntegers = (detail: PricedLineInput): { line: PricedLine; cents: number } | undefined => {
   if (detail.amount != null) return undefined;

@@ -31,7 +31,7 @@ import { apiKeyStore, type KeyState } from './store/api-key-store.js';
  * once to the caller; it never reaches a log, the history or an event. Every change is also an
  * `api_key.*` event of GET /events and the webhooks (events/store/event-visibility.ts says who sees it). A key may be limited to
  * locations; a manager limited to locations makes only keys inside its own, and sees and changes
- * only those (others are 404, as if missing: docs/decisions.md, "API keys managed over HTTP").
+ * only those (others are 404, as if missing: docs/decisions/api-keys-managed-over-http.md).
  */
 
 const keyNotFound = (id: number) => notFound(`API key ${id} not found`);

@@ -5,8 +5,8 @@ import pg from 'pg';
 
 /**
  * Requests wait their turn for a database connection until their deadline, instead of failing
- * after pg-pool's 1 s acquire timeout (issue 29, item 3: 40 of 100 concurrent creates answered
- * 503 on an idle database). docs/decisions.md, "Load shedding", says the rule:
+ * after pg-pool's 1 s acquire timeout (which answered 503 to 40 of 100 concurrent creates on an
+ * idle database). docs/decisions/load-shedding-at-the-connection-gate.md says the rule:
  *
  * - a checkout waits, first come first served (p-queue, one slot per pooled connection), until a
  *   connection is free or its request's deadline (REQUEST_DEADLINE_MS from the request's arrival)

@@ -12,7 +12,7 @@ import type { PoolConfig } from 'pg';
 /**
  * Prisma's schema engine compiled to WebAssembly: migrations without the native binary that
  * the Prisma CLI would download (this service must install and run offline).
- * See docs/decisions.md, "Migrations through the WASM schema engine".
+ * See docs/decisions/migrations-wasm-schema-engine.md.
  */
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -9,7 +9,7 @@ import { UTC_SESSION_OPTIONS } from './time-zone.js';
  *   (events/store/event-store.ts positionCommitted) is estimated past it by the webhook
  *   deliveries it may insert, and compiled 130 functions on every run: about 100 ms of
  *   PostgreSQL's CPU for 2-3 ms of work, several times a second while orders are written
- *   (docs/performance.md, "JIT on every relay run"). The service's statements are short
+ *   (docs/decisions/database-sessions-without-jit.md). The service's statements are short
  *   index-driven OLTP statements, which JIT never pays for; a server's own setting is left to
  *   the sessions of others.
  */

@@ -5,7 +5,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 /**
  * Single read statements sent straight to the pool's connections, without Prisma's work around
  * each query (its request pipeline and the mapping of the result: about 100 µs of CPU a call,
- * as much again as pg itself; docs/performance.md, "Reads from PostgreSQL's own JSON"). For the
+ * as much again as pg itself; docs/decisions/reads-in-one-statement.md). For the
  * reads whose answer is the JSON text their statement renders (GET order, the list page), where
  * the rows need no mapping; and a create's one insert statement when it is its own transaction,
  * whose ~100 KB of json parameters for 500 lines Prisma would serialise into JSON and parse back.

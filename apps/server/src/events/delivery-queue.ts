@@ -6,7 +6,7 @@ import type { DeliveryKey } from './store/event-store.js';
 
 /**
  * The job queue that spreads webhook deliveries over every running instance: pg-boss on the
- * service's own database (docs/decisions.md, "Webhook delivery on pg-boss"). One job stands for
+ * service's own database (docs/decisions/webhook-delivery-on-pg-boss.md). One job stands for
  * one (endpoint, subject) pair, the subject an order or an API key: "send this order's next
  * pending delivery to this endpoint". The queue's `stately` policy keeps at most one such job
  * active and one queued per pair, so two instances never send to one endpoint for one order at

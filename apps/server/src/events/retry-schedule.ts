@@ -1,6 +1,6 @@
 /**
- * When a failed delivery is tried again: the issue's schedule (Stripe's and Svix's are alike),
- * replaced by WEBHOOK_RETRY_SCHEDULE. Pure.
+ * When a failed delivery is tried again: by default a schedule like Stripe's and Svix's, replaced
+ * by WEBHOOK_RETRY_SCHEDULE. Pure.
  */
 
 const SECOND = 1_000;

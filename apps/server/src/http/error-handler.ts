@@ -197,7 +197,7 @@ const hasNoBody = (req: Request) =>
  * True when the request's Content-Type is JSON, as `req.is('application/json')` says when there is
  * a body. The header as clients send it, exactly `application/json`, is taken without type-is,
  * which parses the header at every call: requireJsonBody and express.json (its `type`) both ask,
- * and each parse was a few µs of a calculate-totals request (docs/performance.md, issue 35 item 6).
+ * and each parse was a few µs of a calculate-totals request (docs/performance.md, "What limits each route").
  */
 export const isJsonContent = (req: Request): boolean =>
   req.headers['content-type'] === 'application/json' || req.is('application/json') !== false;

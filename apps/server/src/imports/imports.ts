@@ -54,8 +54,8 @@ interface ChunkUnderWay {
 const PREPARE_SLICE = 20;
 
 /**
- * While requests are under way (`Foreground`), an import gives way to them (docs/decisions.md,
- * "Imports give way to requests"): one chunk at a time instead of two, of a tenth of the
+ * While requests are under way (`Foreground`), an import gives way to them
+ * (docs/decisions/imports-give-way-to-requests.md): one chunk at a time instead of two, of a tenth of the
  * chunk size, each followed by a pause of three times all the job did since the chunk before
  * (checking, writing and recording) unless the requests end first. The import then takes about
  * a quarter of the time, in short steps, and goes on at full speed once no request is under way.

@@ -2,7 +2,7 @@
  * Requests come first; background work (an import's chunks) gives way to them. The HTTP layer
  * counts the requests under way in this process (`begin`); background work asks `quiet` before
  * its next step and waits, at most as long as it says, for a moment with no request under way.
- * docs/decisions.md, "Imports give way to requests".
+ * docs/decisions/imports-give-way-to-requests.md.
  */
 export interface Foreground {
   /** A request begins; the function it returns ends it (once, however often it is called). */

@@ -24,8 +24,7 @@ import { type LockedOrder, orderWriteStore, type StoredContents } from './store/
  * caller ends the transaction on a refusal (`refusalEndsTransaction`: POST confirm, whose
  * refusal rolls everything back), the order is written confirmed (status, history entry,
  * event) before that statement, and the locks are held across its answer and the commit only,
- * plus an acknowledged warning's record (docs/decisions.md, "The quota locks are held across as
- * few round trips as can be"). A caller that goes on after a refusal (a bulk create, which
+ * plus an acknowledged warning's record (docs/decisions/confirm-under-quota-locks.md). A caller that goes on after a refusal (a bulk create, which
  * confirms the next order in the same transaction) gets the checks first and the write after,
  * so that a refused confirm leaves nothing written. Returns the order as the write rendered it.
  */

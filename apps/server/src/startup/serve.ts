@@ -122,7 +122,7 @@ export const serve = async (
   if (banner) {
     // Plain text for the person at the terminal, on stderr: stdout carries only the JSON log
     // lines (which never hold a key), so that a log collector reading it never meets the banner
-    // and the key (docs/decisions.md).
+    // and the key (docs/decisions/start-up-banner-on-stderr.md).
     const base = `http://${config.host}:${port}${config.basePath}`;
     const howToCall = demoKey
       ? [

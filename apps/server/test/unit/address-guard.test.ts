@@ -53,7 +53,7 @@ describe('nonPublicRange: which addresses may receive webhooks', () => {
     ['::ffff:169.254.169.254', 'linkLocal'],
     ['::ffff:7f00:1', 'loopback'],
     ['::127.0.0.1', 'loopback'],
-    // As a URL writes [::127.0.0.1] (issue 29: it was accepted).
+    // As a URL writes [::127.0.0.1] (once accepted).
     ['::7f00:1', 'loopback'],
     ['::a00:1', 'private'],
     ['::ffff:0:7f00:1', 'loopback'],

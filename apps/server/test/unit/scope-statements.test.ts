@@ -4,8 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Location scope is kept by the store API (docs/decisions.md, "Location scope: a store API, not
- * row-level security"): every SQL statement that reads, locks or changes a located record
+ * Location scope is kept by the store API (docs/decisions/location-scope-in-the-store-api.md): every SQL statement that reads, locks or changes a located record
  * (orders, deliveries, webhook endpoints, API keys, imports) says which scope it applies. This
  * reads the service's sources and fails on a statement about one that names none of: the
  * caller's scope (`withinLocations(...)`, db/within-locations.ts, or a store's own wrapper of it:

@@ -5,7 +5,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 
 /**
  * Who may see an event: the one rule the feed (GET /events), the webhook fan-out and replays all
- * apply (docs/decisions.md, "Events of other subjects than orders"). An event is about a subject
+ * apply (docs/decisions/events-of-other-subjects.md). An event is about a subject
  * (`e.subject_type`, `e.subject_id`; its kind is the type's part before the dot). A reader sees
  * an event of a kind when it holds the kind's permission besides events.read (EVENT_SUBJECTS in
  * the contract: none for orders, api_keys.manage for keys, sales_orders.import for imports) and

@@ -54,8 +54,8 @@ export interface OrderLists {
  * order the subquery's own ORDER BY returns them: for the tables, the (sales_order_id, line_no)
  * index reads them in that order, with no sort. `array_agg(... ORDER BY line_no)` sorted them
  * again every time (PostgreSQL 15 does not skip the sort of an ordered aggregate for sorted
- * input), a sixth of a 500-line read's time in the statement (docs/performance.md, "Big
- * orders"). A create builds them before its series' counter is locked (order-write-store.ts).
+ * input), a sixth of a 500-line read's time in the statement
+ * (docs/decisions/reads-in-one-statement.md). A create builds them before its series' counter is locked (order-write-store.ts).
  */
 export const orderLists = ({ lines, charges }: OrderContents, orderId: Prisma.Sql): OrderLists => ({
   details: Prisma.sql`array_to_json(ARRAY(

@@ -83,7 +83,7 @@ export const isUniqueViolation = (error: unknown): boolean =>
  * as one json document of the prepared rows, a line's number its place in its order's set:
  * as arrays (one per column, through unnest) Prisma walked and re-serialised every element and
  * pg quoted each one, most of a 500-line create's CPU in the service outside zod
- * (docs/performance.md, "Big orders").
+ * (docs/decisions/large-orders.md).
  */
 const contentsInserts = (orders: Prisma.Sql, lines: LineToWrite[][], charges: ChargeToWrite[][]) => Prisma.sql`
   lines AS (
@@ -356,7 +356,7 @@ export const orderWriteStore = {
    * not refused here: the answer's `counter` says so, and the caller rolls back. Outside a
    * transaction, `db` may be the pool's StatementReader: no Prisma around the statement, whose
    * parameters (a 500-line order's ~100 KB of json) Prisma serialised into JSON and parsed back
-   * (docs/performance.md, "The 500-line create").
+   * (docs/decisions/create-in-one-statement.md).
    */
   insertOrders: async (db: Reader, orders: readonly PreparedOrder[], maxAhead: bigint): Promise<CreatedOrder[]> => {
     if (orders.length === 0) return [];
