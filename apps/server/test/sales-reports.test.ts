@@ -298,6 +298,181 @@ describe('sales reports', () => {
     });
   });
 
+  describe('consistency on generated data', () => {
+    /** A small deterministic generator (mulberry32), so a failure can be run again. */
+    const random = (() => {
+      let seed = 46;
+      return () => {
+        seed = (seed + 0x6d2b79f5) | 0;
+        let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+    })();
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    /** Every order line's quantities, to recount pending from. */
+    const lines: { productId: number; quantity: Decimal; delivered: Decimal; returned: Decimal }[] = [];
+    let customerId: number;
+
+    beforeAll(async () => {
+      const { prisma } = suite.server.database;
+      customerId = (await prisma.customer.create({ data: { code: 'C-GEN', name: 'Generated Orders Ltd' } })).id;
+      const products = [suite.fixtures.products.product.id, suite.fixtures.products.otherProduct.id];
+      const locations = [suite.fixtures.locations.dhaka.id, suite.fixtures.locations.chattogram.id];
+      const orders = Array.from({ length: 40 }, (_, index) => ({
+        customer_id: customerId,
+        location_id: pick(locations),
+        sales_order_date: pick(['2026-08-03', '2026-09-14', '2026-11-15', '2026-11-30']),
+        status: index % 4 === 0 ? 'draft' : 'confirmed',
+        acknowledge_warnings: true,
+        details: Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
+          product_id: pick(products),
+          quantity: 1 + Math.floor(random() * 40) / 4,
+          rate: Math.floor(random() * 100_000) / 100,
+        })),
+        other_charges: random() < 0.5 ? [] : [{ description: 'Carriage', amount: Math.floor(random() * 5_000) / 100 }],
+      }));
+      const created = await suite.server.http.post('/sales-orders/bulk').send({ orders }).expect(201);
+      const ids: number[] = created.body.data.results.map(
+        (result: { order: { sales_order_id: number } }) => result.order.sales_order_id,
+      );
+      for (const [index, id] of ids.entries()) {
+        const order = (await suite.server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
+        if (order.status === 'draft') {
+          if (index % 8 === 0) await suite.server.http.delete(`/sales-orders/${id}`).expect(200);
+          continue;
+        }
+        if (index % 7 === 3) {
+          await suite.server.http.post(`/sales-orders/${id}/cancel`).send({ reason: 'generated' }).expect(200);
+          continue;
+        }
+        for (const detail of order.details as {
+          sales_order_detail_id: number;
+          product_id: number;
+          quantity: number;
+        }[]) {
+          const line = {
+            productId: detail.product_id,
+            quantity: new Decimal(detail.quantity),
+            delivered: new Decimal(0),
+            returned: new Decimal(0),
+          };
+          lines.push(line);
+          // Up to three deliveries of the line, the first with up to two returns.
+          for (let count = Math.floor(random() * 4), at = 0; at < count; at += 1) {
+            const quantity = new Decimal(Math.floor(random() * 16) + 1).dividedBy(4);
+            const made = await recordDelivery(prisma, {
+              orderId: id,
+              date: pick(['2026-11-20', '2026-12-01']),
+              lines: [{ detailId: detail.sales_order_detail_id, quantity: quantity.toString() }],
+            });
+            line.delivered = line.delivered.plus(quantity);
+            if (at === 0)
+              for (let returns = Math.floor(random() * 3), each = 0; each < returns; each += 1) {
+                const back = quantity.dividedBy(2);
+                await recordReturn(prisma, {
+                  deliveryId: made.deliveryId,
+                  date: '2026-12-05',
+                  lines: [{ deliveryLineId: made.lineIds[0]!, quantity: back.toString() }],
+                });
+                line.returned = line.returned.plus(back);
+              }
+          }
+        }
+      }
+    }, 300_000);
+
+    const ORDER_METRICS = ['order_count', 'line_count', 'subtotal', 'other_charges_total', 'grand_total'];
+    const filterSets = () => [
+      { status: 'draft,confirmed,closed' },
+      { status: 'confirmed,cancelled' },
+      { status: 'draft', include_deleted: 'true' },
+      { status: 'confirmed', location_id: String(suite.fixtures.locations.chattogram.id) },
+      { status: 'confirmed,draft', date_from: '2026-09-01', date_to: '2026-11-15' },
+      { status: 'confirmed', product_id: String(suite.fixtures.products.product.id) },
+      { status: 'confirmed', year_id: String(suite.fixtures.years.currentYear.id), q: 'Generated' },
+    ];
+
+    it('adds the rows by location, and by month, up to the totals; order_count is the list total', async () => {
+      for (const filters of filterSets()) {
+        const query = { customer_id: String(customerId), ...filters };
+        const byLocation = await report({ ...query, group_by: 'location', metrics: ORDER_METRICS.join(',') }).expect(
+          200,
+        );
+        const byMonth = await report({ ...query, group_by: 'month,status', metrics: ORDER_METRICS.join(',') }).expect(
+          200,
+        );
+        const { totals } = byLocation.body.data;
+        expect(byMonth.body.data.totals, JSON.stringify(filters)).toEqual(totals);
+        for (const metric of ORDER_METRICS) {
+          expect(sumOf(byLocation.body.data.rows, metric).toNumber(), `${metric} ${JSON.stringify(filters)}`).toBe(
+            totals[metric],
+          );
+          expect(sumOf(byMonth.body.data.rows, metric).toNumber(), `${metric} ${JSON.stringify(filters)}`).toBe(
+            totals[metric],
+          );
+        }
+        const list = await suite.server.http
+          .get('/sales-orders')
+          .query({ ...query, include_total: 'true', limit: '1' })
+          .expect(200);
+        expect(totals.order_count, JSON.stringify(filters)).toBe(list.body.data.total);
+        expect(totals.order_count).toBeGreaterThanOrEqual(0);
+      }
+      // The default statuses are the live ones: the list's with draft, confirmed and closed.
+      const byDefault = await report({ customer_id: String(customerId), group_by: 'location' }).expect(200);
+      const live = await report({
+        customer_id: String(customerId),
+        group_by: 'location',
+        status: 'draft,confirmed,closed',
+      }).expect(200);
+      expect(byDefault.body.data).toEqual(live.body.data);
+    });
+
+    it('sums the lines by product as the order lines say, each line once: quantities, pending and amounts', async () => {
+      const query = {
+        customer_id: String(customerId),
+        status: 'confirmed',
+        group_by: 'product',
+        metrics: 'line_count,ordered_quantity,delivered_quantity,returned_quantity,pending_quantity,subtotal',
+      };
+      const byProduct = await report(query).expect(200);
+      const byOrder = await report({
+        customer_id: String(customerId),
+        status: 'confirmed',
+        group_by: 'location',
+        metrics: 'subtotal,line_count',
+      }).expect(200);
+      expect(byProduct.body.data.totals.subtotal).toBe(byOrder.body.data.totals.subtotal);
+      expect(byProduct.body.data.totals.line_count).toBe(byOrder.body.data.totals.line_count);
+      expect(byProduct.body.data.totals.line_count).toBe(lines.length);
+      for (const row of byProduct.body.data.rows as Row[]) {
+        const mine = lines.filter((line) => line.productId === row.product_id);
+        const add = (value: (line: (typeof lines)[number]) => Decimal) =>
+          mine.reduce((sum, line) => sum.plus(value(line)), new Decimal(0)).toNumber();
+        expect(row).toMatchObject({
+          line_count: mine.length,
+          ordered_quantity: add((line) => line.quantity),
+          delivered_quantity: add((line) => line.delivered),
+          returned_quantity: add((line) => line.returned),
+          pending_quantity: add((line) => Decimal.max(0, line.quantity.minus(line.delivered.minus(line.returned)))),
+        });
+      }
+      // By delivery date, the movements add up to the lines' running totals.
+      const moved = await report({
+        customer_id: String(customerId),
+        status: 'confirmed',
+        group_by: 'product,day',
+        metrics: 'delivered_quantity,returned_quantity',
+        date_basis: 'delivery_date',
+      }).expect(200);
+      expect(moved.body.data.totals.delivered_quantity).toBe(byProduct.body.data.totals.delivered_quantity);
+      expect(moved.body.data.totals.returned_quantity).toBe(byProduct.body.data.totals.returned_quantity);
+      expect(byProduct.body.data.totals.delivered_quantity).toBeGreaterThan(0);
+      expect(byProduct.body.data.totals.returned_quantity).toBeGreaterThan(0);
+    });
+  });
+
   describe('scope first', () => {
     const ids = () => suite.fixtures.locations;
 
