@@ -123,7 +123,9 @@ describe('location scope', () => {
           ? { location_id: String(fixtures.locations.chattogram.id), year_id: String(fixtures.years.currentYear.id) }
           : name === 'listSalesOrders'
             ? { q: MARKER, include_total: 'true', include_deleted: 'true' }
-            : {};
+            : name === 'getSalesReport'
+              ? { group_by: 'location,customer', status: 'draft,confirmed,closed,cancelled', include_deleted: 'true' }
+              : {};
       const response = await send(
         {
           method: route.method,
@@ -138,6 +140,13 @@ describe('location scope', () => {
       expectNothingOfChattogram(JSON.stringify(response.body) + JSON.stringify(response.headers), label);
       // Any order route given Chattogram's id reads as a missing order: 404, never 403.
       if (isOrderPath) expect(response.status, label).toBe(404);
+      // A report groups only the caller's orders: Dhaka's rows, nothing of Chattogram's location.
+      if (name === 'getSalesReport') {
+        expect(response.status, label).toBe(200);
+        expect(JSON.stringify(response.body), label).not.toContain('Chattogram');
+        expect(response.body.data.totals.order_count, label).toBeGreaterThan(0);
+        for (const row of response.body.data.rows) expect(row.location_id, label).toBe(fixtures.locations.dhaka.id);
+      }
     }
   });
 

@@ -134,36 +134,36 @@ export const GROUP_KEY_ORDER: Record<ReportGroupKey, readonly KeysetPart[]> = {
 
 /** One or more distinct items of `values`, comma-separated; each at most once. */
 const commaList = <T extends string>(values: readonly T[], what: string, max: number) =>
-  documented(z.string().max(300), { pattern: `^(?:${values.join('|')})(?:,(?:${values.join('|')}))*$` }).transform(
-    (value, ctx) => {
-      const items = value.split(',');
-      const unknown = items.filter((item) => !(values as readonly string[]).includes(item));
-      if (unknown.length > 0) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.invalid_enum_value,
-          options: [...values],
-          received: unknown[0]!,
-          message: `${JSON.stringify(unknown[0])} is not a ${what}: one of ${values.join(', ')}`,
-        });
-        return z.NEVER;
-      }
-      if (new Set(items).size !== items.length) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `names a ${what} twice` });
-        return z.NEVER;
-      }
-      if (items.length > max) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.too_big,
-          maximum: max,
-          inclusive: true,
-          type: 'array',
-          message: `at most ${max} ${what}s`,
-        });
-        return z.NEVER;
-      }
-      return items as T[];
-    },
-  );
+  documented(z.string().max(300), {
+    pattern: `^(?:${values.join('|')})(?:,(?:${values.join('|')})){0,${max - 1}}$`,
+  }).transform((value, ctx) => {
+    const items = value.split(',');
+    const unknown = items.filter((item) => !(values as readonly string[]).includes(item));
+    if (unknown.length > 0) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.invalid_enum_value,
+        options: [...values],
+        received: unknown[0]!,
+        message: `${JSON.stringify(unknown[0])} is not a ${what}: one of ${values.join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    if (new Set(items).size !== items.length) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `names a ${what} twice` });
+      return z.NEVER;
+    }
+    if (items.length > max) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.too_big,
+        maximum: max,
+        inclusive: true,
+        type: 'array',
+        message: `at most ${max} ${what}s`,
+      });
+      return z.NEVER;
+    }
+    return items as T[];
+  });
 
 /** A sort: a group key or metric of the request, `-` before it for descending. */
 const SORT_PATTERN = `^-?(?:${[...REPORT_GROUP_KEYS, ...REPORT_METRICS].join('|')})$`;
@@ -352,7 +352,7 @@ export type SalesReportQuery = z.input<typeof SalesReportQuerySchema>;
 export type SalesReportFilters = z.output<typeof SalesReportQuerySchema>;
 
 /** A count of orders or lines. */
-const count = () => z.number().int().min(0);
+const count = () => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 /**
  * An exact sum, written with every digit PostgreSQL's numeric sum has (2 decimals for money, 3 for
  * quantities): exact as JSON text; a total past 15 significant digits loses its last digits in a
@@ -392,6 +392,7 @@ export const SalesReportRowSchema = z.object({
   financial_year_code: z.string().max(16).optional(),
   month: z
     .string()
+    .length(7)
     .regex(/^\d{4}-(?:0[1-9]|1[0-2])$/)
     .optional()
     .describe('YYYY-MM.'),
