@@ -1,4 +1,4 @@
-import Decimal from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -383,7 +383,7 @@ describe('sales reports', () => {
     }, 300_000);
 
     const ORDER_METRICS = ['order_count', 'line_count', 'subtotal', 'other_charges_total', 'grand_total'];
-    const filterSets = () => [
+    const filterSets = (): Record<string, string>[] => [
       { status: 'draft,confirmed,closed' },
       { status: 'confirmed,cancelled' },
       { status: 'draft', include_deleted: 'true' },

@@ -48,6 +48,8 @@ import type {
   SalesOrderListItem,
   SalesOrderPage,
   SalesOrderStatus,
+  SalesReport,
+  SalesReportQuery,
   Totals,
   UpdatedSalesOrder,
   UpdateSalesOrderBody,
@@ -58,6 +60,16 @@ import type {
   WebhookEndpointList,
   WebhookPayload,
 } from './generated/contract-types.js';
+import { createReportsClient } from './reports.js';
+
+export type {
+  DefaultReportMetric,
+  SalesReportKeyFields,
+  SalesReportMetrics,
+  SalesReportOptions,
+  SalesReportPage,
+  SalesReportRowOf,
+} from './reports.js';
 
 // Every data type of the contract, as plain TypeScript.
 export type * from './generated/contract-types.js';
@@ -73,6 +85,7 @@ export {
   LicenceWarningCode,
   LifecycleCode,
   PING_EVENT_TYPE,
+  ReportCode,
   RequestCode,
   SALES_ORDER_STATUSES,
   SchemaIssueCode,
@@ -280,6 +293,36 @@ interface RawResponse {
   headers: Headers;
 }
 
+/**
+ * A GET whose answer is left unread for the caller to stream (a report's CSV), with the client's
+ * credentials and headers; a failed answer rejects with the typed error, no answer with SalesOrderNetworkError.
+ */
+const streamed = async (
+  { auth, fetch: fetchImpl, headers }: SalesOrderClientOptions,
+  url: string,
+  routeHeaders: Record<string, string>,
+): Promise<Response> => {
+  const authorization = await authorizationOf(auth);
+  let response: Response;
+  try {
+    response = await (fetchImpl ?? globalThis.fetch)(url, {
+      method: 'GET',
+      headers: { ...headers, ...routeHeaders, ...(authorization ? { authorization } : {}) },
+      credentials: auth?.type === 'session' ? 'include' : 'same-origin',
+    });
+  } catch (error) {
+    throw new SalesOrderNetworkError(`GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  if (response.ok && response.body) return response;
+  const text = await response.text();
+  let body: unknown = text;
+  if (/^application\/(?:[\w.-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '') && text !== '')
+    body = JSON.parse(text);
+  throw errorOf({ status: response.status, body, headers: response.headers });
+};
+
 /** The typed error of a failed response: a subclass for 409, 412 and 428. */
 const errorOf = (response: RawResponse): SalesOrderApiError => {
   const requestId = response.headers.get('x-request-id') ?? undefined;
@@ -402,8 +445,15 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     ) as Promise<EventPageOf<T>>;
   const listApiKeys = (query: ListApiKeysQuery = {}) =>
     unwrap<ApiKeyPage>(client.listApiKeys({ query: definedOnly(query) }));
+  const reports = createReportsClient({
+    getSalesReport: (query) =>
+      unwrap<SalesReport>(client.getSalesReport({ query: query as unknown as SalesReportQuery })),
+    stream: (path, query, headers) =>
+      streamed(options, `${baseUrl}${path}?${new URLSearchParams(query).toString()}`, headers),
+  });
 
   return {
+    ...reports,
     /** GET /sales-orders: one page; pass its `next_cursor` as `cursor` (same filters and sort) for the next. */
     listSalesOrders,
     /**
