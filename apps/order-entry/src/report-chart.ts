@@ -26,14 +26,15 @@ const PALETTE = ['#1f5fa8', '#b3541e', '#2e7d32', '#6a3d9a', '#8c564b', '#c2185b
 export const createReportChart = (root: HTMLElement) => {
   const canvas = el('canvas', { role: 'img' });
   const caption = el('figcaption', { id: 'report-chart-title' });
-  const fallback = el('table', { class: 'visually-hidden', id: 'report-chart-data' });
+  const fallback = el('table', { id: 'report-chart-data' });
   canvas.setAttribute('aria-describedby', fallback.id);
   const figure = el(
     'figure',
     { class: 'report-chart', hidden: true },
     caption,
     el('div', { class: 'chart-box' }, canvas),
-    fallback,
+    // A table is as wide as its content whatever its own width: the block around it hides it.
+    el('div', { class: 'visually-hidden' }, fallback),
   );
   root.append(figure);
   let chart: Chart<'bar'> | undefined;
