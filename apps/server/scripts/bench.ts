@@ -81,8 +81,6 @@ import { buildRef, compareRounds, type Round, roundsText } from './bench-against
 import { type AutovacuumStandIn, autovacuumStandIn } from './bench-autovacuum.js';
 import { burst, type BurstFigures, describeBurst } from './bench-burst.js';
 import { benchFetch, describeImport, importBeside, importCsv } from './bench-import.js';
-import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
-import { loadBulkOrders } from './bulk-orders.js';
 import {
   benchReports,
   describeReports,
@@ -90,6 +88,8 @@ import {
   REPORT_SCENARIOS,
   type ReportFigures,
 } from './bench-reports.js';
+import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
+import { loadBulkOrders } from './bulk-orders.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);

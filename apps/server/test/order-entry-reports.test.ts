@@ -148,7 +148,7 @@ describe.skipIf(!executablePath)('order entry Reports screen in Chromium (needs 
       screen.getByRole('button', { name: 'Download CSV' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe('sales-report.csv');
-    const text = await readFile((await download.path())!, 'utf8');
+    const text = await readFile(await download.path(), 'utf8');
     const csv = await suite.server.http
       .get('/reports/sales')
       .query({ group_by: 'product', metrics: 'order_count,pending_quantity,subtotal', format: 'csv' })
