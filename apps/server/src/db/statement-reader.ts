@@ -65,9 +65,7 @@ export class StatementReader {
     const client = await this.pool.connect();
     let state: 'open' | 'committed' | Error = 'open';
     try {
-      await client.query('BEGIN READ ONLY');
-      // SET takes no parameters: the value is an integer of the configuration.
-      await client.query(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
+      await client.query(beginLongRead(timeoutMs));
       const cursor = client.query(new Cursor<Row>(query.text, query.values));
       this.options.onQuery?.(query.text);
       try {
@@ -95,9 +93,7 @@ export class StatementReader {
   private async inLongRead<T>(timeoutMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN READ ONLY');
-      // SET takes no parameters: the value is an integer of the configuration.
-      await client.query(`SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`);
+      await client.query(beginLongRead(timeoutMs));
       const result = await work(client);
       await client.query('COMMIT');
       client.release();
@@ -109,6 +105,12 @@ export class StatementReader {
     }
   }
 }
+
+/**
+ * A long read's transaction and its statement timeout, in one round trip (a simple query of two
+ * statements; SET takes no parameters: the value is an integer of the configuration).
+ */
+const beginLongRead = (timeoutMs: number) => `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`;
 
 /** How much longer than a long read's statement timeout the client waits (as db/database.ts for the pool's). */
 const TIMEOUT_MARGIN_MS = 250;
