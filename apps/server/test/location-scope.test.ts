@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createApiKey, createSession } from './support/credentials.js';
 import { eventually } from './support/eventually.js';
-import { createFixtures, type Fixtures, ORDER_DATE, orderBody } from './support/fixtures.js';
+import { createFixtures, type Fixtures, importLine, ORDER_DATE, orderBody } from './support/fixtures.js';
 import { createLicensedProduct } from './support/licences.js';
+import { routeExamples } from './support/route-examples.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -95,58 +96,56 @@ describe('location scope', () => {
     await server?.close();
   });
 
-  it('walks every route of the contract with Chattogram ids: nothing of Chattogram comes back', async () => {
-    const routes = Object.entries(apiContract) as [string, AppRoute][];
+  it("walks every route of the contract with its own example about Chattogram's records: nothing of Chattogram comes back", async () => {
+    const { chattogram } = fixtures.locations;
+    const orderLine = await server.database.prisma.salesOrderDetail.findFirstOrThrow({
+      where: { salesOrderId: ctgOrder.id },
+    });
+    // Another caller's webhook endpoint, import and API key (every location: none lies inside Dhaka).
+    // Their endpoint's URL is not the scoped caller's receiver, and their import makes no order
+    // (an unknown customer), so that the tests after the walk see what they saw before it.
+    const endpoint = await server.http.post('/webhook-endpoints').send({ url: 'http://127.0.0.1:9/other' }).expect(201);
+    const unknownCustomer = { ...JSON.parse(importLine(fixtures, 'walk-ctg')), customer_id: 999_999 };
+    const started = await server.http
+      .post('/imports')
+      .set('Content-Type', 'application/x-ndjson')
+      .send(`${JSON.stringify(unknownCustomer)}\n`)
+      .expect(202);
+    const apiKey = await createApiKey(server.database.prisma, ['sales_orders.read'], { name: 'walk' });
+    const examples = routeExamples({
+      fixtures,
+      location: chattogram.id,
+      order: ctgOrder.id,
+      orderLine: orderLine.id,
+      endpoint: endpoint.body.data.id as number,
+      importId: started.body.data.import_id as number,
+      apiKey: apiKey.summary.id,
+    });
+    const routes = Object.entries(apiContract) as [keyof typeof examples, AppRoute][];
     expect(routes.length).toBeGreaterThan(15);
     for (const [name, route] of routes) {
-      const path = route.path.replace(/:(\w+)/g, (_match, param: string) =>
-        param === 'id' || param === 'sales_order_id' ? String(ctgOrder.id) : String(fixtures.locations.chattogram.id),
-      );
-      const isOrderPath = route.path.startsWith('/sales-orders/:id');
-      const body =
-        route.method === 'GET' || route.method === 'DELETE'
-          ? undefined
-          : name === 'createSalesOrder'
-            ? orderBody(fixtures, { location_id: fixtures.locations.chattogram.id })
-            : name === 'updateSalesOrder'
-              ? { remarks: 'from Dhaka' }
-              : name === 'cancelSalesOrder'
-                ? { reason: 'from Dhaka' }
-                : name === 'validateLicence'
-                  ? {
-                      sales_order_id: ctgOrder.id,
-                      sales_order_details: [{ product_id: fixtures.products.product.id, quantity: 1 }],
-                    }
-                  : {};
-      const query: Record<string, string> =
-        name === 'getMaxNumber'
-          ? { location_id: String(fixtures.locations.chattogram.id), year_id: String(fixtures.years.currentYear.id) }
-          : name === 'listSalesOrders'
-            ? { q: MARKER, include_total: 'true', include_deleted: 'true' }
-            : name === 'getSalesReport'
-              ? { group_by: 'location,customer', status: 'draft,confirmed,closed,cancelled', include_deleted: 'true' }
-              : {};
-      const response = await send(
-        {
-          method: route.method,
-          path: path.replace(/^\/sales-orders\/dropdown-options\/\d+$/, '/sales-orders/dropdown-options/locations'),
-          query,
-          body,
-        },
-        scopedHeaders(),
-      );
+      const example = examples[name];
+      const path = route.path.replace(/:(\w+)/g, (_match, param: string) => {
+        const value = example.params?.[param];
+        if (value === undefined) throw new Error(`${name}: its example names no ${param}`);
+        return String(value);
+      });
+      const call = send({ method: route.method, path, query: example.query, body: example.body }, scopedHeaders());
+      const response = await (example.contentType ? call.set('Content-Type', example.contentType) : call);
       const label = `${route.method} ${route.path} (${name})`;
+      // 400 is a request bounced before it reached any data: the walk would prove nothing of it.
+      expect(response.status, `${label}: its example must be a valid request`).not.toBe(400);
       expect(response.status, label).toBeLessThan(500);
       expectNothingOfChattogram(JSON.stringify(response.body) + JSON.stringify(response.headers), label);
       // Any order route given Chattogram's id reads as a missing order: 404, never 403.
-      if (isOrderPath) expect(response.status, label).toBe(404);
-      // A report groups only the caller's orders: Dhaka's rows, nothing of Chattogram's location.
-      if (name === 'getSalesReport') {
-        expect(response.status, label).toBe(200);
-        expect(JSON.stringify(response.body), label).not.toContain('Chattogram');
-        expect(response.body.data.totals.order_count, label).toBeGreaterThan(0);
-        for (const row of response.body.data.rows) expect(row.location_id, label).toBe(fixtures.locations.dhaka.id);
-      }
+      if (route.path.startsWith('/sales-orders/:id')) expect(response.status, label).toBe(404);
+      // A report about Chattogram's location, asked by a caller limited to Dhaka: empty, never its totals.
+      if (name === 'getSalesReport')
+        expect(response.body.data, label).toEqual({
+          rows: [],
+          totals: { order_count: 0, grand_total: 0 },
+          next_cursor: null,
+        });
     }
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { systemScope } from '../src/auth/scope.js';
 import { orderReadStore } from '../src/orders/store/order-read-store.js';
 import { createFixtures, type Fixtures, ORDER_DATE, orderBody } from './support/fixtures.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
@@ -157,7 +158,7 @@ describe('order reads: one statement each', () => {
       WHERE sales_order_id = ${id} AND line_no = 1`;
     await server.database.prisma.$executeRaw`
       UPDATE sales_orders SET subtotal = 9999999999999999.99, grand_total = 1234567890123456.71 WHERE id = ${id}`;
-    const rendered = (await orderReadStore.findLive(server.database.prisma, id, null))!.json.text;
+    const rendered = (await orderReadStore.findLive(server.database.prisma, id, systemScope))!.json.text;
     const answered = (await server.http.get(`/sales-orders/${id}`).expect(200)).text;
     for (const text of [rendered, answered]) {
       const decimals = (key: string) => [...text.matchAll(new RegExp(`"${key}":(-?[0-9.]+)`, 'g'))].map((m) => m[1]);

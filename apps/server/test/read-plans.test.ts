@@ -2,6 +2,7 @@ import { LIST_TOTAL_CAP, type ListCursor, type ListSort } from '@sales-order/con
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { loadBulkOrders } from '../scripts/bulk-orders.js';
+import { scopeOf, systemScope } from '../src/auth/scope.js';
 import { Prisma } from '../src/generated/prisma/client.js';
 import { productLicencesQuery } from '../src/licences/licence-repository.js';
 import { countQuery, type OrderListFilter, pageQuery } from '../src/orders/store/order-list-store.js';
@@ -94,7 +95,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('read plans with 200,000 orders 
 
   const planOf = (query: Prisma.Sql) => explain(suite.server.database.prisma, query);
 
-  const live: OrderListFilter = { scope: null, includeDeleted: false };
+  const live: OrderListFilter = { scope: systemScope, includeDeleted: false };
   const cursors: Record<ListSort, ListCursor> = {
     '-sales_order_date': { s: '-sales_order_date', k: '2026-03-01', i: 100_000 },
     sales_order_date: { s: 'sales_order_date', k: '2026-03-01', i: 100_000 },
@@ -108,7 +109,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('read plans with 200,000 orders 
   it('walks an index for every sort, first page and later pages alike: no sequential scan, no sort', async () => {
     for (const sort of Object.keys(cursors) as ListSort[]) {
       for (const cursor of [undefined, cursors[sort]]) {
-        for (const filter of [live, { scope: null, includeDeleted: true }, { scope: [1], includeDeleted: false }]) {
+        for (const filter of [
+          live,
+          { scope: systemScope, includeDeleted: true },
+          { scope: scopeOf({ locations: [1] }), includeDeleted: false },
+        ]) {
           const plan = await planOf(pageQuery(filter, sort, cursor, 51));
           const label = `${sort} ${cursor ? 'with' : 'without'} cursor, include_deleted=${filter.includeDeleted}`;
           expect(orderTableSeqScans(plan), label).toEqual([]);
@@ -137,7 +142,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('read plans with 200,000 orders 
       { ...live, minTotal: '9990.00' },
       { ...live, minTotal: '100.00', maxTotal: '101.00' },
       { ...live, updatedSince: new Date('2026-03-20T00:00:00Z') },
-      { scope: null, includeDeleted: true, updatedSince: new Date('2026-03-20T00:00:00Z') },
+      { scope: systemScope, includeDeleted: true, updatedSince: new Date('2026-03-20T00:00:00Z') },
       { ...live, customerId: firstCustomer + 7, dateFrom: '2026-01-01', minTotal: '10.00' },
     ];
     for (const sort of ['-sales_order_date', 'updated_at', '-grand_total'] as const) {
@@ -172,7 +177,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('read plans with 200,000 orders 
     nodesOf(plan).filter((node) => node['Relation Name'] === table || node['Index Name']?.startsWith(table));
 
   it('max-number reads the series highest sequence off an index: no sort, no sequential scan', async () => {
-    const plan = await planOf(seriesQuery(series.locationId, series.yearId, null));
+    const plan = await planOf(seriesQuery(series.locationId, series.yearId, systemScope));
     const orderScans = scansOf(plan, 'sales_orders');
     expect(orderScans.length).toBeGreaterThan(0);
     for (const scan of orderScans)

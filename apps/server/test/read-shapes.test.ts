@@ -8,6 +8,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 
+import { systemScope } from '../src/auth/scope.js';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import { pageQuery } from '../src/orders/store/order-list-store.js';
 import { liveOrderQuery } from '../src/orders/store/order-read-store.js';
@@ -219,8 +220,8 @@ describe('read shapes rendered by PostgreSQL, strictly against the contract', ()
     await withOwnConnection(prisma, async (client) => {
       expect((await client.query('SHOW TimeZone')).rows[0].TimeZone).toBe(ZONE);
       const run = async (query: Prisma.Sql) => (await client.query(query.text, query.values)).rows[0];
-      expect(`{"success":true,"data":${(await run(liveOrderQuery(ids.full!, null))).json}}`).toBe(answered);
-      const rendered = await run(pageQuery({ scope: null, includeDeleted: true }, 'updated_at', undefined, 50));
+      expect(`{"success":true,"data":${(await run(liveOrderQuery(ids.full!, systemScope))).json}}`).toBe(answered);
+      const rendered = await run(pageQuery({ scope: systemScope, includeDeleted: true }, 'updated_at', undefined, 50));
       expect(rendered.items).toBe(JSON.stringify(page));
     });
   });

@@ -1,15 +1,12 @@
-import type {
-  ReportGroupKey,
-  ReportMetric,
-  SalesReport,
-  SalesReportQuery,
-  SalesReportRow,
-} from './generated/contract-types.js';
+import { SalesOrderNetworkError } from './errors.js';
+import type { ReportGroupKey, ReportMetric, SalesReportQuery, SalesReportRow } from './generated/contract-types.js';
+import type { SalesOrderClientOptions } from './options.js';
+import { authorizationHeader, type ClientContext, errorOf, unwrap } from './transport.js';
 
 /**
  * The SDK's sales reports (GET /reports/sales): a page with rows typed by the group keys and
  * metrics asked for, the pages one after another, and the CSV as a text stream. Composed into
- * the client by `createSalesOrderClient` (index.ts), which hands over its transport.
+ * the client by `createSalesOrderClient` (index.ts).
  */
 
 /** What each group key adds to a row: its id and name, or its value. */
@@ -62,13 +59,6 @@ export type SalesReportOptions<K extends ReportGroupKey, M extends ReportMetric>
   metrics?: readonly M[] | undefined;
 };
 
-/** What the client hands the reports: the JSON call and a raw GET that leaves the answer unread. */
-export interface ReportsTransport {
-  getSalesReport: (query: Record<string, unknown>) => Promise<SalesReport>;
-  /** GET `path` (relative to the base address) with `query` and `headers`; an answer that is not 2xx rejects as the client's typed error. */
-  stream: (path: string, query: Record<string, string>, headers: Record<string, string>) => Promise<Response>;
-}
-
 /** The query string's form of the options: lists comma-separated, undefined left out. */
 const queryOf = ({
   group_by,
@@ -80,7 +70,37 @@ const queryOf = ({
   ...(metrics === undefined ? {} : { metrics: metrics.join(',') }),
 });
 
-export const createReportsClient = (transport: ReportsTransport) => {
+/**
+ * A GET whose answer is left unread for the caller to stream (a report's CSV), with the client's
+ * credentials and headers; a failed answer rejects with the typed error, no answer with
+ * SalesOrderNetworkError.
+ */
+const streamed = async (options: SalesOrderClientOptions, url: string, headers: Record<string, string>) => {
+  const { auth, fetch: fetchImpl } = options;
+  let response: Response;
+  try {
+    response = await (fetchImpl ?? globalThis.fetch)(url, {
+      method: 'GET',
+      headers: { ...options.headers, ...headers, ...(await authorizationHeader(auth)) },
+      credentials: auth?.type === 'session' ? 'include' : 'same-origin',
+    });
+  } catch (error) {
+    throw new SalesOrderNetworkError(`GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  if (response.ok && response.body) return response.body;
+  const text = await response.text();
+  const json = /^application\/(?:[\w.-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '');
+  throw errorOf({
+    status: response.status,
+    body: json && text !== '' ? (JSON.parse(text) as unknown) : text,
+    headers: response.headers,
+  });
+};
+
+/** Reports: a page with typed rows, the pages in turn, the CSV as a text stream. */
+export const reportMethods = ({ client, options, baseUrl }: ClientContext) => {
   /**
    * GET /reports/sales: one page of the report, its rows typed by the group keys and metrics
    * asked for (`{ group_by: ['location', 'month'], metrics: ['order_count', 'grand_total'] }`);
@@ -88,9 +108,9 @@ export const createReportsClient = (transport: ReportsTransport) => {
    * (SalesOrderApiError 400 `quantity_needs_product` otherwise).
    */
   const salesReport = <K extends ReportGroupKey, M extends ReportMetric = DefaultReportMetric>(
-    options: SalesReportOptions<K, M>,
+    query: SalesReportOptions<K, M>,
   ): Promise<SalesReportPage<K, M>> =>
-    transport.getSalesReport(queryOf(options)) as unknown as Promise<SalesReportPage<K, M>>;
+    unwrap(client.getSalesReport({ query: queryOf(query) as SalesReportQuery })) as Promise<SalesReportPage<K, M>>;
 
   return {
     salesReport,
@@ -114,11 +134,13 @@ export const createReportsClient = (transport: ReportsTransport) => {
      * the service's REPORT_CSV_MAX_ROWS reject with SalesOrderApiError 422 `report_too_large`.
      */
     salesReportCsv: async <K extends ReportGroupKey, M extends ReportMetric = DefaultReportMetric>(
-      options: Omit<SalesReportOptions<K, M>, 'cursor' | 'limit'>,
+      query: Omit<SalesReportOptions<K, M>, 'cursor' | 'limit'>,
     ): Promise<ReadableStream<string>> => {
-      const query = Object.fromEntries(Object.entries(queryOf(options)).map(([name, value]) => [name, String(value)]));
-      const response = await transport.stream('/reports/sales', query, { accept: 'text/csv' });
-      return response.body!.pipeThrough(new TextDecoderStream());
+      const search = new URLSearchParams(
+        Object.entries(queryOf(query)).map(([name, value]): [string, string] => [name, String(value)]),
+      );
+      const body = await streamed(options, `${baseUrl}/reports/sales?${search.toString()}`, { accept: 'text/csv' });
+      return body.pipeThrough(new TextDecoderStream());
     },
   };
 };

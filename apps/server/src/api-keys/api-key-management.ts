@@ -15,7 +15,7 @@ import {
   ValidationCode,
 } from '@sales-order/contract';
 
-import type { LocationScope } from '../auth/access-context.js';
+import type { LocationList } from '../auth/access-context.js';
 import { generateApiKey } from '../auth/api-keys.js';
 import { resolveEach } from '../auth/location-scopes.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
@@ -61,7 +61,7 @@ const locationEntries = async (
 };
 
 /** The entries as ids, each once, ascending (as stored); null stays every location. */
-const idsOf = (entries: readonly LocationEntry[] | null): LocationScope =>
+const idsOf = (entries: readonly LocationEntry[] | null): LocationList =>
   entries === null ? null : [...new Set(entries.map(({ id }) => id!))].sort((a, b) => a - b);
 
 /** 422 at each entry that names no location (a manager limited to locations got 403 for it already). */
@@ -80,7 +80,7 @@ const checkKnownLocations = (entries: readonly LocationEntry[] | null) => {
 };
 
 /** A stored key's locations as grant entries. */
-const entriesOfKey = (locations: LocationScope): LocationEntry[] | null =>
+const entriesOfKey = (locations: LocationList): LocationEntry[] | null =>
   locations === null ? null : locations.map((id, index) => ({ index, entry: id, id }));
 
 const apiTime = (date: Date | null) => (date ? formatDateTime(date) : null);
@@ -97,7 +97,7 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
 
   /** Locks the key for the transaction, or 404 (also when it lies outside the manager's locations). */
   const lockKey = async (tx: Db, id: number, manager: KeyManager): Promise<KeyState> => {
-    const key = await apiKeyStore.lock(tx, id, manager.locations);
+    const key = await apiKeyStore.lock(tx, id, manager.scope);
     if (!key) throw keyNotFound(id);
     return key;
   };
@@ -119,7 +119,7 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
     key: {
       name: string;
       permissions: string[];
-      locations: LocationScope;
+      locations: LocationList;
       expiresAt: Date | null;
       rotatedFromId: number | null;
     },
@@ -156,13 +156,13 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
 
     /** The keys the manager may see: those whose locations lie inside its own. */
     async list({ active, name, limit, cursor }: ListApiKeysFilters, manager: KeyManager): Promise<ApiKeyPage> {
-      const rows = await apiKeyStore.page(db, { active, name, limit, before: cursor, scope: manager.locations });
+      const rows = await apiKeyStore.page(db, { active, name, limit, before: cursor, scope: manager.scope });
       const items = rows.slice(0, limit);
       return { items, next_cursor: rows.length > limit ? items.at(-1)!.id : null };
     },
 
     async get(id: number, manager: KeyManager): Promise<ApiKey> {
-      const key = await apiKeyStore.find(db, id, manager.locations);
+      const key = await apiKeyStore.find(db, id, manager.scope);
       if (!key) throw keyNotFound(id);
       return key;
     },
@@ -236,7 +236,7 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
     },
 
     async history(id: number, { limit, cursor }: ApiKeyHistoryFilters, manager: KeyManager): Promise<ApiKeyHistory> {
-      if (!(await apiKeyStore.find(db, id, manager.locations))) throw keyNotFound(id);
+      if (!(await apiKeyStore.find(db, id, manager.scope))) throw keyNotFound(id);
       const rows = await apiKeyStore.history(db, id, { limit, after: cursor });
       const items = rows.slice(0, limit);
       return { items, next_cursor: rows.length > limit ? items.at(-1)!.id : null };

@@ -1,11 +1,7 @@
 import { ApiKeyCode, type ErrorDetail, Permission } from '@sales-order/contract';
 
-import {
-  type AccessContext,
-  API_KEY_SUBJECT_PREFIX,
-  EVERY_LOCATION,
-  type LocationScope,
-} from '../auth/access-context.js';
+import { type AccessContext, API_KEY_SUBJECT_PREFIX } from '../auth/access-context.js';
+import { reaches, type Scope, scopeOf, systemScope } from '../auth/scope.js';
 import { DomainError } from '../errors/domain-error.js';
 
 /** Who manages keys, and the bounds of what it can hand out: never more than it holds itself. */
@@ -14,10 +10,10 @@ export interface KeyManager {
   actor: string;
   permissions: ReadonlySet<string>;
   /**
-   * The manager's own locations (null: every one). It hands out only keys inside them, and sees
-   * and changes only keys whose locations lie inside them.
+   * The manager's own locations. It hands out only keys inside them, and sees and changes only
+   * keys whose locations lie inside them.
    */
-  locations: LocationScope;
+  scope: Scope;
   /** The prefix of the key this request is authenticated with, when it is one (confirm_self). */
   ownKeyPrefix: string | null;
 }
@@ -26,7 +22,7 @@ export interface KeyManager {
 export const keyManagerOf = (access: AccessContext): KeyManager => ({
   actor: access.subject,
   permissions: access.permissions,
-  locations: access.locations,
+  scope: scopeOf(access),
   ownKeyPrefix:
     access.method === 'api_key' && access.subject.startsWith(API_KEY_SUBJECT_PREFIX)
       ? access.subject.slice(API_KEY_SUBJECT_PREFIX.length)
@@ -41,7 +37,7 @@ export const keyManagerOf = (access: AccessContext): KeyManager => ({
 export const operator = (actor: string): KeyManager => ({
   actor,
   permissions: new Set([Permission.all]),
-  locations: EVERY_LOCATION,
+  scope: systemScope,
   ownKeyPrefix: null,
 });
 
@@ -81,17 +77,17 @@ export const checkGrant = (manager: KeyManager, grant: Grant): void => {
               },
             ],
       );
-  const held = manager.locations;
-  if (held !== null && grant.locations === null) {
+  const limited = manager.scope.locations !== 'every';
+  if (limited && grant.locations === null) {
     details.push({
       path: 'locations',
       message: "you are limited to locations yourself: name the key's locations, each one of yours",
       code: ApiKeyCode.locationNotHeld,
     });
   }
-  if (held !== null && grant.locations !== null) {
+  if (limited && grant.locations !== null) {
     for (const { index, entry, id } of grant.locations) {
-      if (id !== undefined && held.includes(id)) continue;
+      if (id !== undefined && reaches(manager.scope, id)) continue;
       details.push({
         path: `locations.${index}`,
         message: `${JSON.stringify(entry)} is not one of your locations, so you cannot give it to a key`,

@@ -4,14 +4,12 @@ import { Permission } from '@sales-order/contract';
 export type AuthMethod = 'jwt' | 'api_key' | 'session';
 
 /**
- * The locations a caller may see and act in: their ids, or `null` for every location (a caller
- * given no list, as before location scope). An empty list is a caller that sees nothing, never
- * all. Every order statement applies it (orders/store/order-scope.ts).
+ * The locations a credential names: their ids, or `null` for a credential given no list (every
+ * location, as before location scope). An empty list is a caller that sees nothing, never all.
+ * Data only: what a statement may see is the `Scope` that `scopeOf(access)` makes of it
+ * (auth/scope.ts), which is what stores take.
  */
-export type LocationScope = readonly number[] | null;
-
-/** The scope of a caller given no list of locations. */
-export const EVERY_LOCATION: LocationScope = null;
+export type LocationList = readonly number[] | null;
 
 /**
  * What authentication produces and every use case receives: who the caller is (recorded as
@@ -23,7 +21,7 @@ export type AccessContext = {
   subject: string;
   method: AuthMethod;
   permissions: ReadonlySet<string>;
-  locations: LocationScope;
+  locations: LocationList;
 };
 
 /** The permissions a caller can be given: each route's, and `*` for all of them. */
@@ -47,13 +45,6 @@ export const MAX_SUBJECT_LENGTH = 200;
 export const hasPermission = (access: Pick<AccessContext, 'permissions'>, permission: Permission): boolean =>
   access.permissions.has(Permission.all) || access.permissions.has(permission);
 
-/** Whether the caller may see and act in this location. */
-export const allowsLocation = ({ locations }: Pick<AccessContext, 'locations'>, locationId: number): boolean =>
-  locations === null || locations.includes(locationId);
-
-/** The size of a scope for logs (never its list): `all` or the number of locations. */
-export const scopeSize = (locations: LocationScope): number | 'all' => (locations === null ? 'all' : locations.length);
-
 /**
  * The access of the service's own work on a caller's behalf where no request is in flight (the
  * CLI on the server's machine, the demo data): every location and permission.
@@ -62,5 +53,5 @@ export const systemAccess = (subject: string): AccessContext => ({
   subject,
   method: 'api_key',
   permissions: new Set([Permission.all]),
-  locations: EVERY_LOCATION,
+  locations: null,
 });

@@ -18,6 +18,7 @@ export const apiKeyRepository = {
    */
   findLive: async (db: Db, prefix: string): Promise<LiveApiKey | null> => {
     const [row] = await db.$queryRaw<LiveApiKey[]>`
+      -- location scope: none applies to authenticating; the key found carries its own locations
       SELECT id, prefix, key_hash AS "keyHash", permissions, locations, last_used_at AS "lastUsedAt",
         (EXTRACT(EPOCH FROM LEAST(expires_at, revoked_at) - now()) * 1000)::float8 AS "msLeft"
       FROM api_keys
@@ -31,6 +32,7 @@ export const apiKeyRepository = {
     const ids = [...uses.keys()];
     const times = [...uses.values()].map((at) => at.toISOString());
     await db.$executeRaw`
+      -- location scope: none applies to the service's own bookkeeping of its callers' keys
       UPDATE api_keys AS k SET last_used_at = u.at
       FROM unnest(${ids}::int[], ${times}::timestamptz[]) AS u(id, at)
       WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`;

@@ -5,7 +5,7 @@ import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';
 
 import { unauthenticated } from '../errors/domain-error.js';
-import { type AccessContext, type LocationScope, MAX_SUBJECT_LENGTH } from './access-context.js';
+import { type AccessContext, type LocationList, MAX_SUBJECT_LENGTH } from './access-context.js';
 import type { LocationReference, ResolvedLocations } from './location-scopes.js';
 
 /**
@@ -114,7 +114,7 @@ const scopeOf = async (
   payload: JWTPayload,
   settings: JwtSettings,
   resolveLocations: ResolveLocations,
-): Promise<LocationScope> => {
+): Promise<LocationList> => {
   const { locations } = payload;
   if (locations === undefined) {
     if (settings.requireLocations)

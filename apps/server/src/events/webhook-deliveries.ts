@@ -12,12 +12,14 @@ import {
   type WebhookDeliveryPage,
 } from '@sales-order/contract';
 
+import type { AccessContext } from '../auth/access-context.js';
 import type { TransactionPort } from '../db/transactions.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { webhookBody } from './delivery-worker.js';
 import { webhookDeliveryStore } from './store/webhook-delivery-store.js';
-import { type EndpointScope, webhookEndpointStore } from './store/webhook-endpoint-store.js';
+import { webhookEndpointStore } from './store/webhook-endpoint-store.js';
+import { endpointScopeOf } from './webhook-endpoints.js';
 import { isDelivered, type WebhookSender } from './webhook-sender.js';
 import { webhookHeaders } from './webhook-signing.js';
 
@@ -35,9 +37,10 @@ export const createWebhookDeliveries = ({ transactions, queue, sender }: Deliver
   list: async (
     endpointId: number,
     { status, limit, cursor }: ListWebhookDeliveriesFilters,
-    scope: EndpointScope,
+    access: AccessContext,
   ): Promise<WebhookDeliveryPage> => {
-    if (!(await webhookEndpointStore.find(transactions.db, endpointId, scope))) throw endpointNotFound(endpointId);
+    if (!(await webhookEndpointStore.find(transactions.db, endpointId, endpointScopeOf(access))))
+      throw endpointNotFound(endpointId);
     const rows = await webhookDeliveryStore.list(transactions.db, endpointId, {
       status,
       limit: limit + 1,
@@ -54,8 +57,9 @@ export const createWebhookDeliveries = ({ transactions, queue, sender }: Deliver
   replay: async (
     endpointId: number,
     from: ReplayWebhookEventsRequest,
-    scope: EndpointScope,
+    access: AccessContext,
   ): Promise<ReplayedWebhookEvents> => {
+    const scope = endpointScopeOf(access);
     const result = await transactions.withTransaction(async (tx) => {
       const endpoint = await webhookEndpointStore.target(tx, endpointId, scope);
       if (!endpoint) throw endpointNotFound(endpointId);
@@ -81,8 +85,8 @@ export const createWebhookDeliveries = ({ transactions, queue, sender }: Deliver
   },
 
   /** Sends a signed test event now, enabled or not, and answers how the receiver responded. */
-  ping: async (endpointId: number, scope: EndpointScope): Promise<PingedWebhookEndpoint> => {
-    const endpoint = await webhookEndpointStore.target(transactions.db, endpointId, scope);
+  ping: async (endpointId: number, access: AccessContext): Promise<PingedWebhookEndpoint> => {
+    const endpoint = await webhookEndpointStore.target(transactions.db, endpointId, endpointScopeOf(access));
     if (!endpoint) throw endpointNotFound(endpointId);
     const id = randomUUID();
     const now = new Date();

@@ -2,6 +2,7 @@ import {
   type CreatedWebhookEndpoint,
   type CreateWebhookEndpointBody,
   type DeletedWebhookEndpoint,
+  Permission,
   PREVIOUS_SECRET_HOURS,
   PREVIOUS_SECRETS_MAX,
   type RotatedWebhookSecret,
@@ -12,7 +13,8 @@ import {
   type WebhookEndpointList,
 } from '@sales-order/contract';
 
-import type { LocationScope } from '../auth/access-context.js';
+import { type AccessContext, hasPermission, identityOf } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import type { TransactionPort } from '../db/transactions.js';
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import { checkHost, type Resolver } from './address-guard.js';
@@ -32,6 +34,18 @@ export interface WebhookDeps {
 }
 
 const endpointNotFound = (id: number) => notFound(`webhook endpoint ${id} not found`);
+
+/**
+ * The webhook endpoints a caller may see and change: the ones it registered (its identity across
+ * methods), or every one with webhooks.admin, inside its locations. Another's endpoint answers
+ * 404, as if it did not exist.
+ */
+export const endpointScopeOf = (access: AccessContext): EndpointScope => ({
+  owner: identityOf(access),
+  all: hasPermission(access, Permission.webhooksAdmin),
+  scope: scopeOf(access),
+  permissions: [...access.permissions],
+});
 
 /**
  * The URL rules that depend on the service's settings (its shape the contract checked): https
@@ -61,16 +75,8 @@ const checkUrl = async ({ resolve, allowHttp, allowPrivateNetworks }: WebhookDep
 export const createWebhookEndpoints = (deps: WebhookDeps) => {
   const { transactions, queue } = deps;
   return {
-    /** Registers an endpoint that belongs to `owner`, the caller (its identity). */
-    create: async (
-      input: CreateWebhookEndpointBody,
-      {
-        actor,
-        owner,
-        locations,
-        permissions,
-      }: { actor: string; owner: string; locations: LocationScope; permissions: ReadonlySet<string> },
-    ): Promise<CreatedWebhookEndpoint> => {
+    /** Registers an endpoint that belongs to the caller (its identity). */
+    create: async (input: CreateWebhookEndpointBody, access: AccessContext): Promise<CreatedWebhookEndpoint> => {
       await checkUrl(deps, input.url);
       const secret = newWebhookSecret();
       const created = await transactions.withTransaction(async (tx) => {
@@ -82,10 +88,10 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
             description: input.description ?? null,
             eventTypes: input.event_types ?? null,
             secret,
-            createdBy: actor,
-            owner,
-            locations,
-            ownerPermissions: [...permissions],
+            createdBy: access.subject,
+            owner: identityOf(access),
+            locations: access.locations,
+            ownerPermissions: [...access.permissions],
           },
           WEBHOOK_ENDPOINTS_MAX,
         );
@@ -102,12 +108,12 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
       return { ...created, secret };
     },
 
-    list: async (scope: EndpointScope): Promise<WebhookEndpointList> => ({
-      items: await webhookEndpointStore.list(transactions.db, scope),
+    list: async (access: AccessContext): Promise<WebhookEndpointList> => ({
+      items: await webhookEndpointStore.list(transactions.db, endpointScopeOf(access)),
     }),
 
-    get: async (id: number, scope: EndpointScope): Promise<WebhookEndpoint> => {
-      const endpoint = await webhookEndpointStore.find(transactions.db, id, scope);
+    get: async (id: number, access: AccessContext): Promise<WebhookEndpoint> => {
+      const endpoint = await webhookEndpointStore.find(transactions.db, id, endpointScopeOf(access));
       if (!endpoint) throw endpointNotFound(id);
       return endpoint;
     },
@@ -116,7 +122,8 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
      * Applies a change. Enabling again resumes the endpoint's pending deliveries: their jobs are
      * queued in the same transaction.
      */
-    update: async (id: number, input: UpdateWebhookEndpointBody, scope: EndpointScope): Promise<WebhookEndpoint> => {
+    update: async (id: number, input: UpdateWebhookEndpointBody, access: AccessContext): Promise<WebhookEndpoint> => {
+      const scope = endpointScopeOf(access);
       if (input.url !== undefined) await checkUrl(deps, input.url);
       const updated = await transactions.withTransaction(async (tx) => {
         const endpoint = await webhookEndpointStore.update(
@@ -135,8 +142,9 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
       return updated;
     },
 
-    remove: async (id: number, scope: EndpointScope): Promise<DeletedWebhookEndpoint> => {
-      if (!(await webhookEndpointStore.delete(transactions.db, id, scope))) throw endpointNotFound(id);
+    remove: async (id: number, access: AccessContext): Promise<DeletedWebhookEndpoint> => {
+      if (!(await webhookEndpointStore.delete(transactions.db, id, endpointScopeOf(access))))
+        throw endpointNotFound(id);
       return { id, deleted: true };
     },
 
@@ -144,7 +152,8 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
      * A new secret; every replaced one keeps signing until its own expiry, at most
      * PREVIOUS_SECRETS_MAX at once (422 beyond: a receiver cannot be asked to check more).
      */
-    rotateSecret: async (id: number, scope: EndpointScope): Promise<RotatedWebhookSecret> => {
+    rotateSecret: async (id: number, access: AccessContext): Promise<RotatedWebhookSecret> => {
+      const scope = endpointScopeOf(access);
       const secret = newWebhookSecret();
       const rotated = await transactions.withTransaction((tx) =>
         webhookEndpointStore.rotateSecret(

@@ -1,16 +1,15 @@
 import {
   AccessCode,
   AuthenticationCode,
-  Permission,
+  type Permission,
   permissionsForBody,
   requiredPermissions,
   type RouteAccess,
 } from '@sales-order/contract';
 import type { NextFunction, Response } from 'express';
 
-import { type AccessContext, hasPermission, identityOf } from '../auth/access-context.js';
+import { type AccessContext, hasPermission } from '../auth/access-context.js';
 import { type DomainError, forbidden, unauthenticated } from '../errors/domain-error.js';
-import type { EndpointScope } from '../events/store/webhook-endpoint-store.js';
 
 /**
  * Every permission check of the API, in one place: the route's (its contract metadata), the
@@ -57,17 +56,3 @@ export const requirePermission = checkWith((req) => requiredPermissions(req.tsRe
  * body holds.
  */
 export const requireFieldPermissions = checkWith((req) => permissionsForBody(req.tsRestRoute.metadata, req.body));
-
-/**
- * The webhook endpoints a caller may see and change: the ones it registered (its identity across
- * methods), or every one with webhooks.admin. Another's endpoint answers 404, as if it did not exist.
- */
-export const webhookScopeOf = ({ access }: { access?: AccessContext }): EndpointScope => {
-  if (!access) throw unauthenticated('Authentication required', AuthenticationCode.missingCredentials);
-  return {
-    owner: identityOf(access),
-    all: hasPermission(access, Permission.webhooksAdmin),
-    locations: access.locations,
-    permissions: [...access.permissions],
-  };
-};

@@ -1,7 +1,8 @@
 import type { ErrorDetail } from '@sales-order/contract';
 
-import type { LocationScope } from '../auth/access-context.js';
+import type { LocationList } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
+import { recordSubjectEvent, type SubjectEvent } from '../events/store/outbox-store.js';
 import type { Import, Prisma } from '../generated/prisma/client.js';
 
 /** The SQL of imports: their rows, their results, and the progress a chunk records. */
@@ -56,7 +57,7 @@ export const importStore = {
       ...row
     }: Pick<Import, 'owner' | 'actor' | 'permissions' | 'format' | 'ordersTotal'> & {
       file: Uint8Array<ArrayBuffer>;
-      locations: LocationScope;
+      locations: LocationList;
     },
   ): Promise<ImportRow> =>
     // An omitted list stays NULL (every location); Prisma's types have no null for a list.
@@ -66,13 +67,16 @@ export const importStore = {
    * The starter's location scope. Read in SQL: Prisma reads a NULL list as [], which would turn
    * "every location" into "none".
    */
-  scopeOf: async (db: Db, id: number): Promise<LocationScope> => {
+  scopeOf: async (db: Db, id: number): Promise<LocationList> => {
     const [row] = await db.$queryRaw<
       { locations: number[] | null }[]
-    >`SELECT locations FROM imports WHERE id = ${id}::int`;
+    >`SELECT locations FROM imports WHERE id = ${id}::int /* location scope: the job's, for its starter */`;
     // No such import: no location (it has nothing to create anyway).
     return row === undefined ? [] : row.locations;
   },
+
+  /** The import's `import.*` event, in the transaction that ends it (the outbox: events/store/outbox-store.ts). */
+  recordEvent: (db: Db, event: SubjectEvent): Promise<void> => recordSubjectEvent(db, event),
 
   findOwned: (db: Db, id: number, owner: string): Promise<ImportRow | null> =>
     db.import.findFirst({ where: { id, owner }, select: withoutFile }),
@@ -91,7 +95,7 @@ export const importStore = {
   /** The SHA-256 of the import's stored file, in hex (null: no such import). */
   digestOf: async (db: Db, id: number): Promise<string | null> => {
     const [row] = await db.$queryRaw<{ digest: string }[]>`
-      SELECT encode(sha256(file), 'hex') AS digest FROM imports WHERE id = ${id}::int`;
+      SELECT encode(sha256(file), 'hex') AS digest FROM imports WHERE id = ${id}::int /* location scope: the job's, for its starter */`;
     return row?.digest ?? null;
   },
 
@@ -106,7 +110,7 @@ export const importStore = {
   },
 
   markRunning: (db: Db, id: number, now: Date) =>
-    db.$executeRaw`UPDATE imports SET state = 'running', started_at = COALESCE(started_at, ${now})
+    db.$executeRaw`/* location scope: the job's, for its starter */ UPDATE imports SET state = 'running', started_at = COALESCE(started_at, ${now})
       WHERE id = ${id} AND state IN ('queued', 'running')`,
 
   /**
@@ -132,6 +136,7 @@ export const importStore = {
       })),
     );
     const [progress] = await db.$queryRaw<{ state: string; cancelRequested: boolean }[]>`
+      -- location scope: the job's, for its starter
       WITH written AS (
         INSERT INTO import_results (import_id, position, order_ref, lines, rows, status, sales_order_id, order_number, errors)
         SELECT ${id}::int, r.position, r.order_ref,
@@ -171,6 +176,7 @@ export const importStore = {
     return (
       finish !== undefined &&
       (await db.$executeRaw`
+        -- location scope: the job's, for its starter
         UPDATE imports SET state = ${finish.state}, error = COALESCE(${finish.error ?? null}::varchar, error),
           finished_at = ${now}
         WHERE id = ${id} AND state IN ('queued', 'running')`) > 0
@@ -183,6 +189,7 @@ export const importStore = {
    */
   requestCancel: async (db: Db, id: number, owner: string, now: Date): Promise<ImportRow | null> => {
     await db.$executeRaw`
+      -- location scope: the owner's own import (an import is its owner's alone)
       UPDATE imports SET cancel_requested = true,
         state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
         finished_at = CASE WHEN state = 'queued' THEN ${now} ELSE finished_at END

@@ -16,10 +16,9 @@ import {
 } from '@sales-order/contract';
 import { LRUCache } from 'lru-cache';
 
-import { type AccessContext, type AuthMethod, identityOf, type LocationScope } from '../auth/access-context.js';
+import { type AccessContext, type AuthMethod, identityOf, type LocationList } from '../auth/access-context.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
 import { notFound } from '../errors/domain-error.js';
-import { recordSubjectEvent } from '../events/store/outbox-store.js';
 import type { Foreground } from '../jobs/foreground.js';
 import type { WriteTurn } from '../orders/bulk-create-orders.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
@@ -72,7 +71,7 @@ export interface ImportCaller {
   actor: string;
   permissions: ReadonlySet<string>;
   /** The orders go only into these locations (the starter's scope). */
-  locations: LocationScope;
+  locations: LocationList;
 }
 
 export interface ImportDeps {
@@ -143,7 +142,7 @@ const recordChunk = async (
   const ended = await importStore.recordChunk(tx, id, results, finish, now);
   if (!ended || finish === undefined || finish.state === 'cancelled') return;
   const row = await importStore.forJob(tx, id);
-  await recordSubjectEvent(tx, {
+  await importStore.recordEvent(tx, {
     type: `import.${finish.state}`,
     subjectId: id,
     data: ImportSchema.parse(toImport(row!, now)),
@@ -193,7 +192,7 @@ const orderDetails = (index: number, details: readonly ErrorDetail[]): ErrorDeta
  * is the part of its identity (`owner`, identityOf) before its subject; an API key's identity is
  * its subject.
  */
-const accessOfImport = (row: ImportRow, locations: LocationScope): AccessContext => {
+const accessOfImport = (row: ImportRow, locations: LocationList): AccessContext => {
   const method = (row.owner === row.actor ? 'api_key' : row.owner.slice(0, row.owner.indexOf(':'))) as AuthMethod;
   const access: AccessContext = {
     subject: row.actor,

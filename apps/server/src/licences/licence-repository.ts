@@ -1,7 +1,7 @@
-import type { LocationScope } from '../auth/access-context.js';
+import type { Scope } from '../auth/scope.js';
 import type { Db } from '../db/transactions.js';
+import { withinLocations } from '../db/within-locations.js';
 import { Prisma, type Product, type ProductLicence } from '../generated/prisma/client.js';
-import { inScope } from '../orders/store/order-scope.js';
 import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';
 import { type Decimal, toDecimal } from '../shared/money.js';
 
@@ -36,9 +36,9 @@ type ProductLicencesRow = Pick<Product, 'id' | 'name' | 'active' | 'requiresLice
 /** Every statement about product licences and what orders have used of them. */
 export const licenceRepository = {
   /** Whether a live or deleted order with this id lies in the caller's scope. */
-  orderInScope: async (db: Db, id: number, scope: LocationScope): Promise<boolean> => {
+  orderInScope: async (db: Db, id: number, scope: Scope): Promise<boolean> => {
     const [row] = await db.$queryRaw<{ found: boolean }[]>`
-      SELECT EXISTS (SELECT 1 FROM sales_orders o WHERE o.id = ${id}::int AND ${inScope(scope, 'o.location_id')}) AS found`;
+      SELECT EXISTS (SELECT 1 FROM sales_orders o WHERE o.id = ${id}::int AND ${withinLocations(scope, 'o.location_id')}) AS found`;
     return row!.found;
   },
 

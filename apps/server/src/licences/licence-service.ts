@@ -1,6 +1,7 @@
 import type { LicenceValidation, LicenceWarning, ValidateLicenceBody } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import type { Db } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
@@ -70,7 +71,7 @@ export const createLicenceService = (db: Db, today: () => Date) => ({
     // id is ignored, as if not sent.
     const excluded =
       body.sales_order_id !== undefined &&
-      (await licenceRepository.orderInScope(db, body.sales_order_id, access.locations))
+      (await licenceRepository.orderInScope(db, body.sales_order_id, scopeOf(access)))
         ? body.sales_order_id
         : undefined;
     const date = body.sales_order_date === undefined ? today() : parseCalendarDate(body.sales_order_date);

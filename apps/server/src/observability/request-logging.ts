@@ -4,7 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { type Level, stdSerializers } from 'pino';
 
-import { type AccessContext, scopeSize } from '../auth/access-context.js';
+import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf, scopeSize } from '../auth/scope.js';
 import type { Logger } from './logger.js';
 
 declare global {
@@ -101,7 +102,7 @@ export const useRequestLogging = (app: Express, logger: Logger): void => {
           ...(res.headersSent ? { status: res.statusCode } : {}),
           ...(answered ? {} : { aborted: true }),
           durationMs: Math.round(performance.now() - startedAt),
-          ...(req.access ? { subject: req.access.subject, scope: scopeSize(req.access.locations) } : {}),
+          ...(req.access ? { subject: req.access.subject, scope: scopeSize(scopeOf(req.access)) } : {}),
           ...(accessLog.isLevelEnabled('debug') ? { req, res } : {}),
         },
         answered ? (res.statusCode >= 500 ? 'request failed' : 'request') : 'request aborted',

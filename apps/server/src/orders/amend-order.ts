@@ -1,5 +1,6 @@
 import { LifecycleCode, type SalesOrder } from '@sales-order/contract';
 
+import { scopeOf } from '../auth/scope.js';
 import { stateConflict } from '../errors/domain-error.js';
 import { parseCalendarDate } from '../shared/calendar.js';
 import { runTransition, type TransitionRequest } from './order-transition.js';
@@ -32,7 +33,7 @@ export const amendOrder = (deps: OrderDeps, id: number, request: TransitionReque
       tx,
       source.location_id,
       source.financial_year_id,
-      request.access.locations,
+      scopeOf(request.access),
     );
     // The order refers to both, and master rows are deactivated, never deleted.
     const references = {

@@ -1,7 +1,7 @@
 import type { SalesOrder } from '@sales-order/contract';
 
 import { changesOfTransition } from './order-history.js';
-import { historyTotals } from './order-shapes.js';
+import { historyTotals } from './order-history.js';
 import { runTransition, type TransitionRequest } from './order-transition.js';
 import type { OrderDeps } from './order-use-case.js';
 import { orderWriteStore } from './store/order-write-store.js';

@@ -1,6 +1,7 @@
 import { type CreatedSalesOrder, type CreateSalesOrderBody, ValidationCode } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import type { Db, Reader } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
@@ -121,7 +122,7 @@ export const confirmCreated = async (
   access: Pick<AccessContext, 'subject' | 'locations'>,
   acknowledgeWarnings: boolean,
 ) => {
-  const order = (await orderWriteStore.lockLive(tx, id, access.locations))!;
+  const order = (await orderWriteStore.lockLive(tx, id, scopeOf(access)))!;
   // A bulk create goes on after a refused confirm, in the same transaction.
   await confirmLocked(tx, id, order, { acknowledgeWarnings, actor: access.subject, refusalEndsTransaction: false });
 };

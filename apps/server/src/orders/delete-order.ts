@@ -1,6 +1,7 @@
 import type { DeletedSalesOrder } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import { stateConflict } from '../errors/domain-error.js';
 import { deleteRefusal } from './order.js';
 import { type Expected, lockAsExpected } from './order-preconditions.js';
@@ -15,7 +16,7 @@ export const deleteOrder = (
   expected?: Expected,
 ): Promise<DeletedSalesOrder> =>
   transactions.withTransaction(async (tx) => {
-    const current = await lockAsExpected(tx, id, access.locations, expected);
+    const current = await lockAsExpected(tx, id, scopeOf(access), expected);
     const refusal = deleteRefusal(current.status);
     if (refusal) throw stateConflict(`The order is ${current.status}`, [refusal]);
     await orderWriteStore.softDelete(tx, id, access.subject);

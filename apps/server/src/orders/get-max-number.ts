@@ -1,6 +1,7 @@
 import { type ErrorDetail, type MaxNumber, type MaxNumberQuery, ValidationCode } from '@sales-order/contract';
 
-import { type AccessContext, allowsLocation } from '../auth/access-context.js';
+import type { AccessContext } from '../auth/access-context.js';
+import { reaches, scopeOf } from '../auth/scope.js';
 import { notFound, unprocessable } from '../errors/domain-error.js';
 import { parseCalendarDate } from '../shared/calendar.js';
 import { formatOrderNumber } from './numbering.js';
@@ -14,8 +15,8 @@ export const getMaxNumber = async (
   query: MaxNumberQuery,
 ): Promise<MaxNumber> => {
   // Another location's series is answered as a missing one, whether that location exists or not.
-  if (!allowsLocation(access, query.location_id)) throw notFound(`location ${query.location_id} not found`);
-  const series = await orderReadStore.findSeries(transactions.db, query.location_id, query.year_id, access.locations);
+  if (!reaches(scopeOf(access), query.location_id)) throw notFound(`location ${query.location_id} not found`);
+  const series = await orderReadStore.findSeries(transactions.db, query.location_id, query.year_id, scopeOf(access));
   const problems: ErrorDetail[] = [];
   if (series.year_id === null) {
     problems.push({

@@ -10,6 +10,7 @@ import {
 import { z } from 'zod';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import { notFound } from '../errors/domain-error.js';
 import type { OrderDeps } from './order-use-case.js';
 import { orderHistoryStore } from './store/order-history-store.js';
@@ -32,7 +33,7 @@ export const getOrderHistory = async (
   orderId: number,
   { limit = HISTORY_LIMIT_DEFAULT, after = 0 }: HistoryPageRequest = {},
 ): Promise<SalesOrderHistory> => {
-  const found = await orderHistoryStore.page(transactions.db, orderId, access.locations, {
+  const found = await orderHistoryStore.page(transactions.db, orderId, scopeOf(access), {
     after,
     limit,
     maxBytes: HISTORY_PAGE_MAX_BYTES,

@@ -1,4 +1,5 @@
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import { notFound } from '../errors/domain-error.js';
 import type { OrderDeps } from './order-use-case.js';
 import { orderReadStore, type RenderedOrder } from './store/order-read-store.js';
@@ -13,7 +14,7 @@ export const getOrder = async (
   id: number,
 ): Promise<RenderedOrder> => {
   // An order outside the caller's scope is answered exactly as one that does not exist.
-  const order = await orderReadStore.findLive(transactions.reader, id, access.locations);
+  const order = await orderReadStore.findLive(transactions.reader, id, scopeOf(access));
   if (!order) throw notFound(`sales order ${id} not found`);
   return order;
 };

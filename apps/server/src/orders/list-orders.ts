@@ -8,6 +8,7 @@ import {
 } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import { jsonObjectText, type JsonText } from '../shared/json-text.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type OrderListFilter, orderListStore } from './store/order-list-store.js';
@@ -17,7 +18,7 @@ import { type OrderListFilter, orderListStore } from './store/order-list-store.j
  * report's (which takes a part of them, with the same meanings).
  */
 export const orderFilterOf = (access: AccessContext, query: OrderFilters): OrderListFilter => ({
-  scope: access.locations,
+  scope: scopeOf(access),
   customerId: query.customer_id,
   locationId: query.location_id,
   financialYearId: query.year_id,

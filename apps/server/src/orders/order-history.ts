@@ -9,6 +9,9 @@ import type {
   SalesOrderStatus,
 } from '@sales-order/contract';
 
+import { toJsonNumber } from '../shared/money.js';
+import type { ChargeToWrite, LineToWrite, TotalsToWrite } from './order-columns.js';
+
 /**
  * What a history entry says changed: pure. Each change of an order records one entry, inside
  * the transaction of the change (in the same statement as its last write), comparing the order
@@ -96,3 +99,29 @@ export interface HistoryEntryToWrite {
   /** confirm with acknowledge_warnings: the warnings confirmed despite. */
   acknowledgedWarnings?: LicenceWarning[];
 }
+
+/** Lines as a history entry shows them: the stored scale (numeric(18,3/4/2)), as JSON numbers. */
+export const historyLines = (lines: LineToWrite[]): HistoryLine[] =>
+  lines.map((line, index) => ({
+    line_no: index + 1,
+    product_id: line.product_id,
+    packsize_id: line.packsize_id,
+    quantity: toJsonNumber(line.quantity),
+    rate: toJsonNumber(line.rate),
+    amount: toJsonNumber(line.amount),
+    remarks: line.remarks,
+  }));
+
+export const historyCharges = (charges: ChargeToWrite[]): HistoryCharge[] =>
+  charges.map((charge, index) => ({
+    line_no: index + 1,
+    description: charge.description,
+    amount: toJsonNumber(charge.amount),
+  }));
+
+/** Totals (an order's, or a locked order's) as a history entry shows them. */
+export const historyTotals = (totals: TotalsToWrite): HistoryTotals => ({
+  subtotal: toJsonNumber(totals.subtotal),
+  other_charges_total: toJsonNumber(totals.other_charges_total),
+  grand_total: toJsonNumber(totals.grand_total),
+});

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { ORDER_ENTITY_TAG_PATTERN, type SalesOrder, WriteSafetyCode } from '@sales-order/contract';
 
-import type { LocationScope } from '../auth/access-context.js';
+import type { Scope } from '../auth/scope.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { orderReadStore, type RenderedOrder } from './store/order-read-store.js';
@@ -52,7 +52,7 @@ const versionOfTag = (tag: string): number | undefined => {
 export const checkExpected = async (
   db: Db,
   id: number,
-  scope: LocationScope,
+  scope: Scope,
   version: number,
   expected: Expected,
 ): Promise<void> => {
@@ -77,12 +77,7 @@ export const checkExpected = async (
  * Locks a live order for the rest of the transaction and checks what the caller expects of it:
  * 404 when there is no such live order, 412 when it is not as expected.
  */
-export const lockAsExpected = async (
-  db: Db,
-  id: number,
-  scope: LocationScope,
-  expected: Expected,
-): Promise<LockedOrder> => {
+export const lockAsExpected = async (db: Db, id: number, scope: Scope, expected: Expected): Promise<LockedOrder> => {
   // Outside the caller's scope reads exactly as an order that does not exist.
   const locked = await orderWriteStore.lockLive(db, id, scope);
   if (!locked) throw notFound(`sales order ${id} not found`);

@@ -1,6 +1,7 @@
 import type { SalesOrder } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import type { Db } from '../db/transactions.js';
 import { stateConflict } from '../errors/domain-error.js';
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
@@ -34,11 +35,11 @@ export const runTransition = (
 ): Promise<SalesOrder> =>
   transactions.withTransaction(async (tx) => {
     await idempotency?.claim(tx);
-    const current = await lockAsExpected(tx, id, access.locations, expected);
+    const current = await lockAsExpected(tx, id, scopeOf(access), expected);
     const refusal = transitionRefusal(current.status, transition);
     if (refusal) throw stateConflict(`The order is ${current.status}`, [refusal]);
     const answer = await perform(tx, current);
-    const rendered = typeof answer === 'number' ? await orderReadStore.findLive(tx, answer, access.locations) : answer;
+    const rendered = typeof answer === 'number' ? await orderReadStore.findLive(tx, answer, scopeOf(access)) : answer;
     const order = toReadShape(rendered!);
     await idempotency?.complete(tx, [order]);
     return order;

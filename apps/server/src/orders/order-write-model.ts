@@ -4,9 +4,15 @@ import type { Checked } from '../errors/checked.js';
 import { sum, toDecimal } from '../shared/money.js';
 import { readSuppliedNumber, type Series, seriesPrefix } from './numbering.js';
 import { deliveryDateProblems, financialYearChangeProblems, HEADER_FIELDS, type HeaderField } from './order.js';
-import { changesBetween, type HistoryEntryToWrite } from './order-history.js';
+import type { ChargeToWrite, LineToWrite, TotalsToWrite } from './order-columns.js';
+import {
+  changesBetween,
+  historyCharges,
+  type HistoryEntryToWrite,
+  historyLines,
+  historyTotals,
+} from './order-history.js';
 import { grandTotal, type PricedLine, priceLines, totalCharges } from './order-pricing.js';
-import { historyCharges, historyLines, historyTotals } from './order-shapes.js';
 
 /**
  * The order's write model: what create, update, amend (and a bulk create, a list of creates)
@@ -22,32 +28,6 @@ import { historyCharges, historyLines, historyTotals } from './order-shapes.js';
 
 /** An order's header as written and as read: the contract's types (dates YYYY-MM-DD). */
 export type OrderHeaderValues = Pick<SalesOrder, HeaderField>;
-
-/** A priced line as its columns store it: decimals as fixed-point text at each column's scale. */
-export interface LineToWrite {
-  product_id: number;
-  packsize_id: number | null;
-  /** numeric(18,3) */
-  quantity: string;
-  /** numeric(18,4) */
-  rate: string;
-  /** numeric(18,2) */
-  amount: string;
-  remarks: string | null;
-}
-
-export interface ChargeToWrite {
-  description: string;
-  /** numeric(18,2) */
-  amount: string;
-}
-
-/** Totals as their columns store them: numeric(18,2) as fixed-point text. */
-export interface TotalsToWrite {
-  subtotal: string;
-  other_charges_total: string;
-  grand_total: string;
-}
 
 /** An order as it is written: header, lines, charges and totals. */
 export interface OrderState {

@@ -6,7 +6,8 @@ import {
   ValidationCode,
 } from '@sales-order/contract';
 
-import { type AccessContext, allowsLocation } from '../auth/access-context.js';
+import type { AccessContext } from '../auth/access-context.js';
+import { reaches, scopeOf } from '../auth/scope.js';
 import { orderNumberKey } from './numbering.js';
 
 /**
@@ -45,7 +46,7 @@ export type HeaderField = (typeof HEADER_FIELDS)[number];
  * whether the location exists or not (a scoped caller learns nothing of the others).
  */
 export const locationScopeProblems = (access: Pick<AccessContext, 'locations'>, locationId: number): ErrorDetail[] =>
-  allowsLocation(access, locationId)
+  reaches(scopeOf(access), locationId)
     ? []
     : [
         {

@@ -1,6 +1,7 @@
 import type { SalesOrder, UpdatedSalesOrder, UpdateSalesOrderBody } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
+import { scopeOf } from '../auth/scope.js';
 import { stateConflict, unprocessable } from '../errors/domain-error.js';
 import { orderNumberKey } from './numbering.js';
 import {
@@ -40,7 +41,7 @@ export const updateOrder = (
   expected?: Expected,
 ): Promise<UpdateOutcome> =>
   transactions.withTransaction(async (tx) => {
-    const current = await lockAsExpected(tx, id, access.locations, expected);
+    const current = await lockAsExpected(tx, id, scopeOf(access), expected);
     const contents = await orderWriteStore.contentsOf(tx, id);
     const before = stateOf(current, contents);
     // Only what the update changes must be active: the references the order already holds may not be.
@@ -94,7 +95,7 @@ export const updateOrder = (
     // A set sent back as it is stays as it is: its rows (and their ids) are not rewritten.
     const version = await orderWriteStore.writeUpdate(tx, id, update);
     await recordOrderEvent(tx, id, 'sales_order.updated');
-    const order = await orderReadStore.findLive(tx, id, access.locations);
+    const order = await orderReadStore.findLive(tx, id, scopeOf(access));
     return {
       updated: { sales_order_id: id, updated: true as const, version },
       order: toReadShape(order!),

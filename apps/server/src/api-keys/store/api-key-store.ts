@@ -1,7 +1,9 @@
 import type { ApiKey, ApiKeyAction, ApiKeyEventData, ApiKeyHistoryEntry } from '@sales-order/contract';
 
-import type { LocationScope } from '../../auth/access-context.js';
+import type { LocationList } from '../../auth/access-context.js';
+import type { Scope } from '../../auth/scope.js';
 import type { Db } from '../../db/transactions.js';
+import { ACROSS_LOCATIONS, LOCKED_IN_SCOPE, withinLocations } from '../../db/within-locations.js';
 import { subjectEventCtes } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
 
@@ -21,7 +23,7 @@ export interface NewKeyRow {
   keyHash: string;
   permissions: string[];
   /** Location ids; null: every location. */
-  locations: LocationScope;
+  locations: LocationList;
   expiresAt: Date | null;
   createdBy: string;
   rotatedFromId: number | null;
@@ -47,7 +49,7 @@ export interface KeyPageFilter {
   /** Keys older (smaller id) than this one. */
   before?: number;
   /** The reader's locations: only keys inside them. */
-  scope: LocationScope;
+  scope: Scope;
 }
 
 export interface NewChange {
@@ -70,8 +72,7 @@ const endIn = (seconds: number) =>
  * The keys a reader limited to `scope` may see and change: those whose locations lie inside its
  * own. A key for every location (NULL) lies inside no limited scope; one for none ([]) inside all.
  */
-const inScope = (scope: LocationScope) =>
-  scope === null ? Prisma.empty : Prisma.sql`AND k.locations IS NOT NULL AND k.locations <@ ${[...scope]}::int[]`;
+const inScope = (scope: Scope) => Prisma.sql`AND ${withinLocations(scope, { allOf: 'k.locations' })}`;
 
 /** `%`, `_` and `\` as themselves in LIKE. */
 const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
@@ -80,6 +81,7 @@ export const apiKeyStore = {
   insert: async (tx: Db, key: NewKeyRow): Promise<ApiKey> => {
     const [row] = await tx.$queryRaw<ApiKey[]>`
       WITH k AS (
+        -- location scope: the maker's, which checkGrant held the key's locations inside
         INSERT INTO api_keys (name, prefix, key_hash, permissions, locations, expires_at, created_by, rotated_from_id)
         VALUES (${key.name}, ${key.prefix}, ${key.keyHash}, ${key.permissions}::text[],
           ${key.locations === null ? null : [...key.locations]}::int[], ${key.expiresAt}::timestamptz,
@@ -90,7 +92,7 @@ export const apiKeyStore = {
   },
 
   /** The key, if it lies inside `scope`. */
-  find: async (db: Db, id: number, scope: LocationScope): Promise<ApiKey | null> => {
+  find: async (db: Db, id: number, scope: Scope): Promise<ApiKey | null> => {
     const [row] = await db.$queryRaw<ApiKey[]>`
       SELECT ${READ_COLUMNS} FROM api_keys k WHERE k.id = ${id}::int ${inScope(scope)}`;
     return row ?? null;
@@ -98,7 +100,9 @@ export const apiKeyStore = {
 
   /** The id of the key with this prefix, or null. */
   idOfPrefix: async (db: Db, prefix: string): Promise<number | null> => {
-    const [row] = await db.$queryRaw<{ id: number }[]>`SELECT id FROM api_keys WHERE prefix = ${prefix}`;
+    const [row] = await db.$queryRaw<
+      { id: number }[]
+    >`SELECT id FROM api_keys WHERE prefix = ${prefix} AND ${ACROSS_LOCATIONS}`;
     return row?.id ?? null;
   },
 
@@ -106,7 +110,7 @@ export const apiKeyStore = {
    * Locks a key for a change until the transaction ends, and reads what the change's rules need;
    * null when there is none inside `scope`.
    */
-  lock: async (tx: Db, id: number, scope: LocationScope): Promise<KeyState | null> => {
+  lock: async (tx: Db, id: number, scope: Scope): Promise<KeyState | null> => {
     const [row] = await tx.$queryRaw<KeyState[]>`
       SELECT k.id, k.name, k.prefix, k.permissions, k.locations, k.expires_at AS "expiresAt",
         k.revoked_at AS "revokedAt", ${ACTIVE} AS active,
@@ -130,7 +134,7 @@ export const apiKeyStore = {
 
   rename: async (tx: Db, id: number, name: string): Promise<ApiKey> => {
     const [row] = await tx.$queryRaw<ApiKey[]>`
-      WITH k AS (UPDATE api_keys SET name = ${name} WHERE id = ${id}::int RETURNING *)
+      WITH k AS (UPDATE api_keys SET name = ${name} WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE} RETURNING *)
       SELECT ${READ_COLUMNS} FROM k`;
     return row!;
   },
@@ -141,7 +145,7 @@ export const apiKeyStore = {
       WITH k AS (
         UPDATE api_keys
         SET expires_at = LEAST(coalesce(expires_at, 'infinity'), ${endIn(seconds)})
-        WHERE id = ${id}::int RETURNING *)
+        WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE} RETURNING *)
       SELECT ${READ_COLUMNS} FROM k`;
     return row!;
   },
@@ -153,7 +157,7 @@ export const apiKeyStore = {
         UPDATE api_keys
         SET revoked_at = LEAST(coalesce(revoked_at, 'infinity'), ${endIn(seconds)}),
           revoked_by = ${actor}
-        WHERE id = ${id}::int RETURNING *)
+        WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE} RETURNING *)
       SELECT ${READ_COLUMNS} FROM k`;
     return row!;
   },

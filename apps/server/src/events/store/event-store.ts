@@ -155,6 +155,7 @@ export const eventStore = {
         subject_id: number | null;
       }[]
     >`
+      -- location scope: the relay positions every event; each endpoint's own (event-visibility.ts) picks its deliveries
       WITH batch AS (
         SELECT event_seq AS seq, row_number() OVER (ORDER BY event_seq) AS n
         FROM event_queue ORDER BY event_seq LIMIT ${batchSize}::int),

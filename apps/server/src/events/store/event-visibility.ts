@@ -38,13 +38,13 @@ const RULES: Record<EventSubject, (reader: ReaderSql) => Prisma.Sql> = {
     locations === null
       ? EVERY
       : Prisma.sql`EXISTS (SELECT 1 FROM api_keys k
-          WHERE k.id = e.subject_id AND k.locations IS NOT NULL AND k.locations <@ ${locations})`,
+          WHERE k.id = e.subject_id AND /* location scope: the reader's */ k.locations IS NOT NULL AND k.locations <@ ${locations})`,
   // An import is its owner's alone, as GET /imports/{id} is (even a caller holding `*` sees only
   // its own); for a reader limited to locations, only an import started inside them (its
   // starter's scope then, NULL for every location), as for keys.
   import: ({ identity, locations }) =>
     Prisma.sql`EXISTS (SELECT 1 FROM imports i
-      WHERE i.id = e.subject_id AND i.owner = ${identity}${
+      WHERE i.id = e.subject_id AND i.owner = ${identity} /* location scope: the reader's */ ${
         locations === null ? Prisma.empty : Prisma.sql` AND i.locations IS NOT NULL AND i.locations <@ ${locations}`
       })`,
 };

@@ -135,6 +135,7 @@ export const webhookDeliveryStore = {
     const [row] = await db.$queryRaw<
       { retry_at: Date | null; was_enabled: boolean; enabled: boolean; disabled_reason: string | null }[]
     >`
+      -- location scope: the worker records what it sent, on whoever's behalf; what it may send is event-visibility.ts'
       WITH recorded AS (
         INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status_code, error, latency_ms)
         SELECT id, ${attempt.attemptedAt}::timestamptz, ${attempt.statusCode}::int, ${attempt.error}::varchar,

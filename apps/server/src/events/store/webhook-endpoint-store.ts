@@ -1,7 +1,9 @@
 import { type EventType, Permission, type WebhookEndpoint } from '@sales-order/contract';
 
-import type { LocationScope } from '../../auth/access-context.js';
+import type { LocationList } from '../../auth/access-context.js';
+import type { Scope } from '../../auth/scope.js';
 import type { Db } from '../../db/transactions.js';
+import { LOCKED_IN_SCOPE, withinLocations } from '../../db/within-locations.js';
 import { Prisma } from '../../generated/prisma/client.js';
 
 /** The statements about webhook endpoints: rows as the API reads them, and their secrets. */
@@ -26,8 +28,8 @@ export interface NewEndpoint {
   createdBy: string;
   /** The registering caller's identity (auth/access-context.ts identityOf). */
   owner: string;
-  /** The registering caller's location scope, which the endpoint keeps. */
-  locations: LocationScope;
+  /** The registering caller's locations, which the endpoint keeps. */
+  locations: LocationList;
   /** The registering caller's permissions (read for a JWT owner, whose grant is not kept). */
   ownerPermissions: readonly string[];
 }
@@ -40,7 +42,7 @@ export interface EndpointScope {
   owner: string;
   all: boolean;
   /** The caller's locations: it sees only endpoints registered with a scope inside them. */
-  locations: LocationScope;
+  scope: Scope;
   /**
    * The caller's permissions: on a change or a replay of its own endpoint they become the
    * owner's as the fan-out reads them for a JWT owner (whose grant is not kept between requests).
@@ -74,11 +76,7 @@ export interface EndpointTarget {
 const inScope = (scope: EndpointScope) => {
   const owned = scope.all ? Prisma.empty : Prisma.sql`AND owner = ${scope.owner}::varchar`;
   // An endpoint whose scope is wider than the caller's (or unscoped) would tell it about the rest.
-  const within =
-    scope.locations === null
-      ? Prisma.empty
-      : Prisma.sql`AND locations IS NOT NULL AND locations <@ ${[...scope.locations]}::int[]`;
-  return Prisma.sql`${owned} ${within}`;
+  return Prisma.sql`${owned} AND ${withinLocations(scope.scope, { allOf: 'locations' })}`;
 };
 
 /** Permissions that let an owner receive events. */
@@ -92,7 +90,7 @@ const RECEIVING_PERMISSIONS = [Permission.eventsRead, Permission.all];
  * for endpoints registered before they were: events.read, which registering required). None
  * for no owner.
  */
-export const OWNER_PERMISSIONS = Prisma.sql`CASE
+export const OWNER_PERMISSIONS = Prisma.sql`/* location scope: none, the owner's own credential */ CASE
   WHEN starts_with(w.owner, 'api_key:') THEN coalesce((SELECT k.permissions FROM api_keys k
     WHERE k.prefix = substr(w.owner, 9) AND (k.revoked_at IS NULL OR k.revoked_at > now())
       AND (k.expires_at IS NULL OR k.expires_at > now())), '{}')
@@ -124,6 +122,7 @@ export const webhookEndpointStore = {
   /** Inserts an endpoint unless the service already holds `maximum`; null then. */
   insert: async (tx: Db, endpoint: NewEndpoint, maximum: number): Promise<EndpointRow | null> => {
     const [row] = await tx.$queryRaw<EndpointRow[]>`
+      -- location scope: the endpoint keeps the registering caller's own locations
       INSERT INTO webhook_endpoints (url, description, event_types, secret, created_by, owner, locations, owner_permissions)
       SELECT ${endpoint.url}, ${endpoint.description}::varchar, ${endpoint.eventTypes}::text[], ${endpoint.secret},
         ${endpoint.createdBy}, ${endpoint.owner}, ${endpoint.locations === null ? null : [...endpoint.locations]}::int[],
@@ -197,7 +196,7 @@ export const webhookEndpointStore = {
       kept AS (
         INSERT INTO webhook_previous_secrets (endpoint_id, secret, expires_at)
         SELECT id, secret, now() + make_interval(hours => ${previousValidHours}::int)
-        FROM webhook_endpoints WHERE id = ${id}::int
+        FROM webhook_endpoints WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE}
         RETURNING expires_at)
       UPDATE webhook_endpoints SET secret = ${secret}, updated_at = now()
       FROM kept WHERE id = ${id}::int
@@ -221,6 +220,6 @@ export const webhookEndpointStore = {
 
   /** A replay by the endpoint's owner: its permissions now become the owner's (refreshOwnerPermissions). */
   touchOwner: async (db: Db, id: number, scope: EndpointScope): Promise<void> => {
-    await db.$executeRaw`UPDATE webhook_endpoints SET ${refreshOwnerPermissions(scope)} WHERE id = ${id}::int`;
+    await db.$executeRaw`UPDATE webhook_endpoints SET ${refreshOwnerPermissions(scope)} WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE}`;
   },
 };

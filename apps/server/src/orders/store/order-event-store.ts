@@ -1,10 +1,10 @@
 import type { EventType } from '@sales-order/contract';
 
 import type { Db } from '../../db/transactions.js';
+import { LOCKED_IN_SCOPE } from '../../db/within-locations.js';
 import { eventInsertCtes, recordEvents } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { ORDER_TABLES, type OrderContents, type OrderLists, orderReadShape } from './order-read-shape.js';
-import { LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
  * The events of order changes: each change's event, written by the change's own statement or

@@ -1,8 +1,8 @@
 import type { SalesOrderStatus } from '@sales-order/contract';
 
-import type { LocationScope } from '../../auth/access-context.js';
+import type { Scope } from '../../auth/scope.js';
+import { ACROSS_LOCATIONS, withinLocations } from '../../db/within-locations.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { ACROSS_LOCATIONS, inScope } from './order-scope.js';
 
 /**
  * Which orders a filter matches, in the caller's scope: the one definition of the order list's
@@ -13,7 +13,7 @@ import { ACROSS_LOCATIONS, inScope } from './order-scope.js';
 
 export interface OrderListFilter {
   /** The caller's locations: every statement of the list is bounded by them. */
-  scope: LocationScope;
+  scope: Scope;
   customerId?: number;
   locationId?: number;
   financialYearId?: number;
@@ -71,6 +71,6 @@ export const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
 };
 
 /** The WHERE of a list statement: the caller's scope first, then the filters. */
-export const inScopeWhere = (scope: LocationScope, conditions: Prisma.Sql[]) =>
-  Prisma.sql`WHERE ${Prisma.join([inScope(scope, 'so.location_id'), ...conditions], ' AND ')}`;
+export const scopedWhere = (scope: Scope, conditions: Prisma.Sql[]) =>
+  Prisma.sql`WHERE ${Prisma.join([withinLocations(scope, 'so.location_id'), ...conditions], ' AND ')}`;
 

@@ -1,7 +1,7 @@
-import type { LocationScope } from '../../auth/access-context.js';
+import type { Scope } from '../../auth/scope.js';
 import type { Db } from '../../db/transactions.js';
+import { withinLocations } from '../../db/within-locations.js';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { inScope } from './order-scope.js';
 
 /** Reads of the audit trail. Its writes are part of the orders' write statements (store/order-write-store.ts). */
 
@@ -34,7 +34,7 @@ export const orderHistoryStore = {
   page: async (
     db: Db,
     salesOrderId: number,
-    scope: LocationScope,
+    scope: Scope,
     { after, limit, maxBytes }: { after: number; limit: number; maxBytes: number },
   ): Promise<HistoryPage> => {
     const [row] = await db.$queryRaw<HistoryPage[]>`
@@ -43,11 +43,11 @@ export const orderHistoryStore = {
         FROM (
           SELECT * FROM sales_order_history
           WHERE sales_order_id = ${salesOrderId}::int AND version > ${after}::int
-            AND EXISTS (SELECT 1 FROM sales_orders o WHERE o.id = ${salesOrderId}::int AND ${inScope(scope, 'o.location_id')})
+            AND EXISTS (SELECT 1 FROM sales_orders o WHERE o.id = ${salesOrderId}::int AND ${withinLocations(scope, 'o.location_id')})
           ORDER BY version LIMIT ${limit + 1}::int) h
         WINDOW w AS (ORDER BY h.version)),
       kept AS (SELECT * FROM page WHERE n <= ${limit}::int AND (n = 1 OR running <= ${maxBytes}::bigint))
-      SELECT EXISTS (SELECT 1 FROM sales_orders o WHERE o.id = ${salesOrderId}::int AND ${inScope(scope, 'o.location_id')}) AS exists,
+      SELECT EXISTS (SELECT 1 FROM sales_orders o WHERE o.id = ${salesOrderId}::int AND ${withinLocations(scope, 'o.location_id')}) AS exists,
         coalesce((
           SELECT json_agg(json_build_object(
               'version', version, 'action', action,

@@ -9,7 +9,7 @@ import {
 import { type Reader, readRows } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { JsonText } from '../../shared/json-text.js';
-import { conditionsOf, inScopeWhere, type OrderListFilter } from './order-filters.js';
+import { conditionsOf, type OrderListFilter, scopedWhere } from './order-filters.js';
 import { jsonDate, jsonDateTime, jsonDecimal } from './order-read-shape.js';
 
 /**
@@ -84,7 +84,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
       SELECT so.*, c.name AS customer_name
       FROM sales_orders so
       JOIN customers c ON c.id = so.customer_id
-      ${inScopeWhere(filter.scope, conditions)}
+      ${scopedWhere(filter.scope, conditions)}
       ORDER BY ${column} ${direction}, so.id ${direction}
       LIMIT ${limit + 1}::int)
     SELECT
@@ -107,7 +107,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
 /** Counts matching orders, stopping one past the cap so a huge result costs no more than the cap. */
 export const countQuery = (filter: OrderListFilter) => Prisma.sql`
   SELECT count(*)::int AS count FROM (
-    SELECT 1 FROM sales_orders so ${inScopeWhere(filter.scope, conditionsOf(filter))} LIMIT ${LIST_TOTAL_CAP + 1}
+    SELECT 1 FROM sales_orders so ${scopedWhere(filter.scope, conditionsOf(filter))} LIMIT ${LIST_TOTAL_CAP + 1}
   ) AS matching`;
 
 export const orderListStore = {

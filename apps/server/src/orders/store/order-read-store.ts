@@ -1,11 +1,11 @@
 import type { MaxNumber, SalesOrder } from '@sales-order/contract';
 
-import type { LocationScope } from '../../auth/access-context.js';
+import type { Scope } from '../../auth/scope.js';
 import { type Db, type Reader, readRows } from '../../db/transactions.js';
+import { withinLocations } from '../../db/within-locations.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { JsonText } from '../../shared/json-text.js';
 import { orderReadShape } from './order-read-shape.js';
-import { inScope } from './order-scope.js';
 
 /**
  * The order reads in raw SQL, one statement each whatever the line count: `$queryRaw` is sent
@@ -37,10 +37,10 @@ export interface SeriesReadRow {
 const READ_SHAPE = orderReadShape();
 
 /** The read statement of one live order (exported for its plan test). */
-export const liveOrderQuery = (id: number, scope: LocationScope): Prisma.Sql => Prisma.sql`
+export const liveOrderQuery = (id: number, scope: Scope): Prisma.Sql => Prisma.sql`
   SELECT o.version, ${READ_SHAPE}::text AS json
   FROM sales_orders o
-  WHERE o.id = ${id}::int AND o.deleted_at IS NULL AND ${inScope(scope, 'o.location_id')}`;
+  WHERE o.id = ${id}::int AND o.deleted_at IS NULL AND ${withinLocations(scope, 'o.location_id')}`;
 
 export const orderReadStore = {
   /**
@@ -49,7 +49,7 @@ export const orderReadStore = {
    * JSON is cast to text, which the driver hands over as it is). In a transaction, or on the
    * pool directly (a GET).
    */
-  findLive: async (db: Reader, id: number, scope: LocationScope): Promise<RenderedOrder | null> => {
+  findLive: async (db: Reader, id: number, scope: Scope): Promise<RenderedOrder | null> => {
     const [row] = await readRows<{ version: number; json: string }>(db, liveOrderQuery(id, scope));
     return row ? { version: row.version, json: new JsonText<SalesOrder>(row.json) } : null;
   },
@@ -62,12 +62,7 @@ export const orderReadStore = {
    * Plain `DESC` (NULLS FIRST) is the index read backwards; `DESC NULLS LAST`, which Prisma's
    * `orderBy` sends, matches no index and sorts the whole series.
    */
-  findSeries: async (
-    db: Db,
-    locationId: number,
-    financialYearId: number,
-    scope: LocationScope,
-  ): Promise<SeriesReadRow> => {
+  findSeries: async (db: Db, locationId: number, financialYearId: number, scope: Scope): Promise<SeriesReadRow> => {
     const [row] = await db.$queryRaw<SeriesReadRow[]>`${seriesQuery(locationId, financialYearId, scope)}`;
     // The statement selects from no table at the top, so it always returns its one row.
     return row!;
@@ -75,16 +70,12 @@ export const orderReadStore = {
 };
 
 /** The max-number statement (exported for its plan test). */
-export const seriesQuery = (
-  locationId: number,
-  financialYearId: number,
-  scope: LocationScope,
-): Prisma.Sql => Prisma.sql`
+export const seriesQuery = (locationId: number, financialYearId: number, scope: Scope): Prisma.Sql => Prisma.sql`
   SELECT l.id AS location_id, l.code AS location_code,
          fy.id AS year_id, to_char(fy.start_date, 'YYYY-MM-DD') AS year_start,
          (SELECT so.sales_order_no FROM sales_orders so
           WHERE so.location_id = ${locationId} AND so.financial_year_id = ${financialYearId}
-            AND so.sequence IS NOT NULL AND ${inScope(scope, 'so.location_id')}
+            AND so.sequence IS NOT NULL AND ${withinLocations(scope, 'so.location_id')}
           ORDER BY so.sequence DESC
           LIMIT 1) AS max_sales_order_number,
          COALESCE((SELECT c.last_sequence FROM sales_order_counters c

@@ -1,27 +1,22 @@
 import type { EventType, HistoryChanges, LicenceWarning, SalesOrder, SalesOrderStatus } from '@sales-order/contract';
 
-import type { LocationScope } from '../../auth/access-context.js';
+import type { Scope } from '../../auth/scope.js';
 import { sqlStateOf } from '../../db/database-errors.js';
 import { StatementReader } from '../../db/statement-reader.js';
 import { type Db, type Reader, readRows } from '../../db/transactions.js';
+import { ACROSS_LOCATIONS, LOCKED_IN_SCOPE, withinLocations } from '../../db/within-locations.js';
 import { eventInsertCtes } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { JsonText } from '../../shared/json-text.js';
 import { type CounterClaim, SEQUENCE_MIN_DIGITS, settleCounter } from '../numbering.js';
 import { HEADER_FIELDS, type HeaderField } from '../order.js';
+import type { ChargeToWrite, LineToWrite, TotalsToWrite } from '../order-columns.js';
 import type { HistoryEntryToWrite } from '../order-history.js';
-import type {
-  ChargeToWrite,
-  LineToWrite,
-  OrderHeaderValues,
-  PreparedOrder,
-  TotalsToWrite,
-} from '../order-write-model.js';
+import type { OrderHeaderValues, PreparedOrder } from '../order-write-model.js';
 import { changedOrders, orderEventCtes } from './order-event-store.js';
 import { orderLists } from './order-read-shape.js';
 import type { RenderedOrder } from './order-read-store.js';
 import { type FoundReferences, type ReferenceLookup, referencesQuery } from './order-reference-store.js';
-import { ACROSS_LOCATIONS, inScope, LOCKED_IN_SCOPE } from './order-scope.js';
 
 /**
  * Every statement that writes an order, its lines, charges and history, from what the write
@@ -388,6 +383,7 @@ export const orderWriteStore = {
     const rows = await readRows<{ id: number; sales_order_no: string; counter: bigint | string | null }>(
       db,
       Prisma.sql`
+      -- location scope: each order's location was held inside its creator's (locationScopeProblems)
       WITH input AS MATERIALIZED (
         -- A new order is a draft: its lines hold no quota.
         SELECT e.ord, e.doc, nextval('sales_orders_id_seq'::regclass)::int AS id,
@@ -477,13 +473,13 @@ export const orderWriteStore = {
    * the order's lines: a statement that waited for the lock would read them as they were
    * before the wait.
    */
-  lockLive: async (db: Db, id: number, scope: LocationScope): Promise<LockedOrder | null> => {
+  lockLive: async (db: Db, id: number, scope: Scope): Promise<LockedOrder | null> => {
     const [row] = await db.$queryRaw<{ header: OrderHeaderValues; locked: Omit<LockedOrder, HeaderField> }[]>`
       SELECT (SELECT to_jsonb(h) FROM (SELECT ${columns(HEADER_FIELDS, 'o')}) h) AS header,
         json_build_object('sales_order_no', o.sales_order_no, 'subtotal', o.subtotal::text,
           'other_charges_total', o.other_charges_total::text, 'grand_total', o.grand_total::text,
           'version', o.version, 'status', o.status) AS locked
-      FROM sales_orders o WHERE o.id = ${id}::int AND o.deleted_at IS NULL AND ${inScope(scope, 'o.location_id')}
+      FROM sales_orders o WHERE o.id = ${id}::int AND o.deleted_at IS NULL AND ${withinLocations(scope, 'o.location_id')}
       FOR UPDATE`;
     return row ? { ...row.header, ...row.locked } : null;
   },

@@ -11,8 +11,9 @@ import {
 
 import { StatementReader } from '../../db/statement-reader.js';
 import { type Reader, readRows } from '../../db/transactions.js';
+import { withinLocations } from '../../db/within-locations.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { conditionsOf, inScopeWhere, type OrderListFilter } from '../../orders/store/order-filters.js';
+import { conditionsOf, type OrderListFilter, scopedWhere } from '../../orders/store/order-filters.js';
 
 /**
  * A sales report in SQL: one statement groups the caller's matching orders (or their lines, or
@@ -167,7 +168,7 @@ const groupedRows = (spec: SalesReportSpec): Prisma.Sql => {
     g AS (
       SELECT ${raw([...keys, ...aggregates, `GROUPING(${keyColumns[0]}) = 1 AS whole`].join(', '))}
       FROM sales_orders so ${lines} ${moved}
-      ${inScopeWhere(filter.scope, conditions)}
+      ${scopedWhere(filter.scope, conditions)}
       GROUP BY GROUPING SETS ((${raw(keyColumns.join(', '))}), ())),
     n AS (
       SELECT ${raw(['g.*', ...labels].join(', '))} FROM g ${raw(joins.join(' '))}
@@ -177,9 +178,10 @@ const groupedRows = (spec: SalesReportSpec): Prisma.Sql => {
 /**
  * Per order line and day: what its recorded deliveries delivered and what came back on its
  * returns, within the filter's dates; each line's sums are made here, before any join, so that a
- * line with several deliveries and returns counts each of them once.
+ * line with several deliveries and returns counts each of them once. A delivery is located at its
+ * order's location: the caller's scope bounds it here too, as it bounds the orders they join.
  */
-const movements = ({ dateFrom, dateTo }: Pick<OrderListFilter, 'dateFrom' | 'dateTo'>): Prisma.Sql => {
+const movements = ({ scope, dateFrom, dateTo }: Pick<OrderListFilter, 'scope' | 'dateFrom' | 'dateTo'>): Prisma.Sql => {
   const within = (column: string) =>
     Prisma.join(
       [
@@ -193,12 +195,12 @@ const movements = ({ dateFrom, dateTo }: Pick<OrderListFilter, 'dateFrom' | 'dat
     SELECT detail_id, day, sum(delivered) AS delivered, sum(returned) AS returned FROM (
       SELECT dl.sales_order_detail_id AS detail_id, dv.delivery_date AS day, dl.quantity AS delivered, 0 AS returned
       FROM deliveries dv JOIN delivery_lines dl ON dl.delivery_id = dv.id
-      WHERE dv.status = 'recorded' AND ${within('dv.delivery_date')}
+      WHERE ${withinLocations(scope, 'dv.location_id')} AND dv.status = 'recorded' AND ${within('dv.delivery_date')}
       UNION ALL
       SELECT dl.sales_order_detail_id, r.return_date, 0, rl.quantity
       FROM delivery_returns r JOIN delivery_return_lines rl ON rl.return_id = r.id
-        JOIN delivery_lines dl ON dl.id = rl.delivery_line_id
-      WHERE ${within('r.return_date')}) moved
+        JOIN delivery_lines dl ON dl.id = rl.delivery_line_id JOIN deliveries dv ON dv.id = r.delivery_id
+      WHERE ${withinLocations(scope, 'dv.location_id')} AND ${within('r.return_date')}) moved
     GROUP BY detail_id, day) m`;
 };
 
