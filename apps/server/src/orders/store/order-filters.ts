@@ -73,4 +73,3 @@ export const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
 /** The WHERE of a list statement: the caller's scope first, then the filters. */
 export const scopedWhere = (scope: Scope, conditions: Prisma.Sql[]) =>
   Prisma.sql`WHERE ${Prisma.join([withinLocations(scope, 'so.location_id'), ...conditions], ' AND ')}`;
-
