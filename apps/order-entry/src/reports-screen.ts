@@ -243,10 +243,14 @@ export const createReportsScreen = (root: HTMLElement, client: SalesOrderClient)
     download.disabled = true;
     client
       .salesReportCsv(query())
-      .then((stream) => new Response(stream.pipeThrough(new TextEncoderStream())).blob())
+      .then(async (csv) => {
+        const chunks: string[] = [];
+        for await (const chunk of csv) chunks.push(chunk);
+        return new Blob(chunks, { type: 'text/csv' });
+      })
       .then((blob) => {
         const link = el('a', {
-          href: URL.createObjectURL(new Blob([blob], { type: 'text/csv' })),
+          href: URL.createObjectURL(blob),
           download: 'sales-report.csv',
           hidden: true,
         });

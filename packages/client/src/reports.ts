@@ -130,17 +130,26 @@ export const reportMethods = ({ client, options, baseUrl }: ClientContext) => {
     },
     /**
      * The whole report as CSV (every row, no paging; a header row; cells that would start a
-     * spreadsheet formula prefixed with `'`), as a stream of text as it arrives. More rows than
+     * spreadsheet formula prefixed with `'`), as text chunks as they arrive
+     * (`for await (const chunk of csv)`). More rows than
      * the service's REPORT_CSV_MAX_ROWS reject with SalesOrderApiError 422 `report_too_large`.
      */
     salesReportCsv: async <K extends ReportGroupKey, M extends ReportMetric = DefaultReportMetric>(
       query: Omit<SalesReportOptions<K, M>, 'cursor' | 'limit'>,
-    ): Promise<ReadableStream<string>> => {
+    ): Promise<AsyncIterable<string>> => {
       const search = new URLSearchParams(
         Object.entries(queryOf(query)).map(([name, value]): [string, string] => [name, String(value)]),
       );
       const body = await streamed(options, `${baseUrl}/reports/sales?${search.toString()}`, { accept: 'text/csv' });
-      return body.pipeThrough(new TextDecoderStream());
+      // Read through the stream's reader: not every runtime's ReadableStream is async-iterable.
+      const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+      return (async function* () {
+        try {
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) yield chunk.value;
+        } finally {
+          reader.releaseLock();
+        }
+      })();
     },
   };
 };
