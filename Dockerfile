@@ -14,8 +14,11 @@ WORKDIR /repo
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .pnpmfile.cjs ./
 COPY apps/server/package.json apps/server/
 COPY packages/contract/package.json packages/contract/
+COPY packages/pricing/package.json packages/pricing/
 COPY packages/client/package.json packages/client/
 COPY apps/order-entry/package.json apps/order-entry/
+# The server's command-line launcher: the workspace root links it as a bin at install.
+COPY apps/server/bin apps/server/bin
 RUN pnpm install --frozen-lockfile
 COPY . .
 # The build generates the Prisma client into the server's dist and builds the order entry page

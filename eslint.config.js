@@ -50,7 +50,9 @@ export default tseslint.config(
     languageOptions: {
       globals: { ...globals.node },
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'packages/*/scripts/*.mjs', 'scripts/*.mjs'] },
+        projectService: {
+          allowDefaultProject: ['*.js', '*.mjs', 'packages/*/scripts/*.mjs', 'scripts/*.mjs', 'apps/server/bin/*.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -1,3 +1,5 @@
+import { typedNumber } from '@sales-order/pricing';
+
 import { showError } from './dom.js';
 import { wordingOf } from './wording.js';
 
@@ -38,12 +40,6 @@ export const runChecks = (root: HTMLElement): boolean => {
   return ok;
 };
 
-/** A decimal as typed ("1,250.50" is not accepted: the service's numbers have no separators). */
-export const numberOf = (text: string): number | undefined => {
-  const trimmed = text.trim();
-  return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
-};
-
 const decimals = (text: string) => text.trim().split('.')[1]?.length ?? 0;
 
 /** A decimal field's rule: present, a number, at least (or above) its least value, at most `places` decimals. */
@@ -52,7 +48,7 @@ export const decimalRule =
   () => {
     const text = control.value;
     if (text.trim() === '') return 'required';
-    const value = numberOf(text);
+    const value = typedNumber(text);
     if (value === undefined) return 'invalid_number';
     if ((min !== undefined && value < min) || (above !== undefined && value <= above)) return 'too_small';
     if (decimals(text) > places) return 'too_many_decimals';

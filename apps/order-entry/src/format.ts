@@ -32,3 +32,13 @@ export const formatDate = (date: string): string =>
 
 /** An instant (ISO 8601) in the clerk's own time zone. */
 export const formatInstant = (at: string): string => instants.format(new Date(at));
+
+const plurals = new Intl.PluralRules(BUSINESS_LOCALE);
+
+/**
+ * A count with its noun in the right form for the business locale's plural rules ("1 licence
+ * warning", "3 licence warnings"): `forms` holds the noun for each plural category the words
+ * need (English: `one` and `other`), `other` standing in for any missing.
+ */
+export const countOf = (count: number, forms: Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }) =>
+  `${quantities.format(count)} ${forms[plurals.select(count)] ?? forms.other}`;

@@ -2,7 +2,7 @@ import type { HistoryEntry } from '@sales-order/client';
 import type { DropdownType, SalesOrder } from '@sales-order/contract';
 
 import { el } from './dom.js';
-import { formatAmount, formatDate, formatInstant, formatQuantity } from './format.js';
+import { countOf, formatAmount, formatDate, formatInstant, formatQuantity } from './format.js';
 import type { Options } from './options.js';
 import { FIELDS } from './wording.js';
 
@@ -118,7 +118,13 @@ export const createHistoryView = (options: Options) => {
     const item = el('li', {}, el('p', { class: 'history-title' }, title));
     if (entry.reason) item.append(el('p', {}, `Reason: ${entry.reason}`));
     if (entry.acknowledged_warnings?.length)
-      item.append(el('p', {}, `Confirmed despite ${entry.acknowledged_warnings.length} licence warning(s).`));
+      item.append(
+        el(
+          'p',
+          {},
+          `Confirmed despite ${countOf(entry.acknowledged_warnings.length, { one: 'licence warning', other: 'licence warnings' })}.`,
+        ),
+      );
     const changed = await rows(order, entry);
     if (changed.length > 0) {
       item.append(

@@ -2,7 +2,7 @@ import { type Import, SalesOrderApiError, type SalesOrderClient } from '@sales-o
 
 import { el, labelled, showError } from './dom.js';
 import { describe, isSessionEnded } from './errors.js';
-import { formatQuantity } from './format.js';
+import { countOf, formatQuantity } from './format.js';
 import { reportOn, say, statusLine } from './notice.js';
 
 /** How often a running import is asked how far it got (GET /imports/{id}). */
@@ -26,7 +26,7 @@ const RESULT_FILES: Record<ImportFormat, { type: string; extension: string; labe
 
 const finished = (progress: Import) => progress.state !== 'queued' && progress.state !== 'running';
 
-const plural = (count: number, one: string, many: string) => `${formatQuantity(count)} ${count === 1 ? one : many}`;
+const plural = (count: number, one: string, other: string) => countOf(count, { one, other });
 
 /** "About 2 minutes left" from the service's estimate. */
 const timeLeft = (seconds: number) =>

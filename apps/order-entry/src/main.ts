@@ -7,6 +7,7 @@ import { createOptions } from './options.js';
 import { createOrderForm } from './order-form.js';
 import { createOrderList } from './order-list.js';
 import { createReportsScreen } from './reports-screen.js';
+import { rateGate } from './rate-gate.js';
 
 /**
  * The reference order entry page. It authenticates with the host ERP's session cookie only
@@ -17,7 +18,14 @@ const apiBase = new URL(
   document.querySelector<HTMLMetaElement>('meta[name="sales-order-api"]')?.content ?? '/api',
   document.baseURI,
 ).href;
-const client = createSalesOrderClient({ baseUrl: apiBase, auth: { type: 'session' } });
+// After a 429 nothing is sent until its Retry-After has passed (rate-gate.ts).
+const client = createSalesOrderClient({
+  baseUrl: apiBase,
+  auth: { type: 'session' },
+  fetch: rateGate((seconds) =>
+    form.say(`Too many requests from this computer's network just now: waiting ${seconds} s before the next.`, true),
+  ),
+});
 // One options call per dropdown type, kept while the page lives.
 const options = createOptions(client);
 

@@ -1,30 +1,50 @@
 import type { DropdownType, SalesOrderClient } from '@sales-order/client';
 
-import { latestOnly } from './latest-only.js';
-
-/** A record a select must offer whatever the list holds: an order's own customer or product. */
+/** A record a field must offer whatever the list holds: an order's own customer or product. */
 export interface Chosen {
   id: number;
   name: string;
 }
 
+/** A record of a kept list, with its name folded once for type-to-search. */
+export interface Item extends Chosen {
+  folded: string;
+}
+
+/** One dropdown type as the service answered it, unfiltered. */
+export interface Kept {
+  /** The service's `<option>`s parsed once (names and values HTML-escaped by the service): copied into selects. */
+  template: HTMLSelectElement;
+  /** The same records for the pickers' type-to-search. */
+  items: readonly Item[];
+  /** More records exist than the answer holds: a picker asks with `q` for what it lacks. */
+  truncated: boolean;
+}
+
+export const fold = (text: string) => text.toLocaleLowerCase();
+
+const keptOf = (html: string, truncated: boolean): Kept => {
+  const template = document.createElement('select');
+  template.innerHTML = html;
+  const items = [...template.options].map((option) => ({
+    id: Number(option.value),
+    name: option.text,
+    folded: fold(option.text),
+  }));
+  return { template, items, truncated };
+};
+
 /**
  * Each type's options, asked once (GET /sales-orders/dropdown-options/{type}, unfiltered) and
- * kept while the page lives: every select of a type is filled from that one answer, so opening
- * an order of 500 lines asks for products once, not once a line. The service's `<option>` HTML
- * is parsed once into a detached select and copied from there (the service HTML-escapes every
- * name and value).
+ * kept while the page lives: every field of a type is filled from that one answer, so opening
+ * an order of 500 lines asks for products once, not once a line.
  */
 export const createOptions = (client: SalesOrderClient) => {
-  const kept = new Map<DropdownType, Promise<HTMLSelectElement>>();
+  const kept = new Map<DropdownType, Promise<Kept>>();
   const load = (type: DropdownType) => {
     let list = kept.get(type);
     if (!list) {
-      list = client.getDropdownOptions(type).then((answer) => {
-        const template = document.createElement('select');
-        template.innerHTML = answer.html;
-        return template;
-      });
+      list = client.getDropdownOptions(type).then((answer) => keptOf(answer.html, answer.truncated));
       kept.set(type, list);
       // A failed ask is asked again next time.
       list.catch(() => kept.delete(type));
@@ -33,10 +53,12 @@ export const createOptions = (client: SalesOrderClient) => {
   };
   return {
     load,
+    /** Records of `type` whose name contains `q`, asked of the service (for a kept list that is truncated). */
+    search: async (type: DropdownType, q: string): Promise<readonly Item[]> =>
+      keptOf((await client.getDropdownOptions(type, undefined, { q })).html, false).items,
     /** The name of a record of `type`, when the kept list has it (the history joins names with this). */
     async nameOf(type: DropdownType, id: number): Promise<string | undefined> {
-      const template = await load(type);
-      return [...template.options].find((option) => option.value === String(id))?.text;
+      return (await load(type)).items.find((item) => item.id === id)?.name;
     },
   };
 };
@@ -62,40 +84,3 @@ export const fillSelect = (
 
 export const selectedId = (select: HTMLSelectElement): number | undefined =>
   select.value === '' ? undefined : Number(select.value);
-
-/**
- * A search box beside a long select: typing narrows the options with the route's `q` (after a
- * short pause; a slow earlier answer never replaces a later one); an empty box puts the kept
- * list back without asking.
- */
-export const searchableSelect = (
-  client: SalesOrderClient,
-  options: Options,
-  select: HTMLSelectElement,
-  search: HTMLInputElement,
-  type: DropdownType,
-  placeholder: string,
-  fail: (error: unknown) => void,
-) => {
-  const refill = latestOnly<HTMLSelectElement>(
-    250,
-    (template) => {
-      const keep = select.selectedOptions[0];
-      const chosen = keep && keep.value !== '' ? { id: Number(keep.value), name: keep.text } : undefined;
-      fillSelect(select, template, placeholder, chosen);
-      select.dispatchEvent(new Event('change', { bubbles: true }));
-    },
-    fail,
-  );
-  search.addEventListener('input', () => {
-    refill.schedule(() => {
-      const q = search.value.trim();
-      if (q === '') return options.load(type);
-      return client.getDropdownOptions(type, selectedId(select), { q }).then((answer) => {
-        const template = document.createElement('select');
-        template.innerHTML = answer.html;
-        return template;
-      });
-    });
-  });
-};

@@ -7,9 +7,11 @@ import {
   SalesOrderPreconditionFailedError,
   type UpdateSalesOrderBody,
 } from '@sales-order/client';
-import type { SalesOrder, Totals } from '@sales-order/contract';
+import type { DropdownType, SalesOrder, Totals } from '@sales-order/contract';
+import { typedNumber, typedTotals } from '@sales-order/pricing';
 
-import { addCheck, numberOf, requiredRule, runCheck, runChecks } from './checks.js';
+import { addCheck, requiredRule, runCheck, runChecks } from './checks.js';
+import { createPicker } from './combobox.js';
 import { el, errorSlot, labelled, showError } from './dom.js';
 import { describe, FieldErrors, isSessionEnded } from './errors.js';
 import { formatAmount } from './format.js';
@@ -17,11 +19,15 @@ import { createHistoryView } from './history.js';
 import { latestOnly } from './latest-only.js';
 import { createLineEditor } from './lines.js';
 import { reportOn, say, statusLine } from './notice.js';
-import { type Chosen, fillSelect, type Options, searchableSelect, selectedId } from './options.js';
+import { type Chosen, fillSelect, type Options, selectedId } from './options.js';
 import { FIELDS } from './wording.js';
 
-/** Pause after the last keystroke before totals and licence warnings are asked for. */
-const LIVE_DELAY_MS = 300;
+/**
+ * Pause in typing (in the lines, the charges or the order date) before licence warnings are asked
+ * for; they are asked only when a product, a quantity or the date differs from the last ask.
+ * Totals need no request: the page prices with the server's own module (@sales-order/pricing).
+ */
+const LICENCE_DELAY_MS = 700;
 
 const today = () => {
   const now = new Date();
@@ -49,8 +55,22 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   const notice = statusLine('notice');
   const report = reportOn(notice);
 
-  const customer = labelled('Customer', el('select', {}));
-  const customerSearch = labelled('Search customers', el('input', { type: 'search', autocomplete: 'off' }));
+  /** A picker over a kept dropdown list: type-to-search, asking the service only for a list that is truncated. */
+  const pickerOf = (type: DropdownType, name: string) =>
+    createPicker({
+      root: form,
+      name,
+      source: {
+        items: () => options.load(type).then((kept) => kept.items),
+        truncated: () => options.load(type).then((kept) => kept.truncated),
+        search: (q) => options.search(type, q),
+      },
+      fail: report,
+    });
+  const customers = pickerOf('customers', 'Customers');
+  // One product picker for every line: its list is in the page once, however many lines.
+  const products = pickerOf('products', 'Products');
+  const customer = labelled('Customer', customers.field());
   const location = labelled('Location', el('select', {}));
   const orderDate = labelled('Order date', el('input', { type: 'date', value: today() }));
   const fieldOfficer = labelled('Field officer', el('select', {}));
@@ -70,8 +90,13 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   ] as const) {
     errors.register(path, field.error);
   }
+  addCheck(
+    customer.control,
+    customer.error,
+    () => 'customer_id',
+    () => (customers.valueOf(customer.control) === undefined ? 'required' : undefined),
+  );
   for (const [path, field] of [
-    ['customer_id', customer],
     ['location_id', location],
     ['sales_order_date', orderDate],
   ] as const) {
@@ -79,11 +104,13 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   }
 
   const liveChange = () => scheduleLive();
-  const editor = createLineEditor(client, options, errors, liveChange, report);
+  const editor = createLineEditor(products, errors, liveChange);
   const linesError = el('span', { class: 'field-error', hidden: true });
   errors.register('details', linesError);
   errors.register('other_charges', linesError);
   const addLine = el('button', { type: 'button' }, 'Add line');
+  /** Why the lines cannot be typed in, beside them. */
+  const lockedNote = el('p', { class: 'hint locked-note', hidden: true });
   const addCharge = el('button', { type: 'button' }, 'Add charge');
 
   const subtotal = el('output', { id: 'subtotal' }, '—');
@@ -139,7 +166,6 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
       'div',
       { class: 'header-fields' },
       customer.wrapper,
-      customerSearch.wrapper,
       location.wrapper,
       orderDate.wrapper,
       fieldOfficer.wrapper,
@@ -148,6 +174,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
       deliveryDate.wrapper,
     ),
     el('h3', {}, 'Lines'),
+    lockedNote,
     editor.linesBox,
     linesError,
     el('div', { class: 'actions' }, addLine),
@@ -159,6 +186,8 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     generalErrors,
     el('div', { class: 'actions' }, save, confirm, acknowledgeBox, cancel, newOrder, notice),
     cancelBox,
+    customers.popup,
+    products.popup,
   );
   root.replaceChildren(heading, form, historySection);
 
@@ -176,52 +205,70 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     grandTotal.value = answer ? formatAmount(answer.grand_total) : '—';
   };
 
-  // Live totals and licence warnings: each its own sequence, so a late answer never wins.
-  const liveTotals = latestOnly<Totals>(LIVE_DELAY_MS, showTotals, report);
+  /** Totals of what is typed, priced by the server's own module: no request, the same cents. */
+  const computeTotals = () =>
+    showTotals(
+      typedTotals(
+        editor.lines.map((line) => ({ quantity: line.quantity.value, rate: line.rate.value })),
+        editor.charges.map((charge) => ({ amount: charge.amount.value })),
+      ),
+    );
+  /** Once a frame at most, however fast the keys come. */
+  let totalsFrame: number | undefined;
+  const scheduleTotals = () => {
+    totalsFrame ??= requestAnimationFrame(() => {
+      totalsFrame = undefined;
+      computeTotals();
+    });
+  };
+
+  // Licence warnings: a sequence of their own, so a late answer never wins.
   const liveWarnings = latestOnly<LicenceValidation>(
-    LIVE_DELAY_MS,
+    LICENCE_DELAY_MS,
     (answer) => editor.showWarnings(answer.warnings),
     report,
   );
 
-  const askWarnings = () => {
+  /** What the licence check depends on: the order, its date, and each line's product and quantity. */
+  const licenceQuestion = () => {
     const lines = editor.lines.flatMap((line) => {
-      const productId = selectedId(line.product);
-      const quantity = numberOf(line.quantity.value);
+      const productId = editor.productOf(line);
+      const quantity = typedNumber(line.quantity.value);
       return productId !== undefined && quantity !== undefined && quantity > 0
         ? [{ product_id: productId, quantity }]
         : [];
     });
-    if (lines.length === 0) {
-      editor.showWarnings([]);
-      return undefined;
-    }
     const date = orderDate.control.value;
-    return client.validateLicence({
+    return {
       sales_order_details: lines,
       ...(/^\d{4}-\d{2}-\d{2}$/.test(date) ? { sales_order_date: date } : {}),
       ...(current ? { sales_order_id: current.sales_order_id } : {}),
-    });
+    };
+  };
+  /** The question last asked (or answered with nothing to ask): the same one is not asked again. */
+  let askedLicence = '';
+  const askWarnings = () => {
+    const question = licenceQuestion();
+    askedLicence = JSON.stringify(question);
+    if (question.sales_order_details.length === 0) {
+      editor.showWarnings([]);
+      return undefined;
+    }
+    return client.validateLicence(question);
+  };
+  /** After a pause in typing: asks when a product, quantity or the date changed since the last ask. */
+  let licenceTimer: ReturnType<typeof setTimeout> | undefined;
+  const scheduleWarnings = () => {
+    clearTimeout(licenceTimer);
+    licenceTimer = setTimeout(() => {
+      if (!editable() || JSON.stringify(licenceQuestion()) === askedLicence) return;
+      liveWarnings.now(askWarnings);
+    }, LICENCE_DELAY_MS);
   };
 
   function scheduleLive() {
-    liveTotals.schedule(() => {
-      const details = editor.lines.flatMap((line) => {
-        const quantity = numberOf(line.quantity.value);
-        const rate = numberOf(line.rate.value);
-        return quantity !== undefined && rate !== undefined && quantity > 0 && rate >= 0 ? [{ quantity, rate }] : [];
-      });
-      const otherCharges = editor.charges.flatMap((charge) => {
-        const amount = numberOf(charge.amount.value);
-        return amount === undefined ? [] : [{ amount }];
-      });
-      if (details.length === 0 && otherCharges.length === 0) {
-        showTotals(undefined);
-        return undefined;
-      }
-      return client.calculateTotals({ details, other_charges: otherCharges });
-    });
-    liveWarnings.schedule(askWarnings);
+    scheduleTotals();
+    scheduleWarnings();
   }
 
   /**
@@ -261,27 +308,31 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   });
 
   addLine.addEventListener('click', () => {
-    editor.addLine().then((row) => {
-      row.product.focus();
-      liveChange();
-    }, report);
+    editor.addLine().product.focus();
+    liveChange();
   });
   addCharge.addEventListener('click', () => {
     editor.addCharge().description.focus();
   });
 
+  /** Whether the order's lines may change: a new order or a draft. */
+  const editable = () => (current?.status ?? 'draft') === 'draft';
+
   /** What the order's status lets the clerk change (docs/api.md: confirmed orders keep their lines). */
   const applyStatus = () => {
     const status = current?.status ?? 'draft';
-    const editable = status === 'draft';
     const open = status === 'draft' || status === 'confirmed';
-    for (const control of [customer, customerSearch, location, orderDate].map((field) => field.control))
-      control.disabled = !editable;
+    for (const control of [customer, location, orderDate].map((field) => field.control)) control.disabled = !editable();
     for (const control of [fieldOfficer, port, customerReference, deliveryDate, remarks].map((field) => field.control))
       control.disabled = !open;
-    editor.setLocked(!editable);
-    addLine.disabled = !editable;
-    addCharge.disabled = !editable;
+    editor.setLocked(!editable());
+    lockedNote.hidden = editable();
+    lockedNote.textContent =
+      status === 'confirmed'
+        ? 'Confirmed: the lines are locked. Field officer, port, customer reference, delivery date and remarks can still change.'
+        : `This order is ${status}: nothing on it can change.`;
+    addLine.disabled = !editable();
+    addCharge.disabled = !editable();
     save.disabled = !open || !ready;
     confirm.hidden = status !== 'draft' || current === undefined;
     acknowledgeBox.hidden = confirm.hidden;
@@ -298,7 +349,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   });
 
   const fullBody = () => ({
-    customer_id: selectedId(customer.control) ?? null,
+    customer_id: customers.valueOf(customer.control) ?? null,
     location_id: selectedId(location.control) ?? null,
     sales_order_date: orderDate.control.value,
     ...headerBody(),
@@ -309,58 +360,67 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   const chosen = (id: number | null | undefined, name: string | null | undefined, kind: string): Chosen | undefined =>
     id === null || id === undefined ? undefined : { id, name: name ?? `${kind} ${id}` };
 
-  /** The header selects from the kept lists (asked once for the page's life), with the order's own choices. */
+  /** The header fields from the kept lists (asked once for the page's life), with the order's own choices. */
   const loadSelects = async (order?: SalesOrder) => {
-    const [customers, locations, officers, ports] = await Promise.all([
-      options.load('customers'),
+    const [locations, officers, ports] = await Promise.all([
       options.load('locations'),
       options.load('field-officers'),
       options.load('ports'),
+      // The pickers' lists, so that a name typed and left at once is found.
+      customers.preload(),
+      products.preload(),
     ]);
+    customers.set(customer.control, chosen(order?.customer_id, order?.customer_name, 'Customer'));
     fillSelect(
-      customer.control,
-      customers,
-      'Choose a customer',
-      chosen(order?.customer_id, order?.customer_name, 'Customer'),
+      location.control,
+      locations.template,
+      'Choose a location',
+      chosen(order?.location_id, undefined, 'Location'),
     );
-    fillSelect(location.control, locations, 'Choose a location', chosen(order?.location_id, undefined, 'Location'));
     fillSelect(
       fieldOfficer.control,
-      officers,
+      officers.template,
       'None',
       chosen(order?.field_officer_id, order?.field_officer_name, 'Field officer'),
     );
-    fillSelect(port.control, ports, 'None', chosen(order?.port_id, order?.port_name, 'Port'));
+    fillSelect(port.control, ports.template, 'None', chosen(order?.port_id, order?.port_name, 'Port'));
   };
 
   const loadHistory = async (order: SalesOrder) => {
     const page = await client.getSalesOrderHistory(order.sales_order_id);
+    if (current !== order) return;
     history.replaceChildren(...(await historyView.items(order, page.entries)));
     historySection.hidden = false;
   };
 
   /**
-   * Shows an order as read. Its totals come with it and its selects from the kept lists: what is
-   * asked is its history, and its licence warnings while it is a draft (they decide Confirm).
+   * Shows an order as read: its header and first lines at once, the other lines a part at a
+   * time (Save waits for them), its history beside them. Its totals come with it; what is asked
+   * is its history, and its licence warnings while it is a draft (they decide Confirm).
    */
   const show = async (order: SalesOrder) => {
     current = order;
+    ready = false;
     heading.textContent = `Order ${order.sales_order_no} (${order.status})`;
+    root.dataset.open = '';
     editor.clear();
+    errors.clear();
     await loadSelects(order);
     orderDate.control.value = order.sales_order_date;
     customerReference.control.value = order.customer_reference ?? '';
     deliveryDate.control.value = order.delivery_date ?? '';
     remarks.control.value = order.remarks ?? '';
     acknowledge.checked = false;
-    await editor.addStoredLines(order.details);
-    for (const charge of order.other_charges) editor.addCharge(charge);
-    errors.clear();
     applyStatus();
-    liveTotals.now(() => Promise.resolve(order));
+    for (const charge of order.other_charges) editor.addCharge(charge);
+    showTotals(order);
+    const historyShown = loadHistory(order);
+    if (!(await editor.addStoredLines(order.details))) return;
+    ready = true;
+    applyStatus();
     if (order.status === 'draft') liveWarnings.now(askWarnings);
     else editor.showWarnings([]);
-    await loadHistory(order);
+    await historyShown;
   };
 
   /** Opens a stored order. */
@@ -374,6 +434,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     current = undefined;
     draftKey = crypto.randomUUID();
     heading.textContent = 'New order';
+    delete root.dataset.open;
     editor.clear();
     form.reset();
     orderDate.control.value = today();
@@ -381,7 +442,9 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     historySection.hidden = true;
     history.replaceChildren();
     await loadSelects();
-    await editor.addLine();
+    editor.addLine();
+    askedLicence = '';
+    editor.showWarnings([]);
     ready = true;
     applyStatus();
     showTotals(undefined);
@@ -530,8 +593,6 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
       (cancelled) => `Cancelled ${cancelled.sales_order_no}.`,
     );
   });
-
-  searchableSelect(client, options, customer.control, customerSearch.control, 'customers', 'Choose a customer', report);
 
   return { open, startNew, report, say: (message: string, problem = false) => say(notice, message, problem) };
 };

@@ -25,17 +25,17 @@ export const createOrderList = (
   const body = el('tbody');
   const table = el(
     'table',
-    { 'aria-labelledby': 'orders-heading' },
+    { 'aria-labelledby': 'orders-heading', class: 'orders-table' },
     el(
       'thead',
       {},
       el(
         'tr',
         {},
-        el('th', { scope: 'col' }, 'Number'),
-        el('th', { scope: 'col' }, 'Customer'),
-        el('th', { scope: 'col' }, 'Status'),
-        el('th', { scope: 'col', class: 'number' }, 'Total'),
+        el('th', { scope: 'col', class: 'col-number' }, 'Number'),
+        el('th', { scope: 'col', class: 'col-customer' }, 'Customer'),
+        el('th', { scope: 'col', class: 'col-status' }, 'Status'),
+        el('th', { scope: 'col', class: 'number col-total' }, 'Total'),
       ),
     ),
     body,
@@ -68,8 +68,8 @@ export const createOrderList = (
       'tr',
       {},
       el('td', {}, button),
-      el('td', {}, order.customer_name),
-      el('td', {}, order.status),
+      el('td', { class: 'customer-cell', title: order.customer_name }, order.customer_name),
+      el('td', { class: 'status-cell col-status' }, order.status),
       el('td', { class: 'number' }, formatAmount(order.grand_total)),
     );
   };

@@ -58,6 +58,12 @@
  * of drafts sharing a product licensed for 150 units, on the one service process with its
  * default pool: the answers by status (none may be 503) and their p50/p99.
  *
+ * Licence history (scripts/bench-licence.ts, a PostgreSQL server only): confirms of one-line
+ * drafts of a limited product whose licence window holds 1,000 confirmed lines, then 1,000,000
+ * (loaded in SQL before the row): the larger history's cost (the smaller's req/s over its own) at
+ * most 1.2 x, as the licence check reads running totals, not the lines
+ * (`pnpm bench --only 'licence window'`, with BENCH_LIST_ORDERS=0 to skip the list's orders).
+ *
  * Import (scripts/bench-import.ts): a CSV of BENCH_IMPORT_ORDERS (10,000) orders of the create
  * row's five lines in one series, imported alone: its orders per second from the upload to
  * `completed` (read against the 5-line create's req/s and the bulk rows'); then the same file
@@ -81,6 +87,13 @@ import { buildRef, compareRounds, type Round, roundsText } from './bench-against
 import { type AutovacuumStandIn, autovacuumStandIn } from './bench-autovacuum.js';
 import { burst, type BurstFigures, describeBurst } from './bench-burst.js';
 import { benchFetch, describeImport, importBeside, importCsv } from './bench-import.js';
+import {
+  LICENCE_HISTORY_LINES,
+  LICENCE_HISTORY_TARGET,
+  licenceDrafts,
+  licenceHistoryRow,
+  loadLicenceHistory,
+} from './bench-licence.js';
 import {
   benchReports,
   describeReports,
@@ -528,6 +541,11 @@ interface Row {
   /** A cap on the row's CPU per request, in µs, printed beside it. */
   cpuCap?: number;
   /**
+   * For the licence history's large row: the small row it is read against (its req/s over this
+   * one's is the large history's cost, at most LICENCE_HISTORY_TARGET).
+   */
+  history?: string;
+  /**
    * `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this
    * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates);
    * `bulk`: its orders per second over the 5-line create's, and its latency over the create's.
@@ -543,6 +561,7 @@ interface Row {
     | 'unscoped'
     | 'idle'
     | 'bulk'
+    | 'history'
     | null;
 }
 
@@ -571,7 +590,12 @@ const callers = async () => {
  * (how many drafts a confirm row needs). `pnpm bench --against` prepares two, the current
  * build's and another's, with the same calls.
  */
-const prepareTarget = async (origin: string, headers: Record<string, string>, createRate: () => number | undefined) => {
+const prepareTarget = async (
+  origin: string,
+  headers: Record<string, string>,
+  createRate: () => number | undefined,
+  databaseUrl?: string,
+) => {
   /**
    * A setup call to the service (POST when it has a body): its parsed answer, or the bench
    * stops with the service's status and body when it is not the one expected.
@@ -627,12 +651,41 @@ const prepareTarget = async (origin: string, headers: Record<string, string>, cr
       );
     return { rotate: drafts.map((id) => ({ path: `/api/sales-orders/${id}/confirm`, body })) };
   };
-  return { origin, headers, setupCall, createOrder, orderId, largeOrderId, putFive, putFiveHundred, confirmations };
+  /**
+   * The licence history rows (scripts/bench-licence.ts): the product and its `lines` loaded once
+   * per service, then one-line drafts of it to confirm, enough for the scenario's time (confirms
+   * of one limited product take turns on its quota lock: far fewer than 2,000 a second).
+   */
+  const histories = new Map<number, Promise<number>>();
+  const historyConfirmations = async (lines: number) => {
+    const where = { today, customerId: createBody.customer_id, locationId: createBody.location_id };
+    let product = histories.get(lines);
+    if (!product) {
+      console.log(`loading ${lines.toLocaleString('en')} lines of a licensed product...`);
+      product = loadLicenceHistory(databaseUrl!, { lines, ...where });
+      histories.set(lines, product);
+    }
+    const drafts = await licenceDrafts(databaseUrl!, { productId: await product, count: seconds * 2_000, ...where });
+    return { rotate: drafts.map((id) => ({ path: `/api/sales-orders/${id}/confirm`, body: {} })) };
+  };
+  return {
+    origin,
+    headers,
+    setupCall,
+    createOrder,
+    orderId,
+    largeOrderId,
+    putFive,
+    putFiveHundred,
+    confirmations,
+    databaseUrl,
+    historyConfirmations,
+  };
 };
 type Target = Awaited<ReturnType<typeof prepareTarget>>;
 
 type Scenario = Load &
-  Pick<Row, 'against' | 'floor' | 'pgFloor' | 'unscoped' | 'floorTarget' | 'cpuCap'> & {
+  Pick<Row, 'against' | 'floor' | 'pgFloor' | 'unscoped' | 'floorTarget' | 'cpuCap' | 'history'> & {
     name: string;
     webhook?: true;
     /** Work done right before the scenario, after those listed above it: what it sends. */
@@ -641,7 +694,7 @@ type Scenario = Load &
 
 /** The single service's scenarios, in the order they run, on `target`'s service. */
 const scenariosOf = (
-  { origin, orderId, largeOrderId, putFive, putFiveHundred, confirmations }: Target,
+  { origin, orderId, largeOrderId, putFive, putFiveHundred, confirmations, databaseUrl, historyConfirmations }: Target,
   scopedHeaders: Record<string, string>,
 ): Scenario[] => [
   {
@@ -790,6 +843,19 @@ const scenariosOf = (
     url: origin,
     prepare: () => confirmations(fiveLines, { acknowledge_warnings: true }),
   },
+  // A PostgreSQL server only: a million lines are the database's work, not the embedded one's.
+  // The larger history first: writes are not warmed up, so it runs on the colder process.
+  ...(databaseUrl
+    ? [LICENCE_HISTORY_LINES.large, LICENCE_HISTORY_LINES.small].map((lines): Scenario => ({
+        name: licenceHistoryRow(lines),
+        ...(lines === LICENCE_HISTORY_LINES.small
+          ? { against: 'create-rate' }
+          : { against: 'history', history: licenceHistoryRow(LICENCE_HISTORY_LINES.small) }),
+        method: 'POST',
+        url: origin,
+        prepare: () => historyConfirmations(lines),
+      }))
+    : []),
   {
     name: 'POST order (500 lines)',
     against: 'create',
@@ -828,6 +894,7 @@ const runScenario = async (
     unscoped: _unscoped,
     floorTarget: _target,
     cpuCap: _cap,
+    history: _history,
     webhook,
     prepare,
     ...listed
@@ -914,7 +981,12 @@ const main = async () => {
     }
     const { headers, scopedHeaders } = await callers();
     // The create row's rate, once measured: how many drafts a confirm row needs.
-    const target = await prepareTarget(origin, headers, () => rows.find((row) => row.scenario === CREATE_ROW)?.rps);
+    const target = await prepareTarget(
+      origin,
+      headers,
+      () => rows.find((row) => row.scenario === CREATE_ROW)?.rps,
+      serverUrl ? env.DATABASE_URL : undefined,
+    );
     const { setupCall, createOrder, orderId } = target;
 
     // The fixed stack alone (scripts/bench-floor.mjs), answering the service's own bytes.
@@ -1000,7 +1072,7 @@ const main = async () => {
     for (const scenario of scenarios.filter(({ name }) => wanted(name))) {
       await standIn?.settle();
       const measured = await runScenario(target, scenario, service.child.pid);
-      const { name, against, floor: floorRow, pgFloor, unscoped, floorTarget, cpuCap } = scenario;
+      const { name, against, floor: floorRow, pgFloor, unscoped, floorTarget, cpuCap, history } = scenario;
       rows.push({
         scenario: name,
         ...measured.result,
@@ -1011,6 +1083,7 @@ const main = async () => {
         unscoped,
         floorTarget,
         cpuCap,
+        history,
       });
       webhookFigures = measured.webhookFigures ?? webhookFigures;
     }
@@ -1211,6 +1284,11 @@ const main = async () => {
   const floorRatio = (row: Row) => against(row, row.floor, 'floor') + against(row, row.pgFloor, 'pg floor');
   /** The row's target (issue 35, item 6) and where it stands in this run; '' for a row without one. */
   const targetOf = (row: Row) => {
+    const small = rows.find((each) => each.scenario === row.history);
+    if (small) {
+      const cost = small.rps / Math.max(1, row.rps);
+      return `cost <= ${LICENCE_HISTORY_TARGET} x the ${small.scenario.match(/with ([\d,]+) lines/)?.[1]}-line row: ${cost.toFixed(2)} x, ${cost <= LICENCE_HISTORY_TARGET ? 'met' : 'not met'}`;
+    }
     const floor = rows.find((each) => each.scenario === row.floor);
     if (row.floorTarget !== undefined && floor) {
       const share = row.rps / floor.rps;
@@ -1265,7 +1343,9 @@ const main = async () => {
                           : '-'
                         : row.against === 'idle'
                           ? against(row, row.idle, 'idle').slice(2) || '-'
-                          : 'baseline',
+                          : row.against === 'history'
+                            ? against(row, row.history, 'the smaller history').slice(2) || '-'
+                            : 'baseline',
     'RSS MB': row.rssNote ?? row.rssMb ?? '-',
     'CPU µs/req': row.cpuUs ?? '-',
     failed: row.failed,
@@ -1423,7 +1503,9 @@ const mainAgainst = async (ref: string) => {
     const { headers, scopedHeaders } = await callers();
     const createRates: (number | undefined)[] = [undefined, undefined];
     const targets = await Promise.all(
-      services.map(({ origin }, index) => prepareTarget(origin, headers, () => createRates[index])),
+      services.map(({ origin, url }, index) =>
+        prepareTarget(origin, headers, () => createRates[index], url?.toString()),
+      ),
     );
     const lists = targets.map((target) => scenariosOf(target, scopedHeaders).filter(({ name }) => wanted(name)));
     // What each process spends with no request at all (its polls, relays and timers), both idle

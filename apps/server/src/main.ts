@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { createLogger } from './observability/logger.js';
+import { StartupProblem } from './shared/listening.js';
 import { ConfigError, loadConfig } from './startup/config.js';
 import { nodeVersionWarning } from './startup/node-version.js';
 import { PREPARE_EXIT_REPORTED } from './startup/prepare-exit.js';
@@ -75,8 +76,9 @@ const main = async () => {
 };
 
 main().catch((error: unknown) => {
-  // A configuration error already names every bad variable; anything else gets a lead-in.
-  if (error instanceof ConfigError) console.error(error.message);
+  // A configuration error already names every bad variable, a start-up problem what to change;
+  // anything else gets a lead-in.
+  if (error instanceof ConfigError || error instanceof StartupProblem) console.error(error.message);
   else console.error('The service failed to start:', error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { whyBuild } from '../bin/build-freshness.mjs';
 import { createApiKey } from './support/credentials.js';
 import { type Fixtures, importLine, ORDER_DATE } from './support/fixtures.js';
 import { nodeArgumentsOf, serverRoot } from './support/server-process.js';
@@ -15,6 +16,7 @@ import { useServerWithFixtures } from './support/test-server.js';
  * running service, its exit status, what it printed (the progress lines, the summary, the failed
  * orders, the results' address) and the results file it saved.
  */
+const repositoryRoot = path.resolve(serverRoot, '..', '..');
 const HEADER = 'order_ref,customer_id,location_id,sales_order_date,product_id,quantity,rate,customer_reference';
 const row = (f: Fixtures, ref: string, quantity: string | number = 1) =>
   [ref, f.customers.customer.id, f.locations.dhaka.id, ORDER_DATE, f.products.otherProduct.id, quantity, 10, ref].join(
@@ -23,25 +25,35 @@ const row = (f: Fixtures, ref: string, quantity: string | number = 1) =>
 
 type Run = { code: number; stdout: string; stderr: string };
 
-/** The CLI with `args` and only `env` beside PATH (no SALES_ORDER_* of the test's own environment). */
-const runCli = (args: string[], env: Record<string, string>, viaTerminal = false): Promise<Run> => {
-  const node = [process.execPath, ...nodeArgumentsOf('cli/import'), ...args];
-  // At a terminal: util-linux `script` gives the CLI a pseudo-terminal of its own.
-  const [command, argv] = viaTerminal
-    ? ['script', ['-qfec', node.map((part) => `'${part}'`).join(' '), '/dev/null']]
-    : [node[0]!, node.slice(1)];
-  return new Promise((resolve) => {
+/** `command` in `cwd` with only `env` beside PATH and HOME (no SALES_ORDER_* of the test's own environment). */
+const runProcess = (command: string, argv: string[], env: Record<string, string>, cwd = serverRoot): Promise<Run> =>
+  new Promise((resolve) => {
     execFile(
       command,
       argv,
-      { cwd: serverRoot, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, timeout: 120_000 },
+      {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
+        timeout: 120_000,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });
       },
     );
   });
+
+/** The CLI with `args`, run in the server's folder. */
+const runCli = (args: string[], env: Record<string, string>, viaTerminal = false): Promise<Run> => {
+  const node = [process.execPath, ...nodeArgumentsOf('cli/import'), ...args];
+  // At a terminal: util-linux `script` gives the CLI a pseudo-terminal of its own.
+  return viaTerminal
+    ? runProcess('script', ['-qfec', node.map((part) => `'${part}'`).join(' '), '/dev/null'], env)
+    : runProcess(node[0]!, node.slice(1), env);
 };
+
+/** Whether the launcher would run the build as it is (else it would build first: not in a test). */
+const buildIsCurrent = whyBuild(repositoryRoot, '@sales-order/server') === undefined;
 
 describe('import CLI', () => {
   // Chunks of 2: the progress changes several times over a few orders.
@@ -92,6 +104,7 @@ describe('import CLI', () => {
       '  cli-3 (line 5): line 5, column quantity: "ten" is not a number',
       `Results: ${suite.server.api}/imports/${id}/results (JSON Lines; CSV with Accept: text/csv)`,
       `Results saved to ${results} (CSV).`,
+      'finished: 4 created, 1 failed',
     ]);
     // Not a terminal: a line each time the counts changed, ending at the end.
     const progress = run.stderr.trimEnd().split('\n');
@@ -130,6 +143,7 @@ describe('import CLI', () => {
     expect(run.stdout).toMatch(/completed in [\d.]+ s: 3 orders in the file \(3 lines read\), 3 created, 0 failed\./);
     expect(run.stdout).not.toContain('Failed orders');
     expect(run.stdout).toContain(`Results saved to ${results} (JSON Lines).`);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('finished: 3 created, 0 failed');
     const saved = readFileSync(results, 'utf8')
       .trimEnd()
       .split('\n')
@@ -176,4 +190,40 @@ describe('import CLI', () => {
     expect(queued.stdout).toContain(`Follow it at ${suite.server.api}/imports/${id} and read its results at`);
     expect(queued.stderr).toBe('');
   });
+
+  it('finds files from the folder it was called in (INIT_CWD, as pnpm run sets it) and names the full path it could not read', async () => {
+    const f = suite.fixtures;
+    const caller = mkdtempSync(path.join(folder, 'caller-'));
+    writeFileSync(path.join(caller, 'mine.csv'), [HEADER, row(f, 'cwd-1'), row(f, 'cwd-2')].join('\n'));
+    // The process runs in the server's folder, as pnpm runs a script in the root; the names are the caller's.
+    const run = await runCli(['mine.csv', '--results', 'mine-results.csv'], { ...env, INIT_CWD: caller });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Results saved to ${path.join(caller, 'mine-results.csv')} (CSV).`);
+    expect(readFileSync(path.join(caller, 'mine-results.csv'), 'utf8')).toMatch(/^order_ref,.*\ncwd-1,2,created,/);
+
+    const missing = await runCli(['missing.csv'], { ...env, INIT_CWD: caller });
+    expect(missing).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Cannot read ${path.join(caller, 'missing.csv')}: no such file\n`,
+    });
+  });
+
+  it.skipIf(!buildIsCurrent)(
+    'as `pnpm sales-order import` from another folder: the path from there, the status as it is, no pnpm noise',
+    async () => {
+      const f = suite.fixtures;
+      const file = fileOf('bin.csv', [HEADER, row(f, 'bin-1'), row(f, 'bin-2', 'two')].join('\n'));
+      // pnpm runs a bin where it was called: here the repository's docs folder, the file named from there.
+      const run = await runProcess(
+        'pnpm',
+        ['sales-order', 'import', path.relative(path.join(repositoryRoot, 'docs'), file)],
+        env,
+        path.join(repositoryRoot, 'docs'),
+      );
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('finished: 1 created, 1 failed');
+      expect(run.stderr).not.toMatch(/ELIFECYCLE|ERR_PNPM|building/);
+    },
+  );
 });

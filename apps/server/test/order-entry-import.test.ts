@@ -167,8 +167,6 @@ describe.skipIf(!executablePath)(
 
       // The list shows what the import made.
       await eventually(() => page.getByRole('table', { name: 'Orders' }).locator('tbody tr').count()).toBe(4);
-      if (process.env.ORDER_ENTRY_IMPORT_SCREENSHOT)
-        await page.screenshot({ path: process.env.ORDER_ENTRY_IMPORT_SCREENSHOT, fullPage: true });
       expect(await accessibilityViolations(page), 'a finished import').toEqual([]);
       expect(problems).toEqual([]);
       await context.close();

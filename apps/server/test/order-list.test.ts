@@ -152,6 +152,7 @@ describe('GET /sales-orders', () => {
       field_officer_id: null,
       port_id: null,
       customer_reference: null,
+      remarks: 'host numbered',
       delivery_date: null,
     });
     expect(page.items[0]!.sales_order_no).toBe('HOST_REF-7');

@@ -199,6 +199,11 @@ describe('read shapes rendered by PostgreSQL, strictly against the contract', ()
       }
     }
     expect(pages).toBeGreaterThan(100);
+    // The remarks `q` found the order by are in its item, as written.
+    const found = (await http().get('/sales-orders').query({ q: 'gate 2' }).expect(200)).body.data.items;
+    expect(found.map((item: { remarks: string | null }) => item.remarks)).toEqual([
+      'Deliver before Friday: "gate 2" \\ back door\n\tঢাকা 🚚',
+    ]);
   });
 
   it("every event's payload: the read shape, canonical, as GET read it after the change", async () => {

@@ -1,7 +1,7 @@
-import { Decimal } from 'decimal.js';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { Decimal } from '../src/shared/money.js';
 import { createApiKey } from './support/credentials.js';
 import { cancelDelivery, recordDelivery, recordReturn } from './support/deliveries.js';
 import { orderBody } from './support/fixtures.js';

@@ -118,6 +118,28 @@ export const resume = async (after: string | undefined, limit?: number) => {
   const cursor: string | undefined = feed.cursor;
   return [cursor, page.next_cursor];
 };
+// The feed asked for some types: its items are those events, with the fields of their kind.
+export const confirmedOrders = async (after: string | undefined) => {
+  const seen: string[] = [];
+  for await (const e of client.events({ after, types: ['sales_order.confirmed'] })) {
+    const type: 'sales_order.confirmed' = e.type;
+    seen.push(\`\${type} \${e.sales_order_id} v\${e.version}: \${e.data.sales_order_no} \${e.data.grand_total}\`);
+    // @ts-expect-error an order's event has no api_key_id
+    seen.push(String(e.api_key_id));
+    // @ts-expect-error only confirmations were asked for
+    const created: 'sales_order.created' = e.type;
+    void created;
+  }
+  const ends = await client.listEvents({ types: ['import.completed', 'import.failed'] });
+  for (const e of ends.items) seen.push(\`\${e.type} \${e.import_id} \${e.data.orders_created}\`);
+  // @ts-expect-error an import's event is not an order's
+  void ends.items[0]?.sales_order_id;
+  const mixed = await client.listEvents({ types: ['sales_order.cancelled', 'api_key.revoked'] });
+  for (const e of mixed.items) seen.push(String('sales_order_id' in e ? e.sales_order_id : e.api_key_id));
+  return seen;
+};
+// @ts-expect-error not an event type
+void client.events({ types: ['sales_order.exploded'] });
 export const confirm = (id: number, version: number | undefined, key: string | undefined) =>
   client.confirmSalesOrder(id, {}, { ifMatch: version, idempotencyKey: key });
 export const list = (cursor: string | undefined) => client.listSalesOrders({ cursor, limit: undefined });

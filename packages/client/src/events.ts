@@ -53,7 +53,18 @@ export type EventFeed<E extends FeedEvent = FeedEvent> = AsyncGenerator<E, strin
  * The events of these types: `SalesOrderEvent` for `sales_order.*` types, `ApiKeyEvent` for
  * `api_key.*`, `ImportEvent` for `import.*`; every kind (narrow by `type`) when no `types` are given.
  */
-export type EventOf<T extends EventType> = Extract<FeedEvent, { type: T }>;
+export type EventOf<T extends EventType> = EventType extends T ? FeedEvent : NarrowedEvent<FeedEvent, T>;
+
+/**
+ * Each kind of event whose `type` can be one of `T`, with `type` narrowed to those: a kind's
+ * `type` is a union (`SalesOrderEvent`'s every `sales_order.*`), which `Extract<FeedEvent,
+ * { type: T }>` would never match for a `T` of fewer types.
+ */
+type NarrowedEvent<E, T extends EventType> = E extends { type: infer K }
+  ? [Extract<K, T>] extends [never]
+    ? never
+    : E & { type: Extract<K, T> }
+  : never;
 
 /** A page of the feed whose items are of these types. */
 export type EventPageOf<T extends EventType> = Omit<EventPage, 'items'> & { items: EventOf<T>[] };

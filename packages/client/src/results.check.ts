@@ -17,7 +17,7 @@ type ItemOf<M extends keyof SalesOrderClient> =
   ReturnType<SalesOrderClient[M]> extends AsyncGenerator<infer Item, unknown, undefined> ? Item : never;
 
 /** The methods that resolve with one route's data, and that route. */
-const RESULT_ROUTES = {
+export const RESULT_ROUTES = {
   listSalesOrders: 'listSalesOrders',
   getSalesOrderHistory: 'getSalesOrderHistory',
   createSalesOrder: 'createSalesOrder',

@@ -227,6 +227,7 @@ const page: SalesOrderPage = {
       field_officer_id: order.field_officer_id,
       port_id: order.port_id,
       customer_reference: order.customer_reference,
+      remarks: order.remarks,
       delivery_date: order.delivery_date,
       line_count: order.details.length,
       deleted_at: null,

@@ -202,7 +202,10 @@ export type OrderFilters = z.output<typeof OrderFilterFields>;
 export type ListSalesOrdersQuery = z.input<typeof ListSalesOrdersQuerySchema>;
 export type ListSalesOrdersFilters = z.output<typeof ListSalesOrdersQuerySchema>;
 
-/** One order in a list: the read shape's header, totals and version, its line count, without lines. */
+/**
+ * One order in a list: the read shape's header (its remarks too, which `q` searches), totals and
+ * version, its line count, without lines.
+ */
 export const SalesOrderListItemSchema = SalesOrderSchema.pick({
   sales_order_id: true,
   sales_order_no: true,
@@ -224,6 +227,7 @@ export const SalesOrderListItemSchema = SalesOrderSchema.pick({
   field_officer_id: true,
   port_id: true,
   customer_reference: true,
+  remarks: true,
   delivery_date: true,
 }).extend({
   line_count: z.number().int().min(0).max(MAX_DETAIL_LINES),

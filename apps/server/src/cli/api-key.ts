@@ -4,13 +4,13 @@
  */
 import { openDatabase } from '../db/database.js';
 import { loadConfig } from '../startup/config.js';
-import { runApiKeyCommand } from './api-key-command.js';
+import { API_KEY_USAGE, runApiKeyCommand } from './api-key-command.js';
 import { runCli } from './run-cli.js';
 
-runCli(async () => {
+runCli(API_KEY_USAGE, async (argv) => {
   const database = await openDatabase(loadConfig());
   try {
-    return await runApiKeyCommand(process.argv.slice(2), database.prisma, {
+    return await runApiKeyCommand(argv, database.prisma, {
       out: (line) => console.log(line),
       err: (line) => console.error(line),
     });

@@ -5,15 +5,15 @@
  */
 import { openDatabase } from '../db/database.js';
 import { loadConfig } from '../startup/config.js';
-import { runHostSessionCommand } from './host-session-command.js';
+import { HOST_SESSION_USAGE, runHostSessionCommand } from './host-session-command.js';
 import { runCli } from './run-cli.js';
 
-runCli(async () => {
+runCli(HOST_SESSION_USAGE, async (argv) => {
   const config = loadConfig();
   const database = await openDatabase(config);
   try {
     return await runHostSessionCommand(
-      process.argv.slice(2),
+      argv,
       database.prisma,
       { out: (line) => console.log(line), err: (line) => console.error(line) },
       config.auth.sessionCookieName,

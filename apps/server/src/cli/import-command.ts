@@ -9,14 +9,38 @@ import {
   SalesOrderNetworkError,
 } from '@sales-order/client';
 
+import { CSV_COLUMNS } from '../imports/import-file.js';
 import type { CommandOutput } from './api-key-command.js';
-import { parseCommandLine } from './run-cli.js';
+import { callerPath, parseCommandLine } from './run-cli.js';
+
+/** Words joined by ", " in lines of at most `width` characters, each indented by `indent`. */
+const wrapped = (words: readonly string[], indent: string, width = 96): string => {
+  const lines: string[] = [];
+  let line = '';
+  for (const [index, word] of words.entries()) {
+    const piece = index < words.length - 1 ? `${word},` : word;
+    if (line !== '' && indent.length + line.length + 1 + piece.length > width) {
+      lines.push(indent + line);
+      line = piece;
+    } else line = line === '' ? piece : `${line} ${piece}`;
+  }
+  return [...lines, indent + line].join('\n');
+};
 
 export const IMPORT_USAGE = `usage:
   import FILE [--url <API address>] [--api-key-file <file>] [--format csv|ndjson] [--results <file>] [--no-wait]
 
 Uploads a CSV (.csv) or JSON Lines (.jsonl, .ndjson) file of orders to a running service
-(POST /imports), shows its progress until it ends, and prints where its results are.
+(POST /imports), shows its progress until it ends, and prints where its results are. Files are
+found from the folder the command was typed in.
+
+CSV: a header row, then one row per order line; rows with the same order_ref make one order.
+Only order_ref is required by the file; each order needs what POST /sales-orders needs. Columns:
+${wrapped(CSV_COLUMNS, '  ')}
+JSON Lines: one POST /sales-orders body per line, with an optional "order_ref".
+The rules of each column: docs/api.md, "Imports".
+
+options:
   --url           the service's API address with its base path (default: SALES_ORDER_URL, else
                   this machine's service as HOST, PORT and BASE_PATH say, http://127.0.0.1:3000/api)
   --api-key-file  a file holding the API key (default: SALES_ORDER_API_KEY, else the demo key
@@ -82,6 +106,15 @@ const problemOf = (error: unknown, url: string): string => {
   throw error;
 };
 
+/** Why a file could not be read, without node's repetition of the path. */
+const fileProblem = (error: unknown): string => {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'a folder, not a file';
+  return (error as Error).message;
+};
+
 const failureLine = (result: ImportResult) =>
   `  ${result.order_ref} (line${result.lines.length > 1 ? 's' : ''} ${result.lines.join(', ')}): ${result.errors
     .map((error) => error.message)
@@ -127,11 +160,12 @@ export const runImportCommand = async (
     err(`${path.basename(file)} does not end in .csv, .jsonl or .ndjson: say which it is with --format csv|ndjson`);
     return 2;
   }
+  const filePath = callerPath(file);
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readFile(filePath);
   } catch (error) {
-    err(`Cannot read ${file}: ${(error as Error).message}`);
+    err(`Cannot read ${filePath}: ${fileProblem(error)}`);
     return 1;
   }
   const { url, apiKey } = await target({ url: values.url, apiKeyFile: values['api-key-file'] });
@@ -191,13 +225,26 @@ export const runImportCommand = async (
     out(`Results: ${address}/results (JSON Lines; CSV with Accept: text/csv)`);
     if (values.results !== undefined) {
       const resultsFormat: ImportFormat = /\.csv$/i.test(values.results) ? 'csv' : 'ndjson';
-      await writeFile(values.results, await client.downloadImportResults(done.import_id, resultsFormat));
-      out(`Results saved to ${values.results} (${resultsFormat === 'csv' ? 'CSV' : 'JSON Lines'}).`);
+      const resultsPath = callerPath(values.results);
+      await writeFile(resultsPath, await client.downloadImportResults(done.import_id, resultsFormat));
+      out(`Results saved to ${resultsPath} (${resultsFormat === 'csv' ? 'CSV' : 'JSON Lines'}).`);
     }
   } catch (error) {
     err(problemOf(error, base));
     return 1;
   }
+  out(finalLine(done));
   if (done.state !== 'completed') return 1;
   return done.orders_failed > 0 ? 3 : 0;
+};
+
+/**
+ * The last line, what a script or a person reads first: "finished: 4 created, 1 failed" (exit 0
+ * or 3), or how far an import that did not complete got ("cancelled: 40 created, 0 failed, 60
+ * not imported", exit 1).
+ */
+export const finalLine = ({ state, orders_created, orders_failed, orders_total }: Import): string => {
+  const counts = `${grouped(orders_created)} created, ${grouped(orders_failed)} failed`;
+  if (state === 'completed') return `finished: ${counts}`;
+  return `${state}: ${counts}, ${grouped(orders_total - orders_created - orders_failed)} not imported`;
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm import FILE`: uploads a file of orders to a running service and follows it to the end
+ * `pnpm sales-order import FILE` (or `pnpm run import FILE`): uploads a file of orders to a running service and follows it to the end
  * (cli/import-command.ts). The service and the key: --url / SALES_ORDER_URL and --api-key-file /
  * SALES_ORDER_API_KEY, else this machine's `pnpm start` (HOST, PORT, BASE_PATH and the demo key
  * it keeps in DATA_DIR).
@@ -13,13 +13,14 @@ import { demoKeyFile } from '../demo/demo-api-key.js';
 import { loadConfig } from '../startup/config.js';
 import {
   grouped,
+  IMPORT_USAGE,
   type ImportTarget,
   progressCounts,
   type ProgressDisplay,
   runImportCommand,
 } from './import-command.js';
 import { localOrigin } from './local-service.js';
-import { runCli } from './run-cli.js';
+import { callerPath, runCli } from './run-cli.js';
 
 const readKey = async (file: string, what: string) => {
   const key = (await readFile(file, 'utf8').catch(() => '')).trim();
@@ -34,7 +35,8 @@ const findTarget = async (given: {
   // The configuration only when something is not given: pnpm import against another machine needs none of it.
   const config = () => loadConfig();
   const url = given.url ?? process.env.SALES_ORDER_URL ?? `${localOrigin(config())}${config().basePath}`;
-  if (given.apiKeyFile !== undefined) return { url, apiKey: await readKey(given.apiKeyFile, '--api-key-file') };
+  if (given.apiKeyFile !== undefined)
+    return { url, apiKey: await readKey(callerPath(given.apiKeyFile), '--api-key-file') };
   const fromEnv = process.env.SALES_ORDER_API_KEY?.trim();
   if (fromEnv) return { url, apiKey: fromEnv };
   const { database } = config();
@@ -97,8 +99,8 @@ const progressLines = (): ProgressDisplay => {
   };
 };
 
-runCli(() =>
-  runImportCommand(process.argv.slice(2), {
+runCli(IMPORT_USAGE, (argv) =>
+  runImportCommand(argv, {
     output: { out: (line) => console.log(line), err: (line) => console.error(line) },
     target: findTarget,
     progress: () => (process.stderr.isTTY ? terminalBar() : progressLines()),

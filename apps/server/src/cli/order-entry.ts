@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 
 import { openDatabase } from '../db/database.js';
 import { loadConfig } from '../startup/config.js';
-import { runOrderEntryCommand } from './order-entry-command.js';
+import { ORDER_ENTRY_USAGE, runOrderEntryCommand } from './order-entry-command.js';
 import { runCli } from './run-cli.js';
 
 const openInBrowser = (url: string) => {
@@ -17,10 +17,10 @@ const openInBrowser = (url: string) => {
   child.unref();
 };
 
-runCli(async () => {
+runCli(ORDER_ENTRY_USAGE, async (argv) => {
   const config = loadConfig();
   return runOrderEntryCommand(
-    process.argv.slice(2),
+    argv,
     config,
     { out: (line) => console.log(line), err: (line) => console.error(line) },
     async (use) => {

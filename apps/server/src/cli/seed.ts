@@ -3,9 +3,18 @@ import { openDatabase } from '../db/database.js';
 import { seedDemoData } from '../demo/seed.js';
 import { todayIn } from '../shared/calendar.js';
 import { loadConfig } from '../startup/config.js';
-import { runCli } from './run-cli.js';
+import { runCli, takesNoArguments } from './run-cli.js';
 
-runCli(async () => {
+const SEED_USAGE = `usage:
+  db:seed
+
+Loads the demo data (locations, customers, products, licences, a few orders, dated around today
+in BUSINESS_TIME_ZONE) into DATABASE_URL, else the embedded database in DATA_DIR (stop the
+service first). Applies pending migrations first. A database that already has customers is left
+as it is.`;
+
+runCli(SEED_USAGE, async (argv) => {
+  if (!takesNoArguments(argv, SEED_USAGE, console.error)) return 2;
   const config = loadConfig();
   const database = await openDatabase(config);
   try {

@@ -1,11 +1,5 @@
-import type { ErrorDetail } from '@sales-order/contract';
-
 /**
- * A value and the problems found while working it out. Checks return both, so a caller
- * gathers every problem of a request (the envelope names each offending field) without
- * handing lists around to be filled in.
+ * A value and the problems found while working it out (declared once, in the shared pricing
+ * package, whose checks return it too).
  */
-export interface Checked<T> {
-  value: T;
-  problems: ErrorDetail[];
-}
+export type { Checked } from '@sales-order/pricing';

@@ -46,13 +46,14 @@ export const licenceRepository = {
    * These products with their active licences that have not ended before `date` (those valid
    * on it, and those starting later, which may extend the cover), and what live orders in each
    * limited valid licence's window hold of the product: one statement for any number of
-   * products. Soft-deleted orders do not count, and neither does `excludeOrderId` (the order
-   * being edited). The sum is a range scan of `sales_order_details_licence_use_idx` over the
-   * licence's window: the lines carry their order's date and live flag (migration
-   * 20261122072000_licence_use_index), so the product's history outside the window is never read.
-   * With `lockQuota` (a confirm, in its transaction) the statement first takes the quota locks
-   * of the limited products and sums after they are granted (licence_quota_consumed, migration
-   * 20261127130000_licence_quota_lock), holding them to the commit.
+   * products. What a line holds is the one rule `licence_held_quantity` (confirmed or closed
+   * orders only; the larger of ordered and net delivered, less what a close short-closed), and
+   * `excludeOrderId`'s own lines (the order being confirmed or edited) do not count. The sum
+   * reads the running totals per product and day (`licence_held`, migration
+   * 20261207041248_licence_holdings): at most a row a day of the window, whatever the product's
+   * history. With `lockQuota` (a confirm, in its transaction) the statement first takes the
+   * quota locks of the limited products and sums after they are granted (licence_quota_consumed,
+   * migration 20261127130000_licence_quota_lock), holding them to the commit.
    */
   findProductsWithLicences: async (
     db: Db,
@@ -90,12 +91,10 @@ export const productLicencesQuery = (
   lockQuota = false,
 ): Prisma.Sql => {
   const onDate = formatCalendarDate(date);
+  // What other orders hold in the licence's window: licence_held over the running totals
+  // (migration 20261207041248_licence_holdings), never the product's lines.
   const sum = Prisma.sql`(
-    SELECT COALESCE(SUM(d.quantity), 0)::text
-    FROM sales_order_details d
-    WHERE d.consumes_quota AND d.product_id = l.product_id
-      AND d.order_date BETWEEN l.valid_from AND l.valid_to
-      ${excludeOrderId === undefined ? Prisma.empty : Prisma.sql`AND d.sales_order_id <> ${excludeOrderId}`})`;
+    SELECT h.held::text FROM licence_held(l.product_id, l.valid_from, l.valid_to, ${excludeOrderId ?? null}::int) h)`;
   // Locked: the function's sum, read once the locks are granted. The statement's own sum only
   // for a licence the function did not see: one the host changed while this statement waited.
   const consumed = lockQuota

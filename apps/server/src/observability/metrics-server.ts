@@ -1,8 +1,8 @@
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
+import { listening } from '../shared/listening.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -38,7 +38,7 @@ export const startMetricsServer = async (
     );
   });
   server.listen(port, host);
-  await once(server, 'listening');
+  await listening(server, { port, host, variable: 'METRICS_PORT', hostVariable: 'METRICS_HOST' });
   const address = server.address();
   logger.info({ host, port: typeof address === 'object' && address ? address.port : port }, 'metrics listening');
   return server;

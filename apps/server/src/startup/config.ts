@@ -302,6 +302,8 @@ const EnvironmentSchema = z
     TRACING_RECORD_QUERY: oneOf(['true', 'false'], 'false').transform((value) => value === 'true'),
     EVENT_RETENTION_DAYS: integer('EVENT_RETENTION_DAYS', 30, 1, 3650),
     EVENT_PURGE_INTERVAL_SECONDS: integer('EVENT_PURGE_INTERVAL_SECONDS', 3_600, 1, 86_400),
+    LICENCE_FOLD_INTERVAL_SECONDS: integer('LICENCE_FOLD_INTERVAL_SECONDS', 10, 1, 3_600),
+    LICENCE_RECOUNT_INTERVAL_SECONDS: integer('LICENCE_RECOUNT_INTERVAL_SECONDS', 3_600, 60, 604_800),
     WEBHOOK_RETRY_SCHEDULE: retrySchedule,
     WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     WEBHOOK_CONCURRENCY: integer('WEBHOOK_CONCURRENCY', 8, 0, 256),
@@ -450,6 +452,11 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   events: {
     retentionDays: value.EVENT_RETENTION_DAYS,
     purgeIntervalSeconds: value.EVENT_PURGE_INTERVAL_SECONDS,
+  },
+  /** The licence quota's running total (licences/licence-holdings-jobs.ts): its fold and its recount. */
+  licenceHoldings: {
+    foldIntervalSeconds: value.LICENCE_FOLD_INTERVAL_SECONDS,
+    recountIntervalSeconds: value.LICENCE_RECOUNT_INTERVAL_SECONDS,
   },
   /**
    * The reference order entry page at /order-entry/ (apps/order-entry), and its sign-in link

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import gracefulShutdown from 'http-graceful-shutdown';
@@ -10,10 +9,12 @@ import { seedDemoData } from '../demo/seed.js';
 import { startEventProcessing } from '../events/event-processing.js';
 import { closeRedis, connectRedis } from '../http/redis-client.js';
 import { startIdempotencyPurge } from '../idempotency/idempotency-purge.js';
+import { startLicenceHoldingsJobs } from '../licences/licence-holdings-jobs.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, noMetrics } from '../observability/metrics.js';
 import { offerToClusterScrapes, startMetricsServer } from '../observability/metrics-server.js';
 import { todayIn } from '../shared/calendar.js';
+import { listening } from '../shared/listening.js';
 import { createApp } from './app.js';
 import { BACKGROUND_JOBS_SLOT, isShutdownMessage, type ShutdownMessage } from './cluster-primary.js';
 import type { AppConfig } from './config.js';
@@ -104,8 +105,11 @@ export const serve = async (
   const idempotencyPurge = runsPeriodicJobs
     ? startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger })
     : undefined;
+  const licenceHoldings = runsPeriodicJobs
+    ? startLicenceHoldingsJobs(database.prisma, { ...config.licenceHoldings, logger, metrics })
+    : undefined;
   const server = createHttpServer(app, config, logger).listen(config.port, config.host);
-  await once(server, 'listening');
+  await listening(server, { port: config.port, host: config.host, variable: 'PORT', hostVariable: 'HOST' });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // The banner below, for the person at the terminal; the log line says whether it follows.
@@ -165,6 +169,7 @@ export const serve = async (
     onShutdown: async (received) => {
       logger.info({ signal: worker ? signalled : received }, 'shutting down: finishing in-flight requests');
       await idempotencyPurge?.stop();
+      await licenceHoldings?.stop();
       metricsServer?.close();
       // A delivery cut short here is sent again once its lease runs out.
       await events.stop();

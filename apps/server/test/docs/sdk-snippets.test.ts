@@ -27,7 +27,11 @@ const PAGES = ['README.md', 'packages/client/README.md', 'docs/authentication.md
 const PAGE_ADDRESS = '127.0.0.1:3000';
 const tsc = path.join(ROOT, 'apps', 'server', 'node_modules', '.bin', 'tsc');
 
-/** The names the pages use without defining them: what the reader's own program has. */
+/**
+ * The names the pages use without defining them: what the reader's own program has. Each takes
+ * the types a real one would, never `unknown` or `any`: a snippet passing a value of the wrong
+ * type (or `never`, an event typed as nothing) to one of them must fail to compile.
+ */
 const GLOBALS_DTS = `type Client = import('@sales-order/client').SalesOrderClient;
 declare var orders: Client;
 declare var key: string;
@@ -39,9 +43,9 @@ declare function loadHighWaterMark(): string | null;
 declare function saveHighWaterMark(since: string | null): void;
 declare function loadCursor(): string | undefined;
 declare function saveCursor(cursor: string): void;
-declare function apply(event: import('@sales-order/client').SalesOrderEvent): Promise<void>;
+declare function apply(salesOrderId: number, version: number, order: import('@sales-order/client').SalesOrder): Promise<void>;
 declare function saveSecret(secret: string): void;
-declare function queue(id: string, salesOrderId: number, version: number, data: unknown): void;
+declare function queue(id: string, salesOrderId: number, version: number, order: import('@sales-order/client').SalesOrder): void;
 `;
 
 /** Sets those names before a snippet runs (node --import). */
@@ -130,6 +134,9 @@ describe('the SDK snippets of the documentation', () => {
   it('finds the snippets', () => {
     expect(snippets.length).toBeGreaterThan(10);
     expect(new Set(snippets.map((snippet) => snippet.page))).toEqual(new Set(PAGES));
+    // Every ts block of docs/sdk.md is compiled: none is skipped.
+    expect(snippets.filter((snippet) => snippet.page === 'docs/sdk.md' && snippet.skip !== undefined)).toEqual([]);
+    expect(GLOBALS_DTS).not.toMatch(/\b(unknown|any)\b/);
   });
 
   it('compiles every snippet with tsc --strict against the packed SDK', async () => {

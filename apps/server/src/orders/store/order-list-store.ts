@@ -100,7 +100,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
       ${jsonDateTime('p.created_at')} AS created_at, ${jsonDateTime('p.updated_at')} AS updated_at,
       p.status, ${jsonDateTime('p.status_changed_at')} AS status_changed_at,
       p.cancellation_reason, p.amended_from_id, p.field_officer_id, p.port_id, p.customer_reference,
-      ${jsonDate('p.delivery_date')} AS delivery_date, p.line_count,
+      p.remarks, ${jsonDate('p.delivery_date')} AS delivery_date, p.line_count,
       ${jsonDateTime('p.deleted_at')} AS deleted_at) item`;
 };
 

@@ -1,0 +1,3 @@
+export * from './money.js';
+export * from './order-pricing.js';
+export * from './typed-totals.js';
