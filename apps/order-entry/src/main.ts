@@ -6,8 +6,8 @@ import { createImportScreen } from './import-screen.js';
 import { createOptions } from './options.js';
 import { createOrderForm } from './order-form.js';
 import { createOrderList } from './order-list.js';
-import { createReportsScreen } from './reports-screen.js';
 import { rateGate } from './rate-gate.js';
+import { createReportsScreen } from './reports-screen.js';
 
 /**
  * The reference order entry page. It authenticates with the host ERP's session cookie only
