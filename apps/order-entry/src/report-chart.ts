@@ -19,9 +19,9 @@ const PALETTE = ['#1f5fa8', '#b3541e', '#2e7d32', '#6a3d9a', '#8c564b', '#c2185b
 
 /**
  * A bar chart drawn by Chart.js on a canvas, with the same numbers as a table for screen
- * readers: the canvas is an image named by the chart's title, and the table that follows it
- * (visually hidden) is written from the chart's own data once it is drawn, so what a screen
- * reader hears is what the chart shows.
+ * readers: the canvas is an image named by the chart's title, and the table under it ("Chart
+ * data", folded) is written from the chart's own data once it is drawn, so what a screen reader
+ * hears is what the chart shows.
  */
 export const createReportChart = (root: HTMLElement) => {
   const canvas = el('canvas', { role: 'img' });
@@ -33,8 +33,14 @@ export const createReportChart = (root: HTMLElement) => {
     { class: 'report-chart', hidden: true },
     caption,
     el('div', { class: 'chart-box' }, canvas),
-    // A table is as wide as its content whatever its own width: the block around it hides it.
-    el('div', { class: 'visually-hidden' }, fallback),
+    // The chart's numbers for anyone who cannot see the bars: a screen reader opens it like
+    // anyone else (a table cannot be hidden visually without sticking out: it is as wide as its content).
+    el(
+      'details',
+      { class: 'chart-data' },
+      el('summary', {}, 'Chart data'),
+      el('div', { class: 'table-box' }, fallback),
+    ),
   );
   root.append(figure);
   let chart: Chart<'bar'> | undefined;
@@ -83,7 +89,7 @@ export const createReportChart = (root: HTMLElement) => {
       figure.hidden = series.labels.length === 0;
       if (figure.hidden) return;
       caption.textContent = series.title;
-      canvas.setAttribute('aria-label', `${series.title}: a bar chart; its numbers follow as a table`);
+      canvas.setAttribute('aria-label', `${series.title}: a bar chart; its numbers are in Chart data, below`);
       chart = new Chart(canvas, {
         type: 'bar',
         data: {

@@ -114,7 +114,8 @@ export const createReportsScreen = (root: HTMLElement, client: SalesOrderClient)
   const boxes = (Object.keys(METRICS) as ReportMetric[]).map((metric) => {
     const box = el('input', { type: 'checkbox', value: metric, id: `report-metric-${metric}` });
     box.checked = metric === 'order_count' || metric === 'grand_total';
-    return { metric, box, label: el('label', { class: 'check' }, box, METRICS[metric].label) };
+    // "… column": the order form's totals are labelled Subtotal and Grand total already.
+    return { metric, box, label: el('label', { class: 'check' }, box, `${METRICS[metric].label} column`) };
   });
   const show = el('button', { type: 'submit', class: 'primary' }, 'Show report');
   const download = el('button', { type: 'button' }, 'Download CSV');

@@ -110,6 +110,9 @@ describe.skipIf(!executablePath)('order entry Reports screen in Chromium (needs 
     const canvas = screen.locator('canvas');
     expect(await canvas.getAttribute('role')).toBe('img');
     expect(await canvas.getAttribute('aria-label')).toMatch(/^Grand total by location per month/);
+    // The table opens under the chart for anyone.
+    await screen.getByText('Chart data').click();
+    await page.locator('#report-chart-data').waitFor({ state: 'visible' });
 
     // The table: the API's rows and its totals.
     const table = screen.locator('#report-table');
@@ -128,9 +131,9 @@ describe.skipIf(!executablePath)('order entry Reports screen in Chromium (needs 
     // Top products when not by month.
     await screen.getByLabel('Group by').selectOption({ label: 'Product' });
     await screen.getByLabel('Then by').selectOption({ label: 'Nothing' });
-    await screen.getByRole('checkbox', { name: 'Grand total' }).uncheck();
-    await screen.getByRole('checkbox', { name: 'Subtotal' }).check();
-    await screen.getByRole('checkbox', { name: 'Pending' }).check();
+    await screen.getByRole('checkbox', { name: 'Grand total column' }).uncheck();
+    await screen.getByRole('checkbox', { name: 'Subtotal column' }).check();
+    await screen.getByRole('checkbox', { name: 'Pending column' }).check();
     await screen.getByRole('button', { name: 'Show report' }).click();
     await eventually(() => page.locator('#report-chart-title').textContent()).toBe('Top 1 by subtotal');
     const byProduct = (
