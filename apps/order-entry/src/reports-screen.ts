@@ -114,8 +114,10 @@ export const createReportsScreen = (root: HTMLElement, client: SalesOrderClient)
   const boxes = (Object.keys(METRICS) as ReportMetric[]).map((metric) => {
     const box = el('input', { type: 'checkbox', value: metric, id: `report-metric-${metric}` });
     box.checked = metric === 'order_count' || metric === 'grand_total';
-    // "… column": the order form's totals are labelled Subtotal and Grand total already.
-    return { metric, box, label: el('label', { class: 'check' }, box, `${METRICS[metric].label} column`) };
+    // Not "Subtotal" or "Grand total": the order form's totals are labelled so already.
+    const words =
+      metric === 'subtotal' ? 'Line amounts' : metric === 'grand_total' ? 'Order totals' : METRICS[metric].label;
+    return { metric, box, label: el('label', { class: 'check' }, box, words) };
   });
   const show = el('button', { type: 'submit', class: 'primary' }, 'Show report');
   const download = el('button', { type: 'button' }, 'Download CSV');

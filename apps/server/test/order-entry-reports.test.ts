@@ -131,9 +131,9 @@ describe.skipIf(!executablePath)('order entry Reports screen in Chromium (needs 
     // Top products when not by month.
     await screen.getByLabel('Group by').selectOption({ label: 'Product' });
     await screen.getByLabel('Then by').selectOption({ label: 'Nothing' });
-    await screen.getByRole('checkbox', { name: 'Grand total column' }).uncheck();
-    await screen.getByRole('checkbox', { name: 'Subtotal column' }).check();
-    await screen.getByRole('checkbox', { name: 'Pending column' }).check();
+    await screen.getByRole('checkbox', { name: 'Order totals' }).uncheck();
+    await screen.getByRole('checkbox', { name: 'Line amounts' }).check();
+    await screen.getByRole('checkbox', { name: 'Pending' }).check();
     await screen.getByRole('button', { name: 'Show report' }).click();
     await eventually(() => page.locator('#report-chart-title').textContent()).toBe('Top 1 by subtotal');
     const byProduct = (
