@@ -7,6 +7,7 @@ import { createOptions } from './options.js';
 import { createOrderForm } from './order-form.js';
 import { createOrderList } from './order-list.js';
 import { rateGate } from './rate-gate.js';
+import { createReportsScreen } from './reports-screen.js';
 
 /**
  * The reference order entry page. It authenticates with the host ERP's session cookie only
@@ -38,9 +39,17 @@ const imports = createImportScreen(document.getElementById('import')!, client, (
   list.refresh().catch(list.report);
 });
 
+// Only for a caller who may read reports (reports.read): it shows itself once its first report answers.
+const reports = createReportsScreen(document.getElementById('reports')!, client);
+
 // While the dropdowns and the list load: a busy page, a message, and Save off (order-form.ts).
 main.setAttribute('aria-busy', 'true');
 form.say('Loading the order form…');
-Promise.all([form.startNew().then(() => form.say('')), list.refresh().catch(list.report), imports.show()])
+Promise.all([
+  form.startNew().then(() => form.say('')),
+  list.refresh().catch(list.report),
+  imports.show(),
+  reports.show(),
+])
   .catch((error: unknown) => form.report(error))
   .finally(() => main.removeAttribute('aria-busy'));

@@ -153,6 +153,12 @@ export const WORDING = {
   invalid_line: 'That line is not an order',
   inconsistent_order: 'The rows of that order disagree, or its reference is used twice',
 
+  // Reports (the Reports screen asks only for what a report can answer; worded for completeness).
+  quantity_needs_product: 'Quantities add up only by product: add Product to the grouping',
+  total_not_by_product: "An order's charges belong to no product: choose Subtotal instead",
+  not_by_delivery_date: 'By delivery date a report shows only what was delivered and returned',
+  report_too_large: 'That report has too many rows to download: choose a shorter period or fewer groups',
+
   // API keys (not on this page; worded for completeness).
   permission_not_held: `A key cannot be given a permission you do not have yourself. ${ASK_ADMIN}`,
   location_not_held: `A key cannot reach a location you cannot reach yourself. ${ASK_ADMIN}`,

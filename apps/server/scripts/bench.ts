@@ -94,6 +94,13 @@ import {
   licenceHistoryRow,
   loadLicenceHistory,
 } from './bench-licence.js';
+import {
+  benchReports,
+  describeReports,
+  loadReportLines,
+  REPORT_SCENARIOS,
+  type ReportFigures,
+} from './bench-reports.js';
 import { startBenchReceiver, type WebhookFigures, webhookLatency } from './bench-webhooks.js';
 import { loadBulkOrders } from './bulk-orders.js';
 
@@ -960,6 +967,7 @@ const main = async () => {
   let webhookFigures: WebhookFigures | undefined;
   let aloneLatencies: Record<'create' | 'bulk', { p50: number; p90: number }> | undefined;
   let importLine: string | undefined;
+  let reportFigures: ReportFigures[] = [];
   const bursts: BurstFigures[] = [];
   const service = startService(env, profileArgs);
   try {
@@ -1239,6 +1247,16 @@ const main = async () => {
         }
       }
     }
+    if (serverUrl && listOrders > 0 && REPORT_SCENARIOS.some(({ name }) => wanted(name))) {
+      // Last: the report rows add four lines to every loaded order (1,000,000 lines for 200,000 orders).
+      const url = new URL(serverUrl);
+      url.pathname = `/${benchDatabase}`;
+      console.log('adding four lines to each loaded order for the report scenarios...');
+      const lines = await loadReportLines(url.toString());
+      console.log(`${lines} order lines`);
+      await standIn?.settle();
+      reportFigures = await benchReports({ origin, url: url.toString(), headers, seconds, wanted });
+    }
   } finally {
     service.child.kill('SIGTERM');
     await new Promise((resolve) => service.child.once('exit', resolve));
@@ -1366,6 +1384,7 @@ const main = async () => {
     );
   }
   if (importLine) console.log(importLine);
+  for (const line of describeReports(reportFigures)) console.log(line);
   const standInLine = standIn?.describe();
   if (standInLine) console.log(standInLine);
   const importRow = rows.find((row) => row.scenario.startsWith('import: '));

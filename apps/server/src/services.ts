@@ -1,4 +1,4 @@
-import type { ListEventsFilters } from '@sales-order/contract';
+import type { ListEventsFilters, SalesReportFilters } from '@sales-order/contract';
 
 import { createApiKeyManagement } from './api-keys/api-key-management.js';
 import type { AccessContext } from './auth/access-context.js';
@@ -15,6 +15,8 @@ import { createLicenceService } from './licences/licence-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
 import { createOrderUseCases } from './orders/order-use-cases.js';
+import { getSalesReport } from './reports/sales-report.js';
+import { getSalesReportCsv } from './reports/sales-report-csv.js';
 import { todayIn } from './shared/calendar.js';
 import type { AppConfig } from './startup/config.js';
 
@@ -35,9 +37,16 @@ export const createServices = (
     masterDataCacheTtlMs,
     webhooks,
     imports: importOptions,
+    reports: reportOptions,
   }: Pick<
     AppConfig,
-    'businessTimeZone' | 'orderNumberMaxAhead' | 'idempotency' | 'masterDataCacheTtlMs' | 'webhooks' | 'imports'
+    | 'businessTimeZone'
+    | 'orderNumberMaxAhead'
+    | 'idempotency'
+    | 'masterDataCacheTtlMs'
+    | 'webhooks'
+    | 'imports'
+    | 'reports'
   >,
   { queue, sender, resolve }: Pick<EventProcessing, 'queue' | 'sender' | 'resolve'>,
   foreground: Foreground,
@@ -61,6 +70,11 @@ export const createServices = (
     reportFailure: reportFailure('import chunk failed; it runs again'),
   });
   importQueue.catch(reportFailure('the import queue did not start'));
+  const reportDeps = {
+    transactions,
+    statementTimeoutMs: reportOptions.statementTimeoutMs,
+    csvMaxRows: reportOptions.csvMaxRows,
+  };
   return {
     orders,
     idempotency,
@@ -80,6 +94,11 @@ export const createServices = (
     }),
     webhookDeliveries: createWebhookDeliveries({ transactions, queue, sender }),
     apiKeys: createApiKeyManagement({ transactions }),
+    reports: {
+      salesReport: (access: AccessContext, query: SalesReportFilters) => getSalesReport(reportDeps, access, query),
+      salesReportCsv: (access: AccessContext, query: SalesReportFilters) =>
+        getSalesReportCsv(reportDeps, access, query),
+    },
   };
 };
 

@@ -139,6 +139,13 @@ describe('location scope', () => {
       expectNothingOfChattogram(JSON.stringify(response.body) + JSON.stringify(response.headers), label);
       // Any order route given Chattogram's id reads as a missing order: 404, never 403.
       if (route.path.startsWith('/sales-orders/:id')) expect(response.status, label).toBe(404);
+      // A report about Chattogram's location, asked by a caller limited to Dhaka: empty, never its totals.
+      if (name === 'getSalesReport')
+        expect(response.body.data, label).toEqual({
+          rows: [],
+          totals: { order_count: 0, grand_total: 0 },
+          next_cursor: null,
+        });
     }
   });
 

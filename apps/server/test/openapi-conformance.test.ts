@@ -164,6 +164,9 @@ describe('conformance with a client generated from the live OpenAPI document', (
       'revoke API key 200',
       'API key history 200',
       'read unknown API key: 404 404',
+      'sales report 200',
+      'sales report as CSV 200',
+      'sales report of quantities without product: 400 400',
       'read without credentials: 401 401',
       'create without credentials: 401 401',
     ]);

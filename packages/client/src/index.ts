@@ -3,6 +3,7 @@ import { eventMethods } from './events.js';
 import { importMethods } from './imports.js';
 import type { SalesOrderClientOptions } from './options.js';
 import { orderMethods } from './orders.js';
+import { reportMethods } from './reports.js';
 import { clientContext } from './transport.js';
 import { webhookMethods } from './webhooks.js';
 
@@ -12,6 +13,14 @@ export type { EventFeed, EventOf, EventPageOf, ListEventsOptions } from './event
 export type * from './generated/contract-types.js';
 export type { ImportFormat } from './imports.js';
 export type * from './options.js';
+export type {
+  DefaultReportMetric,
+  SalesReportKeyFields,
+  SalesReportMetrics,
+  SalesReportOptions,
+  SalesReportPage,
+  SalesReportRowOf,
+} from './reports.js';
 export { verifyWebhook, type WebhookEvent, type WebhookHeaders, WebhookVerificationError } from './webhooks.js';
 export {
   AccessCode,
@@ -25,6 +34,7 @@ export {
   LicenceWarningCode,
   LifecycleCode,
   PING_EVENT_TYPE,
+  ReportCode,
   RequestCode,
   SALES_ORDER_STATUSES,
   SchemaIssueCode,
@@ -48,6 +58,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     ...webhookMethods(context),
     ...importMethods(context),
     ...apiKeyMethods(context),
+    ...reportMethods(context),
   };
 };
 

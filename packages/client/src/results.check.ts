@@ -55,8 +55,11 @@ export const RESULT_ROUTES = {
   revokeApiKey: 'revokeApiKey',
 } as const satisfies Partial<Record<keyof SalesOrderClient, keyof ApiContract>>;
 
-/** Routes whose data a method yields item by item (or returns as a file), rather than resolving with it. */
-type IteratedRoutes = 'getImportResults' | 'listApiKeyHistory';
+/**
+ * Routes whose data a method yields item by item (or returns as a file), rather than resolving with
+ * it; and the report, whose rows a method types by the keys and metrics asked for (reports.ts).
+ */
+type IteratedRoutes = 'getImportResults' | 'listApiKeyHistory' | 'getSalesReport';
 
 export const RESULTS_ARE_THE_ROUTES: {
   [M in keyof typeof RESULT_ROUTES]: Same<Result<M>, RouteData<(typeof RESULT_ROUTES)[M]>>;

@@ -16,6 +16,12 @@ import type {
  * calls unwrapped from the envelope, typed by the route's own 2xx responses (`unwrap`).
  */
 
+/** The Authorization header of the client's credentials, if it sends one (a session's cookie goes by itself). */
+export const authorizationHeader = async (auth: SalesOrderClientAuth | undefined): Promise<Record<string, string>> => {
+  const authorization = await authorizationOf(auth);
+  return authorization ? { authorization } : {};
+};
+
 const authorizationOf = async (auth: SalesOrderClientAuth | undefined): Promise<string | undefined> => {
   if (auth?.type === 'bearer') return `Bearer ${typeof auth.token === 'function' ? await auth.token() : auth.token}`;
   if (auth?.type === 'apiKey') return `ApiKey ${auth.key}`;

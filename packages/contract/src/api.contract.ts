@@ -3,6 +3,7 @@ import { initContract } from '@ts-rest/core';
 import { apiKeysContract } from './api-keys.js';
 import { eventsContract } from './events.js';
 import { importsContract } from './imports.js';
+import { reportsContract } from './reports.js';
 import { salesOrdersContract } from './sales-orders.contract.js';
 import { webhookEndpointsContract } from './webhook-endpoints.js';
 
@@ -15,7 +16,8 @@ export type ApiContract = typeof salesOrdersContract &
   typeof eventsContract &
   typeof webhookEndpointsContract &
   typeof importsContract &
-  typeof apiKeysContract;
+  typeof apiKeysContract &
+  typeof reportsContract;
 
 /** Every route of the service, one contract per resource: what the OpenAPI document describes. */
 export const apiContract: ApiContract = initContract().router({
@@ -24,4 +26,5 @@ export const apiContract: ApiContract = initContract().router({
   ...webhookEndpointsContract,
   ...importsContract,
   ...apiKeysContract,
+  ...reportsContract,
 });

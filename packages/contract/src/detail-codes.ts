@@ -7,6 +7,7 @@ import { FeedCode } from './events.js';
 import { ImportCode } from './imports.js';
 import { LicenceWarningCode } from './licence.js';
 import { LifecycleCode } from './order-lifecycle.js';
+import { ReportCode } from './reports.js';
 import { WebhookCode } from './webhook-endpoints.js';
 import { WriteSafetyCode } from './write-safety.js';
 
@@ -94,6 +95,7 @@ const DETAIL_CODE_GROUPS = [
   FeedCode,
   ImportCode,
   ApiKeyCode,
+  ReportCode,
   AuthenticationCode,
   AccessCode,
   RequestCode,

@@ -12,6 +12,7 @@ export * from './order-history.js';
 export * from './order-lifecycle.js';
 export * from './order-list.js';
 export * from './permissions.js';
+export * from './reports.js';
 export * from './sales-order.js';
 export * from './sales-order-bulk.js';
 export * from './sales-orders.contract.js';

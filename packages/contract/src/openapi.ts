@@ -49,6 +49,7 @@ import {
 import { CancelSalesOrderBodySchema, ConfirmSalesOrderBodySchema, SalesOrderStatusSchema } from './order-lifecycle.js';
 import { SalesOrderListItemSchema, SalesOrderPageSchema } from './order-list.js';
 import { type FieldPermission, type Permission, requiredPermissions, type RouteAccess } from './permissions.js';
+import { SalesReportRowSchema, SalesReportSchema, SalesReportTotalsSchema } from './reports.js';
 import {
   CreatedSalesOrderSchema,
   CreateSalesOrderBodySchema,
@@ -167,6 +168,9 @@ const RESPONSE_COMPONENTS: Record<string, ZodTypeAny> = {
   // Not an answer of any route: the body of every webhook delivery (OpenAPI 3.0 has no `webhooks`).
   WebhookPayload: WebhookPayloadSchema,
   SalesOrderStatus: SalesOrderStatusSchema,
+  SalesReport: SalesReportSchema,
+  SalesReportRow: SalesReportRowSchema,
+  SalesReportTotals: SalesReportTotalsSchema,
   ApiKey: ApiKeySchema,
   CreatedApiKey: CreatedApiKeySchema,
   ApiKeyPage: ApiKeyPageSchema,
@@ -454,15 +458,14 @@ const describeOperation = (operation: OperationObject, route: AppRoute, bodyLimi
         ]);
         if (Number(status) < 400) {
           // A success answered as text (import results): one media type per form it takes.
-          const { textAnswers } = metadata as { textAnswers?: readonly string[] };
+          const { textAnswers, csvAnswer } = metadata as { textAnswers?: readonly string[]; csvAnswer?: true };
+          const text = { schema: { type: 'string' as const, maxLength: TEXT_BODY_MAX_LENGTH } };
+          // A report answers JSON, or CSV when asked for it (Accept: text/csv): both forms.
           const content = textAnswers
-            ? Object.fromEntries(
-                textAnswers.map((type) => [
-                  type,
-                  { schema: { type: 'string' as const, maxLength: TEXT_BODY_MAX_LENGTH } },
-                ]),
-              )
-            : response.content;
+            ? Object.fromEntries(textAnswers.map((type) => [type, text]))
+            : csvAnswer
+              ? { ...response.content, 'text/csv': text }
+              : response.content;
           return [
             status,
             {
@@ -589,6 +592,12 @@ export const createOpenApiDocument = ({
       name: 'Webhooks',
       description:
         'Endpoints that receive every event as a signed Standard Webhooks delivery, at least once, retried on a schedule.',
+    })
+    .addTag({
+      name: 'Reports',
+      description:
+        "Sales totals grouped by location, customer, product, month and more, over the caller's scope, summed " +
+        'exactly; as JSON pages or CSV.',
     })
     .addTag({
       name: 'API keys',

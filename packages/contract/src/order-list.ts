@@ -136,60 +136,68 @@ const statusList = () =>
     })
     .describe(`Orders in any of these statuses, comma-separated: ${SALES_ORDER_STATUSES.join(', ')}.`);
 
-export const ListSalesOrdersQuerySchema = z
-  .object({
-    customer_id: idParam().optional(),
-    location_id: idParam().optional(),
-    year_id: idParam().optional().describe('Financial year id.'),
-    date_from: calendarDate().optional().describe('Order date on or after (inclusive).'),
-    date_to: calendarDate().optional().describe('Order date on or before (inclusive).'),
-    number: z
-      .string()
-      .max(ORDER_NUMBER_MAX_LENGTH)
-      .regex(PREFIX_TEXT)
-      .optional()
-      .describe('Exact order number, case-insensitive.'),
-    number_prefix: z
-      .string()
-      .max(ORDER_NUMBER_MAX_LENGTH)
-      .regex(PREFIX_TEXT)
-      .optional()
-      .describe('Order numbers starting with this, case-insensitive.'),
-    q: requiredText(100)
-      .optional()
-      .describe(
-        "Case-insensitive substring of the order number, the customer name, the remarks or the customer's reference.",
-      ),
-    product_id: idParam().optional().describe('Orders having at least one line of this product.'),
-    min_total: moneyBound().optional().describe('Grand total at least this.'),
-    max_total: moneyBound().optional().describe('Grand total at most this.'),
-    updated_since: dateTimeInput().optional().describe('Orders whose updated_at is at or after this instant.'),
-    status: statusList().optional(),
-    include_deleted: queryBoolean().describe('true: soft-deleted orders too, with their deleted_at (default false).'),
-    sort: ListSortSchema.default('-sales_order_date'),
-    limit: queryInteger(1, LIST_LIMIT_MAX)
-      .default(LIST_LIMIT_DEFAULT)
-      .describe(`1..${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.`),
-    cursor: z
-      .string()
-      .max(LIST_CURSOR_MAX_LENGTH)
-      .transform((value, ctx) => {
-        const cursor = decodeListCursor(value);
-        if (!cursor) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not a cursor this service issued' });
-          return z.NEVER;
-        }
-        return cursor;
-      })
-      .optional()
-      .describe('Opaque: the next_cursor of the previous page, with the same filters and sort.'),
-    include_total: queryBoolean().describe(`true: also count the matching orders, up to ${LIST_TOTAL_CAP}.`),
-  })
-  .superRefine((query, ctx) => {
-    if (query.cursor && query.cursor.s !== query.sort) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['cursor'], message: 'belongs to another sort' });
-    }
-  });
+/**
+ * The list's filters, one definition: GET /sales-orders takes them all, GET /reports/sales the
+ * ones a report filters by (reports.ts), with the same names, formats and meanings.
+ */
+export const OrderFilterFields = z.object({
+  customer_id: idParam().optional(),
+  location_id: idParam().optional(),
+  year_id: idParam().optional().describe('Financial year id.'),
+  date_from: calendarDate().optional().describe('Order date on or after (inclusive).'),
+  date_to: calendarDate().optional().describe('Order date on or before (inclusive).'),
+  number: z
+    .string()
+    .max(ORDER_NUMBER_MAX_LENGTH)
+    .regex(PREFIX_TEXT)
+    .optional()
+    .describe('Exact order number, case-insensitive.'),
+  number_prefix: z
+    .string()
+    .max(ORDER_NUMBER_MAX_LENGTH)
+    .regex(PREFIX_TEXT)
+    .optional()
+    .describe('Order numbers starting with this, case-insensitive.'),
+  q: requiredText(100)
+    .optional()
+    .describe(
+      "Case-insensitive substring of the order number, the customer name, the remarks or the customer's reference.",
+    ),
+  product_id: idParam().optional().describe('Orders having at least one line of this product.'),
+  min_total: moneyBound().optional().describe('Grand total at least this.'),
+  max_total: moneyBound().optional().describe('Grand total at most this.'),
+  updated_since: dateTimeInput().optional().describe('Orders whose updated_at is at or after this instant.'),
+  status: statusList().optional(),
+  include_deleted: queryBoolean().describe('true: soft-deleted orders too, with their deleted_at (default false).'),
+});
+
+export const ListSalesOrdersQuerySchema = OrderFilterFields.extend({
+  sort: ListSortSchema.default('-sales_order_date'),
+  limit: queryInteger(1, LIST_LIMIT_MAX)
+    .default(LIST_LIMIT_DEFAULT)
+    .describe(`1..${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}.`),
+  cursor: z
+    .string()
+    .max(LIST_CURSOR_MAX_LENGTH)
+    .transform((value, ctx) => {
+      const cursor = decodeListCursor(value);
+      if (!cursor) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not a cursor this service issued' });
+        return z.NEVER;
+      }
+      return cursor;
+    })
+    .optional()
+    .describe('Opaque: the next_cursor of the previous page, with the same filters and sort.'),
+  include_total: queryBoolean().describe(`true: also count the matching orders, up to ${LIST_TOTAL_CAP}.`),
+}).superRefine((query, ctx) => {
+  if (query.cursor && query.cursor.s !== query.sort) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['cursor'], message: 'belongs to another sort' });
+  }
+});
+
+/** The list's filters as the contract reads them (without sort and paging). */
+export type OrderFilters = z.output<typeof OrderFilterFields>;
 
 export type ListSalesOrdersQuery = z.input<typeof ListSalesOrdersQuerySchema>;
 export type ListSalesOrdersFilters = z.output<typeof ListSalesOrdersQuerySchema>;

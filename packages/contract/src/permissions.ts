@@ -22,6 +22,8 @@ export const Permission = {
   import: 'sales_orders.import',
   /** API keys: create, list, rename, rotate, revoke and read their history (never beyond what the caller holds). */
   apiKeysManage: 'api_keys.manage',
+  /** GET /reports/sales: totals of the orders in the caller's scope (without reading any order itself). */
+  reportsRead: 'reports.read',
   /** Grants every permission. */
   all: '*',
 } as const;

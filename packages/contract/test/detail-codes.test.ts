@@ -22,6 +22,7 @@ describe('error detail codes, declared once', () => {
       'ImportCode',
       'LicenceWarningCode',
       'LifecycleCode',
+      'ReportCode',
       'RequestCode',
       'SchemaIssueCode',
       'ServiceCode',

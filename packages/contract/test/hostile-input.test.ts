@@ -74,13 +74,15 @@ describe('integer ids in paths and query strings', () => {
     );
     // GET, PUT and DELETE /sales-orders/{id}, its history and its four transitions; GET, PATCH and DELETE
     // /webhook-endpoints/{id}, its rotate-secret, deliveries, replay and ping; GET /imports/{id}, its results and
-    // cancel; GET and PATCH /api-keys/{id}, its rotate, revoke and history; max-number and the list filter by year
-    // and location.
+    // cancel; GET and PATCH /api-keys/{id}, its rotate, revoke and history; max-number, the list and the sales
+    // report filter by year and location.
     expect(ids.map((parameter) => parameter.name).sort()).toEqual([
       ...Array.from({ length: 23 }, () => 'id'),
       'location_id',
       'location_id',
+      'location_id',
       'selected_id',
+      'year_id',
       'year_id',
       'year_id',
     ]);

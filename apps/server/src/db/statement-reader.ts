@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import Cursor from 'pg-cursor';
 
 import type { Prisma } from '../generated/prisma/client.js';
 
@@ -34,4 +35,82 @@ export class StatementReader {
     onQuery?.(text);
     return result.rows;
   }
+
+  /**
+   * A long read (a report over every matching order or line): on one pooled connection, in a
+   * read-only transaction whose statement may run `timeoutMs` instead of the pool's short
+   * DATABASE_STATEMENT_TIMEOUT_MS, the client waiting as long (plus the same margin).
+   */
+  async longRows<Row extends pg.QueryResultRow>(query: Prisma.Sql, timeoutMs: number): Promise<Row[]> {
+    const { text } = query;
+    return this.inLongRead(timeoutMs, async (client) => {
+      // `query_timeout` per query is read by pg's Client (lib/client.js) though its types lack it.
+      const config = { text, values: query.values, query_timeout: timeoutMs + TIMEOUT_MARGIN_MS } as pg.QueryConfig;
+      const result = await client.query<Row>(config);
+      this.options.onQuery?.(text);
+      return result.rows;
+    });
+  }
+
+  /**
+   * The rows of a long read in batches of `size`, from a cursor (pg-cursor: the statement runs
+   * once, its rows come `size` at a time), holding the connection until the last batch is read
+   * or the caller stops: an answer streamed without the whole result in memory.
+   */
+  async *longBatches<Row extends pg.QueryResultRow>(
+    query: Prisma.Sql,
+    timeoutMs: number,
+    size: number,
+  ): AsyncGenerator<Row[], void, undefined> {
+    const client = await this.pool.connect();
+    let state: 'open' | 'committed' | Error = 'open';
+    try {
+      await client.query(beginLongRead(timeoutMs));
+      const cursor = client.query(new Cursor<Row>(query.text, query.values));
+      this.options.onQuery?.(query.text);
+      try {
+        for (;;) {
+          const rows = await cursor.read(size);
+          if (rows.length === 0) break;
+          yield rows;
+        }
+      } finally {
+        await cursor.close();
+      }
+      await client.query('COMMIT');
+      state = 'committed';
+    } catch (error) {
+      state = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      // A reader that stopped early leaves the transaction open: rolled back before the
+      // connection goes back; a failed one is not reused.
+      if (state === 'open') await client.query('ROLLBACK').catch((error: unknown) => (state = error as Error));
+      client.release(state instanceof Error ? state : undefined);
+    }
+  }
+
+  private async inLongRead<T>(timeoutMs: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query(beginLongRead(timeoutMs));
+      const result = await work(client);
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (error) {
+      // A failed statement leaves the transaction aborted: the connection is not reused.
+      client.release(error instanceof Error ? error : true);
+      throw error;
+    }
+  }
 }
+
+/**
+ * A long read's transaction and its statement timeout, in one round trip (a simple query of two
+ * statements; SET takes no parameters: the value is an integer of the configuration).
+ */
+const beginLongRead = (timeoutMs: number) => `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(timeoutMs)}`;
+
+/** How much longer than a long read's statement timeout the client waits (as db/database.ts for the pool's). */
+const TIMEOUT_MARGIN_MS = 250;

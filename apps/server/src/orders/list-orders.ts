@@ -3,6 +3,7 @@ import {
   LIST_TOTAL_CAP,
   ListCursorSchema,
   type ListSalesOrdersFilters,
+  type OrderFilters,
   type SalesOrderPage,
 } from '@sales-order/contract';
 
@@ -12,7 +13,11 @@ import { jsonObjectText, type JsonText } from '../shared/json-text.js';
 import type { OrderDeps } from './order-use-case.js';
 import { type OrderListFilter, orderListStore } from './store/order-list-store.js';
 
-const filterOf = (access: AccessContext, query: ListSalesOrdersFilters): OrderListFilter => ({
+/**
+ * The store's filter of a request's list filters, in the caller's scope: the list's, and a
+ * report's (which takes a part of them, with the same meanings).
+ */
+export const orderFilterOf = (access: AccessContext, query: OrderFilters): OrderListFilter => ({
   scope: scopeOf(access),
   customerId: query.customer_id,
   locationId: query.location_id,
@@ -42,7 +47,7 @@ export const listOrders = async (
 ): Promise<JsonText<SalesOrderPage>> => {
   // The scope bounds every statement: items, total, search and cursor (a cursor is only a
   // position in the caller's own, scoped order).
-  const filter = filterOf(access, query);
+  const filter = orderFilterOf(access, query);
   const [page, total] = await Promise.all([
     orderListStore.page(transactions.reader, filter, query.sort, query.cursor, query.limit),
     query.include_total ? orderListStore.count(transactions.reader, filter) : undefined,

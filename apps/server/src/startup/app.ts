@@ -40,6 +40,7 @@ import { createImportsRouter } from '../http/imports-router.js';
 import { orderEntryRouter } from '../http/order-entry-page.js';
 import { ordersPerMinutePerClient, rateLimitPerClient } from '../http/rate-limit.js';
 import type { RedisClient } from '../http/redis-client.js';
+import { createReportsRouter } from '../http/reports-router.js';
 import { createSalesOrdersRouter } from '../http/sales-orders-router.js';
 import { securityHeaders } from '../http/security-headers.js';
 import { refuseUnknownQueryParameters } from '../http/unknown-query.js';
@@ -213,6 +214,7 @@ export const createApp = ({
     ...createWebhookEndpointsRouter(services),
     ...createImportsRouter(services),
     ...createApiKeysRouter(services),
+    ...createReportsRouter(services),
   });
   createExpressEndpoints(apiContract, routes, api, {
     logInitialization: false,

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 
-import { BULK_MAX_ORDERS_CEILING, BULK_MAX_ORDERS_DEFAULT } from '@sales-order/contract';
+import { BULK_MAX_ORDERS_CEILING, BULK_MAX_ORDERS_DEFAULT, REPORT_CSV_MAX_ROWS_DEFAULT } from '@sales-order/contract';
 import { z } from 'zod';
 
 import { parsePublicKey } from '../auth/jwt-verifier.js';
@@ -319,6 +319,8 @@ const EnvironmentSchema = z
     IMPORT_MAX_ORDERS: integer('IMPORT_MAX_ORDERS', 50_000, 1, 10_000_000),
     IMPORT_CHUNK_SIZE: integer('IMPORT_CHUNK_SIZE', 100, 1, 10_000),
     IMPORT_CHUNK_TIMEOUT_SECONDS: integer('IMPORT_CHUNK_TIMEOUT_SECONDS', 600, 1, 86_400),
+    REPORT_CSV_MAX_ROWS: integer('REPORT_CSV_MAX_ROWS', REPORT_CSV_MAX_ROWS_DEFAULT, 1, 10_000_000),
+    REPORT_STATEMENT_TIMEOUT_MS: integer('REPORT_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
   })
   .superRefine((value, ctx) => {
     // Node refuses a server whose headers may take longer than the whole request.
@@ -498,6 +500,15 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     chunkSize: value.IMPORT_CHUNK_SIZE,
     /** A chunk's job not finished within this is taken to be of a dead process and run again. */
     chunkTimeoutSeconds: value.IMPORT_CHUNK_TIMEOUT_SECONDS,
+  },
+  reports: {
+    /** Most rows a CSV report answers (more is 422 report_too_large). */
+    csvMaxRows: value.REPORT_CSV_MAX_ROWS,
+    /**
+     * How long a report's statement may run: it reads every matching order or line, far more
+     * than the short statements DATABASE_STATEMENT_TIMEOUT_MS bounds.
+     */
+    statementTimeoutMs: value.REPORT_STATEMENT_TIMEOUT_MS,
   },
 }));
 

@@ -458,6 +458,26 @@ conformance-1,${ids.customerId},${ids.locationId},2026-11-15,${ids.productId},1,
     'get',
     await client.GET('/api-keys/{id}', { params: { path: { id: 999_999 } } }),
   );
+  // Reports: a page, the same as CSV, and the unit rule's refusal.
+  const reportQuery = { group_by: 'location,product', metrics: 'order_count,ordered_quantity,subtotal' };
+  record(
+    'sales report',
+    '/reports/sales',
+    'get',
+    await client.GET('/reports/sales', { params: { query: reportQuery } }),
+  );
+  record(
+    'sales report as CSV',
+    '/reports/sales',
+    'get',
+    await client.GET('/reports/sales', { params: { query: { ...reportQuery, format: 'csv' } }, parseAs: 'text' }),
+  );
+  record(
+    'sales report of quantities without product: 400',
+    '/reports/sales',
+    'get',
+    await client.GET('/reports/sales', { params: { query: { group_by: 'location', metrics: 'ordered_quantity' } } }),
+  );
   record(
     'read without credentials: 401',
     '/sales-orders/{id}',

@@ -76,5 +76,13 @@ export const routeExamples = (ids: WalkIds): RouteExamples => {
     rotateApiKey: { params: { id: ids.apiKey }, body: {} },
     revokeApiKey: { params: { id: ids.apiKey }, body: {} },
     listApiKeyHistory: { params: { id: ids.apiKey } },
+    getSalesReport: {
+      query: {
+        group_by: 'location,customer',
+        location_id: String(ids.location),
+        status: 'draft,confirmed,closed,cancelled',
+        include_deleted: 'true',
+      },
+    },
   };
 };

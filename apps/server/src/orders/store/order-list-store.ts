@@ -3,41 +3,23 @@ import {
   type ListCursor,
   type ListSort,
   type SalesOrderListItem,
-  type SalesOrderStatus,
   sortKeyOf,
 } from '@sales-order/contract';
 
-import type { Scope } from '../../auth/scope.js';
 import { type Reader, readRows } from '../../db/transactions.js';
-import { ACROSS_LOCATIONS, withinLocations } from '../../db/within-locations.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { JsonText } from '../../shared/json-text.js';
+import { conditionsOf, type OrderListFilter, scopedWhere } from './order-filters.js';
 import { jsonDate, jsonDateTime, jsonDecimal } from './order-read-shape.js';
 
 /**
  * The order list in SQL: one statement for a page, one more for the optional total. The query
  * is built from Prisma.sql fragments (values always travel as parameters); every filter and sort
- * is backed by an index of the migration `list_history_and_indexes`.
+ * is backed by an index of the migration `list_history_and_indexes`. Which orders a filter
+ * matches, in the caller's scope, is order-filters.ts (the reports use it too).
  */
 
-export interface OrderListFilter {
-  /** The caller's locations: every statement of the list is bounded by them. */
-  scope: Scope;
-  customerId?: number;
-  locationId?: number;
-  financialYearId?: number;
-  dateFrom?: string;
-  dateTo?: string;
-  number?: string;
-  numberPrefix?: string;
-  q?: string;
-  productId?: number;
-  minTotal?: string;
-  maxTotal?: string;
-  updatedSince?: Date;
-  statuses?: SalesOrderStatus[];
-  includeDeleted: boolean;
-}
+export type { OrderListFilter } from './order-filters.js';
 
 /**
  * A page as its statement returns it: the items in the contract's list item shape, rendered as
@@ -52,11 +34,6 @@ export interface OrderListPage {
   /** The key and id of the page's last item when the page is full, else null. */
   last: [key: string, id: number] | null;
 }
-
-/** Escapes LIKE's wildcards and its escape character, so the text matches only itself. */
-export const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (char) => `\\${char}`);
-
-const ilike = (column: Prisma.Sql, pattern: string) => Prisma.sql`${column} ILIKE ${pattern} ESCAPE '\\'`;
 
 // Column names come from this fixed map, never from the request. `text` is the key as a cursor
 // carries it (ListCursorSchema's shape for the sort), from the page's row `p`.
@@ -82,45 +59,6 @@ const SORT_COLUMNS = {
     text: Prisma.raw('p.sales_order_no'),
   },
 } as const;
-
-const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
-  const where: Prisma.Sql[] = [];
-  if (!filter.includeDeleted) where.push(Prisma.sql`so.deleted_at IS NULL`);
-  if (filter.customerId !== undefined) where.push(Prisma.sql`so.customer_id = ${filter.customerId}`);
-  if (filter.locationId !== undefined) where.push(Prisma.sql`so.location_id = ${filter.locationId}`);
-  if (filter.financialYearId !== undefined) where.push(Prisma.sql`so.financial_year_id = ${filter.financialYearId}`);
-  if (filter.dateFrom !== undefined) where.push(Prisma.sql`so.sales_order_date >= ${filter.dateFrom}::date`);
-  if (filter.dateTo !== undefined) where.push(Prisma.sql`so.sales_order_date <= ${filter.dateTo}::date`);
-  // ILIKE without wildcards is a case-insensitive equality the trigram index can answer.
-  if (filter.number !== undefined) where.push(ilike(Prisma.raw('so.sales_order_no'), escapeLike(filter.number)));
-  if (filter.numberPrefix !== undefined) {
-    where.push(ilike(Prisma.raw('so.sales_order_no'), `${escapeLike(filter.numberPrefix)}%`));
-  }
-  if (filter.q !== undefined) {
-    const pattern = `%${escapeLike(filter.q)}%`;
-    // A union of three index-backed lookups: an OR across the join would defeat the indexes.
-    // The ids it finds only narrow the scoped `so` of the outer statement.
-    where.push(Prisma.sql`so.id IN (
-      SELECT id FROM sales_orders WHERE ${ACROSS_LOCATIONS} AND ${ilike(Prisma.raw('sales_order_no'), pattern)}
-      UNION SELECT id FROM sales_orders WHERE ${ilike(Prisma.raw('remarks'), pattern)}
-      UNION SELECT id FROM sales_orders WHERE ${ilike(Prisma.raw('customer_reference'), pattern)}
-      UNION SELECT o.id FROM sales_orders o JOIN customers c ON c.id = o.customer_id WHERE ${ilike(Prisma.raw('c.name'), pattern)})`);
-  }
-  if (filter.productId !== undefined) {
-    where.push(
-      Prisma.sql`so.id IN (SELECT d.sales_order_id FROM sales_order_details d WHERE d.product_id = ${filter.productId})`,
-    );
-  }
-  if (filter.minTotal !== undefined) where.push(Prisma.sql`so.grand_total >= ${filter.minTotal}::numeric`);
-  if (filter.maxTotal !== undefined) where.push(Prisma.sql`so.grand_total <= ${filter.maxTotal}::numeric`);
-  if (filter.updatedSince !== undefined) where.push(Prisma.sql`so.updated_at >= ${filter.updatedSince}`);
-  if (filter.statuses !== undefined) where.push(Prisma.sql`so.status = ANY(${filter.statuses}::text[])`);
-  return where;
-};
-
-/** The WHERE of a list statement: the caller's scope first, then the filters. */
-const scopedWhere = (scope: Scope, conditions: Prisma.Sql[]) =>
-  Prisma.sql`WHERE ${Prisma.join([withinLocations(scope, 'so.location_id'), ...conditions], ' AND ')}`;
 
 /**
  * The page statement: filters, the keyset condition after `cursor`, the order, `limit` rows and
