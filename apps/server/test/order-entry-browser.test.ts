@@ -181,8 +181,8 @@ describe.skipIf(!executablePath)(
       await page.getByLabel('Remarks').fill('Deliver to the Bogura warehouse');
 
       // 4555 + 3000 + 100.00 (3 x 33.333 rounded per line) = 7655; + 350.
-      await eventually(() => page.getByLabel('Subtotal').textContent()).toBe('7,655.00');
-      await eventually(() => page.getByLabel('Grand total').textContent()).toBe('8,005.00');
+      await eventually(() => page.getByLabel('Subtotal', { exact: true }).textContent()).toBe('7,655.00');
+      await eventually(() => page.getByLabel('Grand total', { exact: true }).textContent()).toBe('8,005.00');
       // The licensed product has no licence: the warning stands beside line 1 only.
       await eventually(() => line(page, 1).getByRole('list', { name: 'Licence warnings' }).textContent()).toContain(
         'licence',
@@ -272,7 +272,7 @@ describe.skipIf(!executablePath)(
       // The clerk picks another product, which needs none: the next answer comes first, no warning.
       await choose(page, row.getByLabel('Product', { exact: true }), 'Products', 'Urea 46% N');
       await row.getByLabel('Quantity').fill('2');
-      await eventually(() => page.getByLabel('Grand total').textContent()).toBe('20.00');
+      await eventually(() => page.getByLabel('Grand total', { exact: true }).textContent()).toBe('20.00');
       await page.waitForLoadState('networkidle');
       expect(await row.locator('.warnings li').count()).toBe(0);
       // Now the older answer arrives, late: the page must keep the newer warnings (none).
@@ -464,7 +464,7 @@ describe.skipIf(!executablePath)(
       await eventually(() => ordersTable.locator('tr', { hasText: number }).locator('td.number').textContent()).toBe(
         '8,505.00',
       );
-      await eventually(() => page.getByLabel('Grand total').textContent()).toBe('8,505.00');
+      await eventually(() => page.getByLabel('Grand total', { exact: true }).textContent()).toBe('8,505.00');
 
       const history = page.getByRole('list', { name: 'History' });
       await eventually(() => history.locator('li').count()).toBe(2);
@@ -649,7 +649,7 @@ describe.skipIf(!executablePath)(
       const page = await openPage(context);
       await fillHeader(page, 'PO-EXPIRED');
       await fillLine(page, 1, 'Urea 46% N', '2', '10');
-      await eventually(() => page.getByLabel('Grand total').textContent()).toBe('20.00');
+      await eventually(() => page.getByLabel('Grand total', { exact: true }).textContent()).toBe('20.00');
       // The host ends the session, as its logout or expiry would.
       await suite.server.database.prisma.$executeRaw`
       UPDATE sessions SET expires_at = now() - interval '1 second'
