@@ -6,6 +6,8 @@ import {
   type ErrorDetail,
   ImportCode,
   type ImportMediaType,
+  type OtherChargeInput,
+  type SalesOrderDetailInput,
 } from '@sales-order/contract';
 import { type CsvError, type Options as CsvOptions, parse as parseCsv } from 'csv-parse/sync';
 
@@ -50,9 +52,13 @@ export class UnreadableImportError extends Error {}
 
 export const ORDER_REF_MAX_LENGTH = 100;
 
+type CellKind = 'id' | 'decimal' | 'text' | 'boolean';
+
 /**
  * The CSV columns: each row is one detail line (and/or one other charge) of the order its
  * `order_ref` names; order columns are repeated on each row (or left empty after the first).
+ * Each table is typed by the create body's own fields, so a field added to the contract does not
+ * compile until it has its column here (and a column of no field does not compile either).
  */
 const ORDER_COLUMNS = {
   customer_id: 'id',
@@ -67,8 +73,8 @@ const ORDER_COLUMNS = {
   port_id: 'id',
   customer_reference: 'text',
   delivery_date: 'text',
-} as const;
-/** Detail line columns, by the CSV's name and the body's. */
+} as const satisfies { [Field in Exclude<keyof CreateSalesOrderBody, 'details' | 'other_charges'>]-?: CellKind };
+/** Detail line columns, by the CSV's name and the body's (`remarks` of a line is `line_remarks`). */
 const LINE_COLUMNS = {
   product_id: ['product_id', 'id'],
   packsize_id: ['packsize_id', 'id'],
@@ -76,19 +82,32 @@ const LINE_COLUMNS = {
   rate: ['rate', 'decimal'],
   amount: ['amount', 'decimal'],
   line_remarks: ['remarks', 'text'],
-} as const;
+} as const satisfies Record<string, readonly [keyof SalesOrderDetailInput, CellKind]>;
 const CHARGE_COLUMNS = {
   charge_description: ['description', 'text'],
   charge_amount: ['amount', 'decimal'],
-} as const;
+} as const satisfies Record<string, readonly [keyof OtherChargeInput, CellKind]>;
+
+/** Compiles only while every field of a line and of a charge has its column. */
+type FieldsWithoutColumn<Columns extends Record<string, readonly [string, CellKind]>, Body> = Exclude<
+  keyof Body,
+  Columns[keyof Columns][0]
+>;
+const everyLineFieldHasAColumn: [FieldsWithoutColumn<typeof LINE_COLUMNS, SalesOrderDetailInput>] extends [never]
+  ? true
+  : never = true;
+const everyChargeFieldHasAColumn: [FieldsWithoutColumn<typeof CHARGE_COLUMNS, OtherChargeInput>] extends [never]
+  ? true
+  : never = true;
+void everyLineFieldHasAColumn;
+void everyChargeFieldHasAColumn;
+
 export const CSV_COLUMNS = [
   'order_ref',
   ...Object.keys(ORDER_COLUMNS),
   ...Object.keys(LINE_COLUMNS),
   ...Object.keys(CHARGE_COLUMNS),
 ];
-
-type CellKind = 'id' | 'decimal' | 'text' | 'boolean';
 
 const ID = /^[0-9]{1,10}$/;
 const DECIMAL = /^-?[0-9]{1,16}(\.[0-9]{1,8})?$/;
