@@ -42,6 +42,16 @@ const LICENCE_CODES = new Set<string>(Object.values(LicenceWarningCode));
 const NOT_SAVED = 'Not saved: correct the marked fields.';
 
 /**
+ * The header fields a clerk types or picks: every header field of the create body but those the
+ * service decides (number, total) or the buttons send (status, acknowledgement). Typed by the
+ * contract, so a header field added there does not compile until the form has it.
+ */
+type FormHeaderField = Exclude<
+  keyof CreateSalesOrderBody,
+  'details' | 'other_charges' | 'sales_order_no' | 'grand_total' | 'status' | 'acknowledge_warnings'
+>;
+
+/**
  * The order form: a new order, or an opened one edited with If-Match, confirmed or cancelled.
  * Totals and licence warnings follow the clerk's typing through calculate-totals and
  * validate-licence. `onSaved` tells the list that an order changed.
@@ -78,16 +88,17 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   const customerReference = labelled('Customer reference', el('input', { type: 'text', maxlength: '100' }));
   const deliveryDate = labelled('Delivery date', el('input', { type: 'date' }));
   const remarks = labelled('Remarks', el('textarea', { rows: '2' }));
-  for (const [path, field] of [
-    ['customer_id', customer],
-    ['location_id', location],
-    ['sales_order_date', orderDate],
-    ['field_officer_id', fieldOfficer],
-    ['port_id', port],
-    ['customer_reference', customerReference],
-    ['delivery_date', deliveryDate],
-    ['remarks', remarks],
-  ] as const) {
+  const headerFields = {
+    customer_id: customer,
+    location_id: location,
+    sales_order_date: orderDate,
+    field_officer_id: fieldOfficer,
+    port_id: port,
+    customer_reference: customerReference,
+    delivery_date: deliveryDate,
+    remarks,
+  } satisfies Record<FormHeaderField, { error: HTMLElement }>;
+  for (const [path, field] of Object.entries(headerFields)) {
     errors.register(path, field.error);
   }
   addCheck(
@@ -348,14 +359,15 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     remarks: optionalText(remarks.control),
   });
 
-  const fullBody = () => ({
-    customer_id: customers.valueOf(customer.control) ?? null,
-    location_id: selectedId(location.control) ?? null,
-    sales_order_date: orderDate.control.value,
-    ...headerBody(),
-    details: editor.detailsBody(),
-    other_charges: editor.chargesBody(),
-  });
+  const fullBody = () =>
+    ({
+      customer_id: customers.valueOf(customer.control) ?? null,
+      location_id: selectedId(location.control) ?? null,
+      sales_order_date: orderDate.control.value,
+      ...headerBody(),
+      details: editor.detailsBody(),
+      other_charges: editor.chargesBody(),
+    }) satisfies Record<FormHeaderField | 'details' | 'other_charges', unknown>;
 
   const chosen = (id: number | null | undefined, name: string | null | undefined, kind: string): Chosen | undefined =>
     id === null || id === undefined ? undefined : { id, name: name ?? `${kind} ${id}` };
