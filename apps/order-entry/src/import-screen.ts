@@ -1,9 +1,12 @@
-import { type Import, SalesOrderApiError, type SalesOrderClient } from '@sales-order/client';
+import { type Import, type ImportResult, SalesOrderApiError, type SalesOrderClient } from '@sales-order/client';
+import { IMPORT_CSV_COLUMNS, type ImportCsvColumn } from '@sales-order/contract';
 
 import { el, labelled, showError } from './dom.js';
 import { describe, isSessionEnded } from './errors.js';
 import { countOf, formatQuantity } from './format.js';
 import { reportOn, say, statusLine } from './notice.js';
+import type { Options } from './options.js';
+import { wordingOf } from './wording.js';
 
 /** How often a running import is asked how far it got (GET /imports/{id}). */
 const POLL_MS = 1_000;
@@ -41,15 +44,21 @@ export const countsOf = (progress: Import): string => {
   return progress.estimated_seconds_left === null ? counts : `${counts} ${timeLeft(progress.estimated_seconds_left)}`;
 };
 
-/** What the status line says once an import has ended. */
+/** Failed orders listed on the screen; the results file has every one. */
+const FAILED_SHOWN = 100;
+
+/**
+ * What the status line says once an import has ended. An import that ran to its end is not a
+ * problem even when some orders were not created: the list under it says which and why.
+ */
 const endOf = (progress: Import): { message: string; problem: boolean } => {
   const made = plural(progress.orders_created, 'order', 'orders');
   if (progress.state === 'completed')
     return progress.orders_failed === 0
       ? { message: `Import finished: ${made} created.`, problem: false }
       : {
-          message: `Import finished: ${made} created, ${formatQuantity(progress.orders_failed)} failed. The results say why each failed.`,
-          problem: true,
+          message: `Import finished: ${made} created, ${formatQuantity(progress.orders_failed)} not created. The list below says why.`,
+          problem: false,
         };
   if (progress.state === 'cancelled')
     return { message: `Import cancelled: ${made} created before it stopped.`, problem: false };
@@ -59,6 +68,23 @@ const endOf = (progress: Import): { message: string; problem: boolean } => {
     problem: true,
   };
 };
+
+/** One failed order's problems, each with the place in the file the service names ("line 7, column quantity"). */
+export const problemsOf = (result: Pick<ImportResult, 'errors'>): string =>
+  result.errors
+    .map((detail) => {
+      const place = /^(line \d+[^:]*): /.exec(detail.message)?.[1];
+      const words = wordingOf(detail);
+      return place === undefined ? words : `${place.charAt(0).toUpperCase()}${place.slice(1)}: ${words}`;
+    })
+    .join('. ');
+
+/** "7" or "7-9": the file's lines of one order. */
+const linesOf = (lines: readonly number[]) =>
+  lines.length === 0 ? '' : lines.length === 1 ? String(lines[0]) : `${lines[0]}-${lines[lines.length - 1]}`;
+
+/** A CSV cell as written in the template (quoted when it holds a comma, a quote or a line break). */
+const cell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
 
 /** A refused upload, in the clerk's words: a file over IMPORT_MAX_BYTES is the file's fault, not an order's. */
 const describeUpload = (error: unknown) =>
@@ -74,7 +100,12 @@ const describeUpload = (error: unknown) =>
  * which needs `sales_orders.import`), and a refusal leaves the screen out. An import still
  * running from before the page was loaded is picked up again. `onFinished` tells the list.
  */
-export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, onFinished: () => void) => {
+export const createImportScreen = (
+  root: HTMLElement,
+  client: SalesOrderClient,
+  options: Options,
+  onFinished: () => void,
+) => {
   const file = labelled(
     'File of orders',
     el('input', { type: 'file', accept: '.csv,.jsonl,.ndjson,text/csv,application/x-ndjson' }),
@@ -85,6 +116,15 @@ export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, 
     { class: 'hint' },
     'A CSV file (.csv) with a header row and one row per order line, the rows of one order sharing its order_ref; or a JSON Lines file (.jsonl) with one order per line.',
   );
+  const template = el('button', { type: 'button' }, 'Download a CSV template');
+  template.addEventListener('click', () => void downloadTemplate());
+  const columns = el(
+    'details',
+    { class: 'import-columns' },
+    el('summary', {}, 'Columns of a CSV file'),
+    el('p', {}, IMPORT_CSV_COLUMNS.join(', ')),
+    el('div', { class: 'actions' }, template),
+  );
   const upload = el('button', { type: 'submit', class: 'primary' }, 'Import file');
   const status = statusLine('import-status');
   const report = reportOn(status);
@@ -92,6 +132,7 @@ export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, 
     'form',
     { novalidate: true, 'aria-labelledby': 'import-heading' },
     hint,
+    columns,
     file.wrapper,
     el('div', { class: 'actions' }, upload),
   );
@@ -106,6 +147,30 @@ export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, 
     button.addEventListener('click', () => download(format, button));
     return button;
   });
+  const failedBody = el('tbody', {});
+  const failedNote = el('p', { class: 'hint' });
+  const failedBox = el(
+    'div',
+    { class: 'import-failed', hidden: true },
+    el(
+      'table',
+      { 'aria-label': 'Orders not created' },
+      el('caption', {}, 'Orders not created'),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { scope: 'col' }, 'Order ref'),
+          el('th', { scope: 'col' }, 'Lines of the file'),
+          el('th', { scope: 'col' }, 'Why'),
+        ),
+      ),
+      failedBody,
+    ),
+    failedNote,
+  );
   const progressBox = el(
     'div',
     { class: 'import-progress', hidden: true },
@@ -113,6 +178,7 @@ export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, 
     el('div', { class: 'field' }, el('label', { for: bar.id }, 'Progress'), bar),
     counts,
     el('div', { class: 'actions' }, cancel, ...downloads),
+    failedBox,
   );
   root.replaceChildren(el('h2', { id: 'import-heading' }, 'Import orders'), form, progressBox, status);
 
@@ -123,8 +189,52 @@ export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, 
   let runningMessage = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
 
+  /** The failed orders of an ended import, read from its results (the first FAILED_SHOWN of them). */
+  const showFailed = async (progress: Import) => {
+    const rows: HTMLTableRowElement[] = [];
+    for await (const result of client.importResults(progress.import_id)) {
+      if (result.status !== 'failed') continue;
+      rows.push(
+        el(
+          'tr',
+          {},
+          el('td', {}, result.order_ref),
+          el('td', {}, linesOf(result.lines)),
+          el('td', {}, problemsOf(result)),
+        ),
+      );
+      if (rows.length === FAILED_SHOWN) break;
+    }
+    failedBody.replaceChildren(...rows);
+    failedNote.textContent =
+      progress.orders_failed > rows.length
+        ? `The first ${formatQuantity(rows.length)} of ${formatQuantity(progress.orders_failed)}: download the results for every one.`
+        : '';
+    failedBox.hidden = rows.length === 0;
+  };
+
+  /** A CSV with the header row and one example line, from the first customer, location and product offered. */
+  const downloadTemplate = async () => {
+    const firstId = async (type: 'customers' | 'locations' | 'products') =>
+      String((await options.load(type)).items[0]?.id ?? '');
+    const example: Partial<Record<ImportCsvColumn, string>> = {
+      order_ref: 'ORDER-1',
+      customer_id: await firstId('customers'),
+      location_id: await firstId('locations'),
+      sales_order_date: new Date().toISOString().slice(0, 10),
+      product_id: await firstId('products'),
+      quantity: '1',
+      rate: '100.00',
+    };
+    const text = [IMPORT_CSV_COLUMNS.join(','), IMPORT_CSV_COLUMNS.map((name) => cell(example[name] ?? '')).join(',')]
+      .map((line) => `${line}\r\n`)
+      .join('');
+    saveFile(text, 'text/csv', 'orders-template.csv');
+  };
+
   const showProgress = (progress: Import) => {
     current = progress;
+    if (!finished(progress)) failedBox.hidden = true;
     progressBox.hidden = false;
     title.textContent = `${fileName || `Import ${progress.import_id}`} (${progress.format === 'csv' ? 'CSV' : 'JSON Lines'})`;
     bar.max = Math.max(1, progress.orders_total);
@@ -149,6 +259,7 @@ export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, 
           }
           const { message, problem } = endOf(progress);
           say(status, message, problem);
+          if (progress.orders_failed > 0) showFailed(progress).catch(report);
           onFinished();
         },
         (error: unknown) => {
@@ -213,6 +324,15 @@ export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, 
       });
   });
 
+  const saveFile = (text: string, type: string, name: string) => {
+    const link = el('a', { href: URL.createObjectURL(new Blob([text], { type })), download: name, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    // The browser has the file once the click is handled.
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  };
+
   const download = (format: ImportFormat, button: HTMLButtonElement) => {
     if (!current) return;
     const id = current.import_id;
@@ -221,16 +341,7 @@ export const createImportScreen = (root: HTMLElement, client: SalesOrderClient, 
       .downloadImportResults(id, format)
       .then((text) => {
         const { type, extension } = RESULT_FILES[format];
-        const link = el('a', {
-          href: URL.createObjectURL(new Blob([text], { type })),
-          download: `import-${id}-results.${extension}`,
-          hidden: true,
-        });
-        document.body.append(link);
-        link.click();
-        link.remove();
-        // The browser has the file once the click is handled.
-        setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+        saveFile(text, type, `import-${id}-results.${extension}`);
       }, report)
       .finally(() => {
         button.disabled = false;

@@ -35,7 +35,7 @@ const form = createOrderForm(document.getElementById('order')!, client, options,
   list.refresh().catch(list.report);
 });
 // Only for a caller who may import (sales_orders.import): it shows itself once GET /imports answers.
-const imports = createImportScreen(document.getElementById('import')!, client, () => {
+const imports = createImportScreen(document.getElementById('import')!, client, options, () => {
   list.refresh().catch(list.report);
 });
 

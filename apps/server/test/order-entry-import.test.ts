@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { CSV_COLUMNS } from '../src/imports/import-file.js';
 import { accessibilityViolations } from './support/accessibility.js';
 import { chromiumPath, launchChromium, pageProblems } from './support/chromium.js';
 import { createSession } from './support/credentials.js';
@@ -126,8 +127,17 @@ describe.skipIf(!executablePath)(
       await eventually(() => reading(page)).toEqual({ value: 5, max: 5 });
       await eventually(() => counts(page).textContent()).toBe('5 of 5 orders done: 4 created, 1 failed.');
       await eventually(() => status(page).textContent()).toBe(
-        'Import finished: 4 orders created, 1 failed. The results say why each failed.',
+        'Import finished: 4 orders created, 1 not created. The list below says why.',
       );
+      // An import that ran to its end is no alarm; the order it could not create is listed, with why.
+      expect(await status(page).getAttribute('class')).not.toContain('problem');
+      const failed = page.getByRole('table', { name: 'Orders not created' });
+      await eventually(() => failed.locator('tbody tr').count()).toBe(1);
+      expect(await failed.locator('tbody tr td').allTextContents()).toEqual([
+        'web-3',
+        '5',
+        expect.stringMatching(/^Line 5, column quantity: \S/),
+      ]);
       // The file went as it is, as text/csv, and is stored byte for byte.
       expect(sent).toEqual(['text/csv']);
       const stored = await latestImport();
@@ -166,8 +176,30 @@ describe.skipIf(!executablePath)(
       );
 
       // The list shows what the import made.
-      await eventually(() => page.getByRole('table', { name: 'Orders' }).locator('tbody tr').count()).toBe(4);
+      await eventually(() => page.getByRole('table', { name: 'Orders', exact: true }).locator('tbody tr').count()).toBe(
+        4,
+      );
       expect(await accessibilityViolations(page), 'a finished import').toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('the template beside the file picker lists every column, and imported as it is creates its example order', async () => {
+      const context = await signedIn();
+      const { page, problems } = await openPage(context);
+      await page.getByText('Columns of a CSV file').click();
+      expect(await page.locator('.import-columns p').textContent()).toBe(CSV_COLUMNS.join(', '));
+      const template = await download(page, 'Download a CSV template');
+      expect(template.name).toBe('orders-template.csv');
+      const [header, example, ...rest] = template.text.split('\r\n');
+      expect(header).toBe(CSV_COLUMNS.join(','));
+      expect(rest).toEqual(['']);
+      expect(example!.split(',')).toHaveLength(CSV_COLUMNS.length);
+
+      // The example is an order the service takes: the clerk can start from it.
+      await choose(page, fileOf('template.csv', template.text));
+      await eventually(() => status(page).textContent()).toBe('Import finished: 1 order created.');
+      expect(await accessibilityViolations(page), 'the columns open').toEqual([]);
       expect(problems).toEqual([]);
       await context.close();
     });

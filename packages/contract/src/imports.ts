@@ -69,6 +69,36 @@ export type Import = z.infer<typeof ImportSchema>;
 
 export const ImportListSchema = z.object({ items: z.array(ImportSchema).max(100) });
 
+/**
+ * The columns of an import's CSV file, in the order a template lists them: one row per order line
+ * (and/or other charge), the rows of one order sharing its `order_ref`; a line's remarks are
+ * `line_remarks`, a charge's fields `charge_description` and `charge_amount`.
+ */
+export const IMPORT_CSV_COLUMNS = [
+  'order_ref',
+  'customer_id',
+  'location_id',
+  'sales_order_date',
+  'sales_order_no',
+  'status',
+  'acknowledge_warnings',
+  'grand_total',
+  'remarks',
+  'field_officer_id',
+  'port_id',
+  'customer_reference',
+  'delivery_date',
+  'product_id',
+  'packsize_id',
+  'quantity',
+  'rate',
+  'amount',
+  'line_remarks',
+  'charge_description',
+  'charge_amount',
+] as const;
+export type ImportCsvColumn = (typeof IMPORT_CSV_COLUMNS)[number];
+
 /** One order of an import, as GET /imports/{id}/results writes it (one JSON object a line). */
 export const ImportResultSchema = z.object({
   order_ref: z.string().max(100),

@@ -4,7 +4,9 @@ import {
   type CreateSalesOrderBody,
   CreateSalesOrderBodySchema,
   type ErrorDetail,
+  IMPORT_CSV_COLUMNS,
   ImportCode,
+  type ImportCsvColumn,
   type ImportMediaType,
   type OtherChargeInput,
   type SalesOrderDetailInput,
@@ -102,12 +104,16 @@ const everyChargeFieldHasAColumn: [FieldsWithoutColumn<typeof CHARGE_COLUMNS, Ot
 void everyLineFieldHasAColumn;
 void everyChargeFieldHasAColumn;
 
-export const CSV_COLUMNS = [
-  'order_ref',
-  ...Object.keys(ORDER_COLUMNS),
-  ...Object.keys(LINE_COLUMNS),
-  ...Object.keys(CHARGE_COLUMNS),
-];
+/** The contract's column list (what the page's template and docs show) is exactly these tables' columns. */
+type TableColumn = 'order_ref' | keyof typeof ORDER_COLUMNS | keyof typeof LINE_COLUMNS | keyof typeof CHARGE_COLUMNS;
+const contractListsEveryColumn: [
+  Exclude<TableColumn, ImportCsvColumn> | Exclude<ImportCsvColumn, TableColumn>,
+] extends [never]
+  ? true
+  : never = true;
+void contractListsEveryColumn;
+
+export const CSV_COLUMNS: readonly string[] = IMPORT_CSV_COLUMNS;
 
 const ID = /^[0-9]{1,10}$/;
 const DECIMAL = /^-?[0-9]{1,16}(\.[0-9]{1,8})?$/;
