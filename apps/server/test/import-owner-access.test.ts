@@ -111,6 +111,16 @@ describe("imports follow their starter's access", () => {
     await expectStoppedByAccess(id, 'session');
   });
 
+  it("a host session narrowed to fewer locations than its import's: the import ends failed", async () => {
+    const session = await createSession(prisma(), { userId: 'clerk-10', permissions: IMPORTER });
+    const id = await startThenRevoke('narrowed', { Cookie: session.cookie, Origin: ERP_ORIGIN }, async () => {
+      // Started for every location; the host now limits the user to Dhaka.
+      await prisma().$executeRaw`UPDATE sessions SET locations = ${[suite.fixtures.locations.dhaka.code]}::text[]
+        WHERE user_id = 'clerk-10'`;
+    });
+    await expectStoppedByAccess(id, 'narrowed');
+  });
+
   it("a JWT's import runs no chunk past the token's exp", async () => {
     const exp = Math.floor(Date.now() / 1000) + 4;
     const token = await bearer(IMPORTER, 'short-lived', {}, exp);
