@@ -166,6 +166,7 @@ export const WORDING = {
   api_key_already_rotated: 'That key was replaced already: change its replacement instead',
   confirm_self_required: 'This would switch off the key you are using: confirm that you mean it',
   expiry_in_past: 'The expiry must be in the future',
+  expiry_beyond_maker: 'A key cannot expire later than the key that makes it: choose an earlier expiry',
 
   // Signing in and permissions.
   missing_credentials: 'Sign in again to continue.',

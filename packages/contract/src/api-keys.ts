@@ -27,6 +27,11 @@ export const ApiKeyCode = {
   confirmSelfRequired: 'confirm_self_required',
   /** 422: `expires_at` is not in the future. */
   expiryInPast: 'expiry_in_past',
+  /**
+   * 422: the key made by an API key would outlive it: `expires_at` is later than the maker's own
+   * end (its expiry or a revocation ahead), or omitted (never) while the maker ends.
+   */
+  expiryBeyondMaker: 'expiry_beyond_maker',
 } as const;
 export type ApiKeyCode = (typeof ApiKeyCode)[keyof typeof ApiKeyCode];
 
@@ -74,7 +79,12 @@ const locationsInput = () =>
 const name = () => requiredText(API_KEY_NAME_MAX_LENGTH).describe('What the key is for, e.g. "Warehouse sync".');
 
 const expiresAt = () =>
-  dateTimeInput().nullable().describe('When the key stops working (in the future); null or omitted: never.');
+  dateTimeInput()
+    .nullable()
+    .describe(
+      'When the key stops working (in the future); null or omitted: never. A key made by an API key that ends ' +
+        'ends no later than it: a later expiry, or none, is 422 `expiry_beyond_maker`.',
+    );
 
 const graceSeconds = (what: string) =>
   z
@@ -281,7 +291,7 @@ interface CreatedApiKeyEnvelope extends CreatedApiKeyEnvelopeObject {}
 const CreatedApiKeyEnvelope: CreatedApiKeyEnvelope = CreatedApiKeyEnvelopeObject;
 
 const NotFoundApiKeyResponse = describedError(
-  "Not found: no API key has this id (or it lies outside the caller's locations).",
+  'Not found: no API key has this id, or it holds a permission or a location the caller does not hold itself.',
 );
 const ForbiddenGrantResponse = describedError(
   'Forbidden: the caller lacks `api_keys.manage`, or the key would get a permission (`permission_not_held`) or a ' +
@@ -303,7 +313,9 @@ export const apiKeysContract = c.router(
       responses: {
         201: CreatedApiKeyEnvelope,
         403: ForbiddenGrantResponse,
-        422: describedError('Unprocessable entity: the expiry is not in the future, or a location does not exist.'),
+        422: describedError(
+          "Unprocessable entity: the expiry is not in the future, or lies beyond the calling key's own end, or a location does not exist.",
+        ),
       },
       summary: 'Create an API key; the answer holds its secret, shown this once',
       metadata: manage,
@@ -343,7 +355,9 @@ export const apiKeysContract = c.router(
         403: ForbiddenGrantResponse,
         404: NotFoundApiKeyResponse,
         409: ConflictKeyResponse,
-        422: describedError("Unprocessable entity: the successor's expiry is not in the future."),
+        422: describedError(
+          "Unprocessable entity: the successor's expiry is not in the future, or lies beyond the calling key's own end.",
+        ),
       },
       summary:
         'Replace a key by a new one (same name, permissions and locations); the current one works for the grace given',

@@ -112,7 +112,9 @@ export type ImportResult = z.infer<typeof ImportResultSchema>;
 
 export const ImportIdParamsSchema = z.object({ id: idParam().describe('Import id.') });
 
-const NotFoundImportResponse = describedError('Not found: no import of the caller has this id.');
+const NotFoundImportResponse = describedError(
+  "Not found: no import of the caller has this id (with `imports.admin`: none inside the caller's locations).",
+);
 
 const c = initContract();
 const importing = { permission: Permission.import, tag: 'Imports' } as const;
@@ -140,7 +142,8 @@ export const importsContract = c.router(
       method: 'GET',
       path: '/imports',
       responses: { 200: successEnvelope(ImportListSchema) },
-      summary: "The caller's imports, newest first (the last 100)",
+      summary:
+        "The caller's imports (with `imports.admin`: every one inside its locations), newest first (the last 100)",
       metadata: importing,
     },
     getImport: {

@@ -18,8 +18,13 @@ export const Permission = {
   webhooksManage: 'webhooks.manage',
   /** Every caller's webhook endpoints, not only its own (with webhooks.manage). */
   webhooksAdmin: 'webhooks.admin',
-  /** POST /imports and reading one's imports (each order also needs what its create needs). */
+  /**
+   * POST /imports and reading one's imports (each order also needs what its create needs, and
+   * an import goes on only while its starter still holds this and sales_orders.create).
+   */
   import: 'sales_orders.import',
+  /** Every caller's imports inside the caller's locations, not only its own: list, read, results, cancel (with sales_orders.import). */
+  importsAdmin: 'imports.admin',
   /** API keys: create, list, rename, rotate, revoke and read their history (never beyond what the caller holds). */
   apiKeysManage: 'api_keys.manage',
   /** GET /reports/sales: totals of the orders in the caller's scope (without reading any order itself). */

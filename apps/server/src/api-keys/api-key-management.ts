@@ -50,6 +50,27 @@ const checkFutureExpiry = (expiresAt: Date | null | undefined, now: Date) => {
   }
 };
 
+/**
+ * A key never makes a key that outlives it: made by an API key that ends (its expiry, or a
+ * revocation ahead), the new key's `expires_at` is at most that end. Omitted or null (never) is
+ * refused rather than quietly cut to the maker's end: a machine key that stops on a date nobody
+ * chose would be an outage found late. Sessions and tokens are people signing in, whose keys are
+ * meant to outlive the sign-in: they are not bounded (docs/decisions/api-keys-managed-over-http.md).
+ */
+const checkWithinMaker = (expiresAt: Date | null, makerEnds: Date | null) => {
+  if (makerEnds === null || (expiresAt !== null && expiresAt <= makerEnds)) return;
+  throw unprocessable(
+    [
+      {
+        path: 'expires_at',
+        message: `the key you call with stops working at ${formatDateTime(makerEnds)} UTC: a key it makes must expire no later (${expiresAt === null ? 'give expires_at' : 'an earlier expires_at'})`,
+        code: ApiKeyCode.expiryBeyondMaker,
+      },
+    ],
+    'A key cannot make a key that outlives it',
+  );
+};
+
 /** The request's `locations` entry by entry, with the location each names; null: every location. */
 const locationEntries = async (
   db: Db,
@@ -79,10 +100,6 @@ const checkKnownLocations = (entries: readonly LocationEntry[] | null) => {
   }
 };
 
-/** A stored key's locations as grant entries. */
-const entriesOfKey = (locations: LocationList): LocationEntry[] | null =>
-  locations === null ? null : locations.map((id, index) => ({ index, entry: id, id }));
-
 const apiTime = (date: Date | null) => (date ? formatDateTime(date) : null);
 
 type Changes = ApiKeyHistoryEntry['changes'];
@@ -95,9 +112,9 @@ export interface ApiKeyManagementDeps {
 export const createApiKeyManagement = ({ transactions, now = () => new Date() }: ApiKeyManagementDeps) => {
   const { db } = transactions;
 
-  /** Locks the key for the transaction, or 404 (also when it lies outside the manager's locations). */
+  /** Locks the key for the transaction, or 404 (also when it lies beyond the manager's permissions or locations). */
   const lockKey = async (tx: Db, id: number, manager: KeyManager): Promise<KeyState> => {
-    const key = await apiKeyStore.lock(tx, id, manager.scope);
+    const key = await apiKeyStore.lock(tx, id, manager);
     if (!key) throw keyNotFound(id);
     return key;
   };
@@ -124,6 +141,10 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
       rotatedFromId: number | null;
     },
   ): Promise<CreatedApiKey> => {
+    checkWithinMaker(
+      key.expiresAt,
+      manager.ownKeyPrefix === null ? null : await apiKeyStore.endOf(tx, manager.ownKeyPrefix),
+    );
     const { prefix, key: secret, keyHash } = generateApiKey();
     const created = await apiKeyStore.insert(tx, { ...key, prefix, keyHash, createdBy: manager.actor });
     const changes: Changes = [
@@ -154,15 +175,15 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
       );
     },
 
-    /** The keys the manager may see: those whose locations lie inside its own. */
+    /** The keys the manager may see: those whose permissions it holds and whose locations lie inside its own. */
     async list({ active, name, limit, cursor }: ListApiKeysFilters, manager: KeyManager): Promise<ApiKeyPage> {
-      const rows = await apiKeyStore.page(db, { active, name, limit, before: cursor, scope: manager.scope });
+      const rows = await apiKeyStore.page(db, { active, name, limit, before: cursor, reach: manager });
       const items = rows.slice(0, limit);
       return { items, next_cursor: rows.length > limit ? items.at(-1)!.id : null };
     },
 
     async get(id: number, manager: KeyManager): Promise<ApiKey> {
-      const key = await apiKeyStore.find(db, id, manager.scope);
+      const key = await apiKeyStore.find(db, id, manager);
       if (!key) throw keyNotFound(id);
       return key;
     },
@@ -180,8 +201,9 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
 
     /**
      * A successor with a new secret and the same name, permissions and locations (which the
-     * manager must hold: a rotation is a new key); the current key then ends after the grace,
-     * or earlier if it ended earlier anyway.
+     * manager holds: a key beyond them is not found); the current key then ends after the grace,
+     * or earlier if it ended earlier anyway. Of rotations at once, the first makes the successor
+     * and the others wait for its lock and answer 409.
      */
     async rotate(id: number, input: RotateApiKeyRequest, manager: KeyManager): Promise<CreatedApiKey> {
       checkFutureExpiry(input.expires_at, now());
@@ -193,7 +215,6 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
             { path: '', message: 'rotate its successor instead', code: ApiKeyCode.apiKeyAlreadyRotated },
           ]);
         }
-        checkGrant(manager, { permissions: current.permissions, locations: entriesOfKey(current.locations) });
         const successor = await insertKey(tx, manager, {
           name: current.name,
           permissions: current.permissions,
@@ -236,7 +257,7 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
     },
 
     async history(id: number, { limit, cursor }: ApiKeyHistoryFilters, manager: KeyManager): Promise<ApiKeyHistory> {
-      if (!(await apiKeyStore.find(db, id, manager.scope))) throw keyNotFound(id);
+      if (!(await apiKeyStore.find(db, id, manager))) throw keyNotFound(id);
       const rows = await apiKeyStore.history(db, id, { limit, after: cursor });
       const items = rows.slice(0, limit);
       return { items, next_cursor: rows.length > limit ? items.at(-1)!.id : null };

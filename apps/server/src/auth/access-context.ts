@@ -22,6 +22,18 @@ export type AccessContext = {
   method: AuthMethod;
   permissions: ReadonlySet<string>;
   locations: LocationList;
+  /**
+   * An API key's rotation family: the prefix of the first key it descends from by rotations
+   * (its own when it was not made by one); the space of its Idempotency-Keys
+   * (idempotency/key-space.ts). Absent for other methods.
+   */
+  keyFamily?: string;
+  /**
+   * How the credential's current state is looked up again by work that outlives the request (an
+   * import's chunks, imports/imports.ts): a session by its token's SHA-256, a JWT (which cannot
+   * be looked up) by its exp. An API key is looked up by its subject's prefix.
+   */
+  credential?: { sessionDigest: string } | { tokenExpiresAt: Date };
 };
 
 /** The permissions a caller can be given: each route's, and `*` for all of them. */

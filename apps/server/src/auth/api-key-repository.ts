@@ -8,22 +8,30 @@ export type LiveApiKey = Pick<ApiKey, 'id' | 'prefix' | 'keyHash' | 'permissions
   /** Location ids; NULL means every location (read in SQL: Prisma would read NULL as []). */
   locations: number[] | null;
   msLeft: number | null;
+  /** The prefix of the first key of its rotation family (its own unless a rotation made it). */
+  family: string;
 };
 
 export const apiKeyRepository = {
   /**
    * The unrevoked, unexpired key with this prefix; the caller compares its digest. Expiry and a
    * revocation that lies ahead (revoke_in_seconds) are compared in SQL against the database's
-   * clock, like a host session's; `msLeft` is the time to the earlier of the two.
+   * clock, like a host session's; `msLeft` is the time to the earlier of the two. `family` walks
+   * its rotations back to the first key.
    */
   findLive: async (db: Db, prefix: string): Promise<LiveApiKey | null> => {
     const [row] = await db.$queryRaw<LiveApiKey[]>`
       -- location scope: none applies to authenticating; the key found carries its own locations
-      SELECT id, prefix, key_hash AS "keyHash", permissions, locations, last_used_at AS "lastUsedAt",
-        (EXTRACT(EPOCH FROM LEAST(expires_at, revoked_at) - now()) * 1000)::float8 AS "msLeft"
-      FROM api_keys
-      WHERE prefix = ${prefix} AND (revoked_at IS NULL OR revoked_at > now())
-        AND (expires_at IS NULL OR expires_at > now())`;
+      SELECT k.id, k.prefix, k.key_hash AS "keyHash", k.permissions, k.locations, k.last_used_at AS "lastUsedAt",
+        (EXTRACT(EPOCH FROM LEAST(k.expires_at, k.revoked_at) - now()) * 1000)::float8 AS "msLeft",
+        (WITH RECURSIVE family AS (
+            SELECT k.prefix, k.rotated_from_id
+            UNION ALL
+            SELECT p.prefix, p.rotated_from_id FROM api_keys p JOIN family f ON p.id = f.rotated_from_id)
+          SELECT prefix FROM family WHERE rotated_from_id IS NULL) AS family
+      FROM api_keys k
+      WHERE k.prefix = ${prefix} AND (k.revoked_at IS NULL OR k.revoked_at > now())
+        AND (k.expires_at IS NULL OR k.expires_at > now())`;
     return row ?? null;
   },
 

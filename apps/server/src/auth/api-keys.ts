@@ -4,8 +4,8 @@ import { AuthenticationCode } from '@sales-order/contract';
 
 import type { Db } from '../db/transactions.js';
 import { unauthenticated } from '../errors/domain-error.js';
-import type { AccessContext } from './access-context.js';
-import { apiKeyRepository } from './api-key-repository.js';
+import { type AccessContext, API_KEY_SUBJECT_PREFIX } from './access-context.js';
+import { apiKeyRepository, type LiveApiKey } from './api-key-repository.js';
 import { createCredentialCache } from './credential-cache.js';
 import type { LastUsedRecorder } from './last-used-recorder.js';
 import { digestsEqual, sha256Hex } from './token-hash.js';
@@ -52,6 +52,24 @@ export const isLiveApiKey = async (db: Db, key: string): Promise<boolean> => {
 
 type AuthenticatedKey = { id: number; access: AccessContext };
 
+/** The caller a live key's row is. */
+const accessOfKey = (row: LiveApiKey): AccessContext => ({
+  subject: `${API_KEY_SUBJECT_PREFIX}${row.prefix}`,
+  permissions: new Set(row.permissions),
+  method: 'api_key',
+  locations: row.locations,
+  keyFamily: row.family,
+});
+
+/**
+ * The caller of the key with this prefix as it reads now (unrevoked and unexpired), without its
+ * secret: how an import's chunks look at the key that started it again; null when it has ended.
+ */
+export const currentKeyAccess = async (db: Db, prefix: string): Promise<AccessContext | null> => {
+  const row = await apiKeyRepository.findLive(db, prefix);
+  return row && accessOfKey(row);
+};
+
 /** The live key whose prefix and SHA-256 these are; no side effects. */
 const findLiveKey = async (db: Db, prefix: string, digest: string) => {
   const row = await apiKeyRepository.findLive(db, prefix);
@@ -78,13 +96,7 @@ export const createApiKeyAuthentication = (
     const row = await findLiveKey(db, prefix, digest);
     if (!row) return null;
     lastUsed.stored(row.id, row.lastUsedAt);
-    const access: AccessContext = {
-      subject: `api_key:${row.prefix}`,
-      permissions: new Set(row.permissions),
-      method: 'api_key',
-      locations: row.locations,
-    };
-    return { value: { id: row.id, access }, msLeft: row.msLeft };
+    return { value: { id: row.id, access: accessOfKey(row) }, msLeft: row.msLeft };
   };
 
   return {

@@ -191,6 +191,8 @@ export const createJwtVerifier = (settings: JwtSettings, resolveLocations: Resol
       permissions: new Set(permissionsOf(payload)),
       method: 'jwt',
       locations: await scopeOf(payload, settings, resolveLocations),
+      // requiredClaims makes exp a number.
+      credential: { tokenExpiresAt: new Date(payload.exp! * 1000) },
     };
     // requiredClaims makes exp a number here; jose has checked nbf's type when present.
     if (token.length <= MAX_CACHED_TOKEN_LENGTH) {

@@ -26,24 +26,33 @@ const invalidSession = () => unauthenticated('The session is not valid', Authent
  * successes only, at most AUTH_CACHE_TTL_MS and never past the session's expiry, dropped at once
  * when the database announces that the host changed or deleted the row).
  */
+/**
+ * The caller of the live session whose token has the SHA-256 `digest`, as it reads now, and how
+ * long it has left; null for none. Also how an import's chunks look at their starter again.
+ */
+export const sessionAccessOf = async (
+  db: Db,
+  digest: string,
+): Promise<{ value: AccessContext; msLeft: number } | null> => {
+  const session = await sessionRepository.findLive(db, digest);
+  if (!session) return null;
+  if (session.userId === '' || session.userId.length > MAX_SUBJECT_LENGTH) return null;
+  // The host may leave the array NULL; that is a session without permissions.
+  const access: AccessContext = {
+    subject: session.userId,
+    permissions: new Set(session.permissions ?? []),
+    method: 'session',
+    // NULL is every location. Entries naming no location are dropped: the scope only narrows
+    // (a typo of the host's never widens it, and the clerk keeps the locations that exist).
+    locations: session.locations === null ? null : (await resolveLocations(db, session.locations)).ids,
+    credential: { sessionDigest: digest },
+  };
+  return { value: access, msLeft: session.msLeft };
+};
+
 export const createSessionService = (db: Db, { cacheTtlMs }: { cacheTtlMs: number }) => {
   const cache = createCredentialCache<AccessContext>(cacheTtlMs);
-
-  const lookup = async (digest: string) => {
-    const session = await sessionRepository.findLive(db, digest);
-    if (!session) return null;
-    if (session.userId === '' || session.userId.length > MAX_SUBJECT_LENGTH) return null;
-    // The host may leave the array NULL; that is a session without permissions.
-    const access: AccessContext = {
-      subject: session.userId,
-      permissions: new Set(session.permissions ?? []),
-      method: 'session',
-      // NULL is every location. Entries naming no location are dropped: the scope only narrows
-      // (a typo of the host's never widens it, and the clerk keeps the locations that exist).
-      locations: session.locations === null ? null : (await resolveLocations(db, session.locations)).ids,
-    };
-    return { value: access, msLeft: session.msLeft };
-  };
+  const lookup = (digest: string) => sessionAccessOf(db, digest);
 
   return {
     cache,

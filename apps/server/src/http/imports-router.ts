@@ -5,7 +5,7 @@ import { initServer } from '@ts-rest/express';
 import { stringify } from 'csv-stringify/sync';
 import type { Request } from 'express';
 
-import { RefusedImportError } from '../imports/imports.js';
+import { importViewerOf, RefusedImportError } from '../imports/imports.js';
 import type { Services } from '../services.js';
 import { accessOf, identityOfCaller } from './access.js';
 import { success } from './envelope.js';
@@ -41,8 +41,11 @@ const callerOf = (req: Pick<Request, 'access'>) => {
     actor: access.subject,
     permissions: access.permissions,
     locations: access.locations,
+    credential: access.credential,
   };
 };
+
+const viewerOf = (req: Pick<Request, 'access'>) => importViewerOf(accessOf(req));
 
 /** The import routes bound to their use cases. Handlers only translate. */
 export const createImportsRouter = ({ imports }: Services) =>
@@ -61,13 +64,13 @@ export const createImportsRouter = ({ imports }: Services) =>
         throw new BadRequestError(error.message, [{ path: '', message: error.message, code: error.code }]);
       }
     },
-    listImports: async ({ req }) => ({ status: 200, body: success(await imports.list(identityOfCaller(req))) }),
+    listImports: async ({ req }) => ({ status: 200, body: success(await imports.list(viewerOf(req))) }),
     getImport: async ({ params, req }) => ({
       status: 200,
-      body: success(await imports.get(params.id, identityOfCaller(req))),
+      body: success(await imports.get(params.id, viewerOf(req))),
     }),
     getImportResults: async ({ params, req, res }) => {
-      const pages = await imports.results(params.id, identityOfCaller(req));
+      const pages = await imports.results(params.id, viewerOf(req));
       const csv = req.accepts(['application/x-ndjson', 'application/json', 'text/csv']) === 'text/csv';
       if (csv) res.setHeader('Content-Disposition', `attachment; filename="import-${params.id}-results.csv"`);
       res.type(csv ? 'text/csv' : 'application/x-ndjson');
@@ -85,6 +88,6 @@ export const createImportsRouter = ({ imports }: Services) =>
     },
     cancelImport: async ({ params, req }) => ({
       status: 200,
-      body: success(await imports.cancel(params.id, identityOfCaller(req)), 'Import cancelled after its current chunk'),
+      body: success(await imports.cancel(params.id, viewerOf(req)), 'Import cancelled after its current chunk'),
     }),
   });

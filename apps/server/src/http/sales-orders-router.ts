@@ -15,7 +15,7 @@ import { type Metrics, noMetrics } from '../observability/metrics.js';
 import { entityTagOf, entityTagOfRendered } from '../orders/order-preconditions.js';
 import type { TransitionRequest } from '../orders/order-transition.js';
 import type { Services } from '../services.js';
-import { accessOf, identityOfCaller } from './access.js';
+import { accessOf, keySpaceOfCaller } from './access.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success, successRendered } from './envelope.js';
 import { BadRequestError } from './error-handler.js';
@@ -82,7 +82,7 @@ export const createSalesOrdersRouter = (
     const key = headers['idempotency-key'];
     if (key === undefined) return { result: await perform({ access, expected }), replayed: false };
     return idempotency.run(
-      { subject: identityOfCaller(req), key, request: { transition: name, sales_order_id: params.id, body } },
+      { subject: keySpaceOfCaller(req), key, request: { transition: name, sales_order_id: params.id, body } },
       SalesOrderSchema,
       (guard: IdempotencyGuard<SalesOrder>) => perform({ access, expected, idempotency: guard }),
     );
@@ -120,7 +120,7 @@ export const createSalesOrdersRouter = (
         key === undefined
           ? { result: await orders.create(access, body), replayed: false }
           : await idempotency.run(
-              { subject: identityOfCaller(req), key, request: body },
+              { subject: keySpaceOfCaller(req), key, request: body },
               CreatedSalesOrderSchema,
               (guard) => orders.create(access, body, guard),
             );
@@ -141,7 +141,7 @@ export const createSalesOrdersRouter = (
             ? { result: await orders.bulkCreate(access, body), replayed: false }
             : await idempotency.run(
                 // The route is part of the fingerprint: one key cannot stand for a single and a bulk create.
-                { subject: identityOfCaller(req), key, request: { bulk: body } },
+                { subject: keySpaceOfCaller(req), key, request: { bulk: body } },
                 BulkCreatedSalesOrdersSchema,
                 (guard) => orders.bulkCreate(access, body, guard),
               );

@@ -1,9 +1,11 @@
 import type { ErrorDetail } from '@sales-order/contract';
 
 import type { LocationList } from '../auth/access-context.js';
+import type { Scope } from '../auth/scope.js';
 import type { Db } from '../db/transactions.js';
+import { withinLocations } from '../db/within-locations.js';
 import { recordSubjectEvent, type SubjectEvent } from '../events/store/outbox-store.js';
-import type { Import, Prisma } from '../generated/prisma/client.js';
+import { type Import, Prisma } from '../generated/prisma/client.js';
 
 /** The SQL of imports: their rows, their results, and the progress a chunk records. */
 
@@ -15,6 +17,8 @@ const withoutFile = {
   owner: true,
   actor: true,
   permissions: true,
+  sessionDigest: true,
+  tokenExpiresAt: true,
   format: true,
   state: true,
   cancelRequested: true,
@@ -49,13 +53,33 @@ export type ImportProgress = Pick<ImportRow, 'state' | 'cancelRequested'>;
 
 export const LIST_LIMIT = 100;
 
+/**
+ * Who reads and cancels an import: its owner (the starter's identity), or, with imports.admin
+ * (`all`), any caller whose locations hold every location of the import. Any other import reads
+ * as if it did not exist.
+ */
+export interface ImportViewer {
+  owner: string;
+  all: boolean;
+  scope: Scope;
+}
+
+/** The imports `viewer` may see (imports `i`). */
+const inScope = ({ owner, all, scope }: ImportViewer) =>
+  all
+    ? Prisma.sql`(i.owner = ${owner} OR ${withinLocations(scope, { allOf: 'i.locations' })})`
+    : Prisma.sql`i.owner = ${owner} /* location scope: the owner's own imports (its starter's scope) */`;
+
 export const importStore = {
   insert: (
     db: Db,
     {
       locations,
       ...row
-    }: Pick<Import, 'owner' | 'actor' | 'permissions' | 'format' | 'ordersTotal'> & {
+    }: Pick<
+      Import,
+      'owner' | 'actor' | 'permissions' | 'sessionDigest' | 'tokenExpiresAt' | 'format' | 'ordersTotal'
+    > & {
       file: Uint8Array<ArrayBuffer>;
       locations: LocationList;
     },
@@ -78,11 +102,23 @@ export const importStore = {
   /** The import's `import.*` event, in the transaction that ends it (the outbox: events/store/outbox-store.ts). */
   recordEvent: (db: Db, event: SubjectEvent): Promise<void> => recordSubjectEvent(db, event),
 
-  findOwned: (db: Db, id: number, owner: string): Promise<ImportRow | null> =>
-    db.import.findFirst({ where: { id, owner }, select: withoutFile }),
+  /** The import, if `viewer` may see it. */
+  findVisible: async (db: Db, id: number, viewer: ImportViewer): Promise<ImportRow | null> => {
+    const [row] = await db.$queryRaw<{ id: number }[]>`
+      SELECT i.id FROM imports i WHERE i.id = ${id}::int AND ${inScope(viewer)}`;
+    return row ? db.import.findUnique({ where: { id: row.id }, select: withoutFile }) : null;
+  },
 
-  listOwned: (db: Db, owner: string): Promise<ImportRow[]> =>
-    db.import.findMany({ where: { owner }, select: withoutFile, orderBy: { id: 'desc' }, take: LIST_LIMIT }),
+  /** The last LIST_LIMIT imports `viewer` may see, newest first. */
+  listVisible: async (db: Db, viewer: ImportViewer): Promise<ImportRow[]> => {
+    const ids = await db.$queryRaw<{ id: number }[]>`
+      SELECT i.id FROM imports i WHERE ${inScope(viewer)} ORDER BY i.id DESC LIMIT ${LIST_LIMIT}::int`;
+    return db.import.findMany({
+      where: { id: { in: ids.map(({ id }) => id) } },
+      select: withoutFile,
+      orderBy: { id: 'desc' },
+    });
+  },
 
   /** The row a chunk works from, without its file (fileOf) or scope (scopeOf). */
   forJob: (db: Db, id: number): Promise<ImportRow | null> =>
@@ -185,16 +221,15 @@ export const importStore = {
 
   /**
    * Asks a running import to stop after its chunk; a queued one stops at once. Returns the row
-   * as it now reads, or null when the caller has no such import.
+   * as it now reads, or null when `viewer` has no such import.
    */
-  requestCancel: async (db: Db, id: number, owner: string, now: Date): Promise<ImportRow | null> => {
+  requestCancel: async (db: Db, id: number, viewer: ImportViewer, now: Date): Promise<ImportRow | null> => {
     await db.$executeRaw`
-      -- location scope: the owner's own import (an import is its owner's alone)
-      UPDATE imports SET cancel_requested = true,
-        state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
-        finished_at = CASE WHEN state = 'queued' THEN ${now} ELSE finished_at END
-      WHERE id = ${id} AND owner = ${owner}`;
-    return importStore.findOwned(db, id, owner);
+      UPDATE imports i SET cancel_requested = true,
+        state = CASE WHEN i.state = 'queued' THEN 'cancelled' ELSE i.state END,
+        finished_at = CASE WHEN i.state = 'queued' THEN ${now} ELSE i.finished_at END
+      WHERE i.id = ${id} AND ${inScope(viewer)}`;
+    return importStore.findVisible(db, id, viewer);
   },
 
   /** Results in file order from `after` (exclusive), `limit` at a time. */

@@ -16,7 +16,15 @@ import {
 } from '@sales-order/contract';
 import { LRUCache } from 'lru-cache';
 
-import { type AccessContext, type AuthMethod, identityOf, type LocationList } from '../auth/access-context.js';
+import {
+  type AccessContext,
+  type AuthMethod,
+  hasPermission,
+  identityOf,
+  type LocationList,
+} from '../auth/access-context.js';
+import { currentAccessOf } from '../auth/current-access.js';
+import { covers, scopeOf } from '../auth/scope.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
 import { notFound } from '../errors/domain-error.js';
 import type { Foreground } from '../jobs/foreground.js';
@@ -38,6 +46,7 @@ import {
   type ImportProgress,
   type ImportRow,
   importStore,
+  type ImportViewer,
   type ResultToStore,
 } from './import-store.js';
 
@@ -72,7 +81,35 @@ export interface ImportCaller {
   permissions: ReadonlySet<string>;
   /** The orders go only into these locations (the starter's scope). */
   locations: LocationList;
+  /** How each chunk looks at the starter's credential again (AccessContext.credential). */
+  credential: AccessContext['credential'];
 }
+
+/**
+ * The `error` of an import ended because its starter's access ended: its credential no longer
+ * works (revoked, expired, signed out, past a token's exp), or no longer holds
+ * sales_orders.import, sales_orders.create or every location of the import.
+ */
+export const OWNER_ACCESS_REVOKED = 'owner_access_revoked';
+
+const accessEnded: ImportEnd = {
+  state: 'failed',
+  error: `${OWNER_ACCESS_REVOKED}: the starter's credential no longer works, or no longer holds sales_orders.import, sales_orders.create or every location of the import`,
+};
+
+/** Who asks to see or cancel imports (ImportViewer): the owner, or an imports.admin inside its locations. */
+export const importViewerOf = (access: AccessContext): ImportViewer => ({
+  owner: identityOf(access),
+  all: hasPermission(access, Permission.importsAdmin),
+  scope: scopeOf(access),
+});
+
+/** A permission held at the start and still held now: `*` stands for whatever the other holds. */
+const heldBoth = (before: readonly string[], now: ReadonlySet<string>): ReadonlySet<string> => {
+  if (now.has(Permission.all)) return new Set(before);
+  if (before.includes(Permission.all)) return now;
+  return new Set(before.filter((permission) => now.has(permission)));
+};
 
 export interface ImportDeps {
   transactions: TransactionPort;
@@ -151,19 +188,19 @@ const recordChunk = async (
 
 /**
  * Why an order of the file is not even sent to the create: its row's problems, or a permission
- * the single create's route would ask of the import's starter (its own, and what the body's
- * values ask for: status confirmed, acknowledge_warnings, as the contract declares). Undefined
- * when it goes.
+ * the single create's route would ask of the import's starter that is not among `permissions`
+ * (those it held at the start and still holds now): its own, and what the body's values ask
+ * for (status confirmed, acknowledge_warnings, as the contract declares). Undefined when it goes.
  */
 const refusalOf = (
-  row: ImportRow,
+  permissions: ReadonlySet<string>,
   order: ImportOrder,
   { body, problems }: ReturnType<typeof validateOrder>,
 ): ErrorDetail[] | undefined => {
   if (!body || problems.length > 0) return problems;
   const access = salesOrdersContract.createSalesOrder.metadata;
   const missing = [access.permission, ...permissionsForBody(access, body)].filter(
-    (permission) => !row.permissions.includes(Permission.all) && !row.permissions.includes(permission),
+    (permission) => !permissions.has(Permission.all) && !permissions.has(permission),
   );
   if (missing.length === 0) return undefined;
   return [
@@ -188,9 +225,9 @@ const orderDetails = (index: number, details: readonly ErrorDetail[]): ErrorDeta
 
 /**
  * The starter as the caller its orders are made by: the access context stored on the import's row
- * (its subject, permissions and locations as they were at the start). The way it authenticated
- * is the part of its identity (`owner`, identityOf) before its subject; an API key's identity is
- * its subject.
+ * (its subject, permissions and locations as they were at the start, and how to look its
+ * credential up again). The way it authenticated is the part of its identity (`owner`,
+ * identityOf) before its subject; an API key's identity is its subject.
  */
 const accessOfImport = (row: ImportRow, locations: LocationList): AccessContext => {
   const method = (row.owner === row.actor ? 'api_key' : row.owner.slice(0, row.owner.indexOf(':'))) as AuthMethod;
@@ -199,10 +236,35 @@ const accessOfImport = (row: ImportRow, locations: LocationList): AccessContext 
     method,
     permissions: new Set(row.permissions),
     locations,
+    credential:
+      row.sessionDigest !== null
+        ? { sessionDigest: row.sessionDigest }
+        : row.tokenExpiresAt !== null
+          ? { tokenExpiresAt: row.tokenExpiresAt }
+          : undefined,
   };
   // The orders' idempotency keys are in the starter's space: never another caller's.
   if (identityOf(access) !== row.owner) throw new Error(`import ${row.id}: its owner is not its starter's identity`);
   return access;
+};
+
+/**
+ * The caller a chunk's orders are made as, now: the starter's credential looked up again
+ * (auth/current-access.ts), which must still work, be the same subject, hold sales_orders.import
+ * and sales_orders.create and reach every location of the import; its permissions are those held
+ * both at the start and now. Undefined when the import cannot go on as its starter.
+ */
+const starterNow = async (db: Db, starter: AccessContext): Promise<AccessContext | undefined> => {
+  const now = await currentAccessOf(db, starter, new Date());
+  if (
+    !now ||
+    now.subject !== starter.subject ||
+    !hasPermission(now, Permission.import) ||
+    !hasPermission(now, Permission.create) ||
+    !covers(scopeOf(now), starter.locations)
+  )
+    return undefined;
+  return { ...starter, permissions: heldBoth([...starter.permissions], now.permissions) };
 };
 
 export const createImports = ({
@@ -242,8 +304,8 @@ export const createImports = ({
   const chunkSizeNow = () =>
     foreground.active > 0 ? Math.max(1, Math.ceil(chunkSize / BUSY_CHUNK_DIVISOR)) : chunkSize;
 
-  const ownedOrNotFound = async (id: number, owner: string) => {
-    const row = await importStore.findOwned(db, id, owner);
+  const visibleOrNotFound = async (id: number, viewer: ImportViewer) => {
+    const row = await importStore.findVisible(db, id, viewer);
     if (!row) throw notFound('No import of yours has this id');
     return row;
   };
@@ -253,7 +315,7 @@ export const createImports = ({
    * the bulk create, and the results of the rest. A few orders at a time, giving the event loop
    * back in between: it runs while the chunk before it is written, and beside requests.
    */
-  const prepareChunk = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number) => {
+  const prepareChunk = async (access: AccessContext, fileOrders: readonly ImportOrder[], start: number) => {
     const chunk = fileOrders.slice(start, start + chunkSizeNow());
     const results: ResultToStore[] = chunk.map((order, offset) => ({
       position: start + offset,
@@ -268,7 +330,7 @@ export const createImports = ({
     for (const [at, order] of chunk.entries()) {
       if (at > 0 && at % PREPARE_SLICE === 0) await setImmediate();
       const validated = validateOrder(order);
-      const refused = refusalOf(row, order, validated);
+      const refused = refusalOf(access.permissions, order, validated);
       if (refused) results[at]!.errors = refused;
       else sent.push({ at, body: validated.body! });
     }
@@ -388,6 +450,10 @@ export const createImports = ({
           actor: caller.actor,
           permissions: [...caller.permissions],
           locations: caller.locations,
+          sessionDigest:
+            caller.credential && 'sessionDigest' in caller.credential ? caller.credential.sessionDigest : null,
+          tokenExpiresAt:
+            caller.credential && 'tokenExpiresAt' in caller.credential ? caller.credential.tokenExpiresAt : null,
           format,
           ordersTotal: count,
           file: new Uint8Array(file),
@@ -401,22 +467,23 @@ export const createImports = ({
       return toImport(row, new Date());
     },
 
-    get: async (id: number, owner: string): Promise<Import> => toImport(await ownedOrNotFound(id, owner), new Date()),
+    get: async (id: number, viewer: ImportViewer): Promise<Import> =>
+      toImport(await visibleOrNotFound(id, viewer), new Date()),
 
-    list: async (owner: string): Promise<{ items: Import[] }> => {
+    list: async (viewer: ImportViewer): Promise<{ items: Import[] }> => {
       const now = new Date();
-      return { items: (await importStore.listOwned(db, owner)).map((row) => toImport(row, now)) };
+      return { items: (await importStore.listVisible(db, viewer)).map((row) => toImport(row, now)) };
     },
 
-    cancel: async (id: number, owner: string): Promise<Import> => {
-      const row = await importStore.requestCancel(db, id, owner, new Date());
+    cancel: async (id: number, viewer: ImportViewer): Promise<Import> => {
+      const row = await importStore.requestCancel(db, id, viewer, new Date());
       if (!row) throw notFound('No import of yours has this id');
       return toImport(row, new Date());
     },
 
     /** The import's results, page by page (404 first when the caller has no such import). */
-    results: async (id: number, owner: string): Promise<AsyncGenerator<ImportResult[]>> => {
-      await ownedOrNotFound(id, owner);
+    results: async (id: number, viewer: ImportViewer): Promise<AsyncGenerator<ImportResult[]>> => {
+      await visibleOrNotFound(id, viewer);
       return resultPages(id);
     },
 
@@ -443,19 +510,29 @@ export const createImports = ({
       await importStore.markRunning(db, id, new Date());
       const fileOrders = await ordersOf(row);
       if (!fileOrders) return;
-      const access = accessOfImport(row, await importStore.scopeOf(db, id));
+      // Each chunk runs as its starter is now (starterNow): a credential that ended, or lost
+      // what the import needs, ends the import before its next chunk.
+      const starter = accessOfImport(row, await importStore.scopeOf(db, id));
+      let access = await starterNow(db, starter);
+      if (!access) {
+        await transactions.withTransaction((tx) => recordChunk(tx, id, [], accessEnded, new Date()));
+        files.delete(id);
+        return;
+      }
       const jobs = await queue();
       let start = await importStore.nextPosition(db, id);
       // The chunk before's results being recorded: the import's state as that statement left it.
       let recording: Promise<ImportProgress | undefined> = Promise.resolve(undefined);
       // When the job last went on to a new chunk (after its pause, if it gave way).
       let resumed = performance.now();
-      const first = await prepareChunk(row, fileOrders, start);
+      const first = await prepareChunk(access, fileOrders, start);
       start += first.chunk.length;
       let current = startChunk(row, access, first);
       for (;;) {
         const done = start >= fileOrders.length;
-        const last = done || Date.now() >= until;
+        let last = done || Date.now() >= until;
+        // How the import ends with this chunk: completed, or failed when its starter's access ended.
+        let ends: ImportEnd | undefined = done ? { state: 'completed' } : undefined;
         // The next chunk is under way while this one is made: checked, its keys claimed and its
         // orders priced, then written behind this one (its numbers follow these) and committed
         // after it.
@@ -469,9 +546,15 @@ export const createImports = ({
             await foreground.quiet(BUSY_PAUSE_FACTOR * (performance.now() - resumed));
           }
           resumed = performance.now();
-          const prepared = await prepareChunk(row, fileOrders, start);
-          start += prepared.chunk.length;
-          next = startChunk(row, access, prepared, current);
+          access = await starterNow(db, starter);
+          if (access) {
+            const prepared = await prepareChunk(access, fileOrders, start);
+            start += prepared.chunk.length;
+            next = startChunk(row, access, prepared, current);
+          } else {
+            last = true;
+            ends = accessEnded;
+          }
         }
         const results = await current.committed.catch(async (error: unknown) => {
           await next?.committed.catch(() => {});
@@ -495,8 +578,8 @@ export const createImports = ({
         }
         recording = last
           ? transactions.withTransaction(async (tx) => {
-              await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
-              if (!done) await jobs.enqueue(id, tx);
+              await recordChunk(tx, id, results, ends, new Date());
+              if (!ends) await jobs.enqueue(id, tx);
               return undefined;
             })
           : importStore.recordResults(db, id, results);
@@ -504,7 +587,7 @@ export const createImports = ({
         recording.catch(() => {});
         if (last) {
           await recording;
-          if (done) files.delete(id);
+          if (ends) files.delete(id);
           return;
         }
         current = next!;

@@ -11,7 +11,7 @@ import {
   MAX_ERROR_DETAILS,
 } from '@sales-order/contract';
 
-import { type AccessContext, identityOf } from '../auth/access-context.js';
+import type { AccessContext } from '../auth/access-context.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, unprocessable } from '../errors/domain-error.js';
 import {
@@ -21,6 +21,7 @@ import {
   keyReused,
   sameRequest,
 } from '../idempotency/idempotency-service.js';
+import { keySpaceOf } from '../idempotency/key-space.js';
 import { toJsonNumber } from '../shared/money.js';
 import { confirmCreated, duplicateNumber, prepareCreate, referencesOf } from './create-order.js';
 import { counterAfterSuppliedNumber, orderNumberKey } from './numbering.js';
@@ -317,7 +318,7 @@ export const bulkCreateOrders = async (
   idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
   turn?: WriteTurn,
 ): Promise<BulkCreatedSalesOrders> => {
-  const owner = identityOf(access);
+  const owner = keySpaceOf(access);
   const bodies = orders.map(bodyOf);
   const { keyed, sameAs, keyRefused } = planKeys(orders, bodies);
 

@@ -50,7 +50,7 @@ const SCOPED = /withinLocations\(|inScope\(|scopedWhere\(|LOCKED_IN_SCOPE|ACROSS
 
 /** Prisma model calls on located tables, each with why it needs no scope. */
 const MODEL_CALLS_ALLOWED: Record<string, string> = {
-  'imports/import-store.ts': "an import is its owner's alone: found by its owner, or by its job",
+  'imports/import-store.ts': "by id, once a statement in the viewer's scope (inScope) found it, or by its job",
 };
 const MODEL_CALL =
   /\.(?:salesOrder|salesOrderDetail|delivery|deliveryLine|webhookEndpoint|apiKey|import)\.(?:find\w*|create\w*|update\w*|upsert|delete\w*|count|aggregate|groupBy)\(/;

@@ -1,4 +1,10 @@
-import type { ApiKey, ApiKeyAction, ApiKeyEventData, ApiKeyHistoryEntry } from '@sales-order/contract';
+import {
+  type ApiKey,
+  type ApiKeyAction,
+  type ApiKeyEventData,
+  type ApiKeyHistoryEntry,
+  Permission,
+} from '@sales-order/contract';
 
 import type { LocationList } from '../../auth/access-context.js';
 import type { Scope } from '../../auth/scope.js';
@@ -42,14 +48,23 @@ export interface KeyState {
   hasSuccessor: boolean;
 }
 
+/**
+ * What a manager of keys reaches: keys whose permissions it holds every one of (a key with `*`
+ * only a holder of `*`) and whose locations lie inside its own. Any other key is not there for it.
+ */
+export interface KeyReach {
+  permissions: ReadonlySet<string>;
+  scope: Scope;
+}
+
 export interface KeyPageFilter {
   active?: boolean;
   name?: string;
   limit: number;
   /** Keys older (smaller id) than this one. */
   before?: number;
-  /** The reader's locations: only keys inside them. */
-  scope: Scope;
+  /** The reader: only keys within its reach. */
+  reach: KeyReach;
 }
 
 export interface NewChange {
@@ -69,10 +84,14 @@ const endIn = (seconds: number) =>
   Prisma.sql`date_trunc('milliseconds', now() + make_interval(secs => ${seconds}::int))`;
 
 /**
- * The keys a reader limited to `scope` may see and change: those whose locations lie inside its
- * own. A key for every location (NULL) lies inside no limited scope; one for none ([]) inside all.
+ * The keys a manager may see and change (KeyReach): every permission of the key is one of its own
+ * (`*` is held only by `*`), and the key's locations lie inside its own. A key for every location
+ * (NULL) lies inside no limited scope; one for none ([]) inside all.
  */
-const inScope = (scope: Scope) => Prisma.sql`AND ${withinLocations(scope, { allOf: 'k.locations' })}`;
+const inScope = ({ permissions, scope }: KeyReach) =>
+  Prisma.sql`AND ${
+    permissions.has(Permission.all) ? Prisma.sql`TRUE` : Prisma.sql`k.permissions <@ ${[...permissions]}::text[]`
+  } AND ${withinLocations(scope, { allOf: 'k.locations' })}`;
 
 /** `%`, `_` and `\` as themselves in LIKE. */
 const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
@@ -91,11 +110,22 @@ export const apiKeyStore = {
     return row!;
   },
 
-  /** The key, if it lies inside `scope`. */
-  find: async (db: Db, id: number, scope: Scope): Promise<ApiKey | null> => {
+  /** The key, if it lies within `reach`. */
+  find: async (db: Db, id: number, reach: KeyReach): Promise<ApiKey | null> => {
     const [row] = await db.$queryRaw<ApiKey[]>`
-      SELECT ${READ_COLUMNS} FROM api_keys k WHERE k.id = ${id}::int ${inScope(scope)}`;
+      SELECT ${READ_COLUMNS} FROM api_keys k WHERE k.id = ${id}::int ${inScope(reach)}`;
     return row ?? null;
+  },
+
+  /**
+   * When the key with this prefix stops working: the earlier of its expiry and a revocation
+   * (past or ahead); null when neither is set (or there is no such key).
+   */
+  endOf: async (db: Db, prefix: string): Promise<Date | null> => {
+    const [row] = await db.$queryRaw<{ ends: Date | null }[]>`
+      SELECT LEAST(expires_at, revoked_at) AS ends FROM api_keys
+      WHERE prefix = ${prefix} AND ${ACROSS_LOCATIONS} /* the calling key itself, to bound what it makes */`;
+    return row?.ends ?? null;
   },
 
   /** The id of the key with this prefix, or null. */
@@ -108,19 +138,24 @@ export const apiKeyStore = {
 
   /**
    * Locks a key for a change until the transaction ends, and reads what the change's rules need;
-   * null when there is none inside `scope`.
+   * null when there is none within `reach`. Whether it has a successor is read by a statement of
+   * its own once the lock is held: a statement that waited for the lock keeps the snapshot it
+   * started with, in which the successor committed by the rotation it waited for is not there
+   * yet (twelve rotations at once made three 500s of the successor's unique index).
    */
-  lock: async (tx: Db, id: number, scope: Scope): Promise<KeyState | null> => {
-    const [row] = await tx.$queryRaw<KeyState[]>`
+  lock: async (tx: Db, id: number, reach: KeyReach): Promise<KeyState | null> => {
+    const [row] = await tx.$queryRaw<Omit<KeyState, 'hasSuccessor'>[]>`
       SELECT k.id, k.name, k.prefix, k.permissions, k.locations, k.expires_at AS "expiresAt",
-        k.revoked_at AS "revokedAt", ${ACTIVE} AS active,
-        EXISTS (SELECT 1 FROM api_keys s WHERE s.rotated_from_id = k.id) AS "hasSuccessor"
-      FROM api_keys k WHERE k.id = ${id}::int ${inScope(scope)} FOR UPDATE`;
-    return row ?? null;
+        k.revoked_at AS "revokedAt", ${ACTIVE} AS active
+      FROM api_keys k WHERE k.id = ${id}::int ${inScope(reach)} FOR UPDATE`;
+    if (!row) return null;
+    const [successor] = await tx.$queryRaw<{ id: number }[]>`
+      SELECT s.id FROM api_keys s WHERE s.rotated_from_id = ${id}::int AND ${LOCKED_IN_SCOPE} /* the successor of the key locked above */`;
+    return { ...row, hasSuccessor: successor !== undefined };
   },
 
   /** Newest first, `limit` + 1 rows to tell whether more follow. */
-  page: async (db: Db, { active, name, limit, before, scope }: KeyPageFilter): Promise<ApiKey[]> => {
+  page: async (db: Db, { active, name, limit, before, reach }: KeyPageFilter): Promise<ApiKey[]> => {
     const byActive =
       active === undefined ? Prisma.empty : active ? Prisma.sql`AND ${ACTIVE}` : Prisma.sql`AND NOT (${ACTIVE})`;
     const byName =
@@ -128,7 +163,7 @@ export const apiKeyStore = {
     const after = before === undefined ? Prisma.empty : Prisma.sql`AND k.id < ${before}::int`;
     return db.$queryRaw<ApiKey[]>`
       SELECT ${READ_COLUMNS} FROM api_keys k
-      WHERE true ${inScope(scope)} ${byActive} ${byName} ${after}
+      WHERE true ${inScope(reach)} ${byActive} ${byName} ${after}
       ORDER BY k.id DESC LIMIT ${limit + 1}::int`;
   },
 
