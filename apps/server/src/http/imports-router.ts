@@ -67,7 +67,7 @@ export const createImportsRouter = ({ imports }: Services) =>
       body: success(await imports.get(params.id, identityOfCaller(req))),
     }),
     getImportResults: async ({ params, req, res }) => {
-      const pages = await imports.results(params.id, identityOfCaller(req));
+      const pages = await imports.results(params.id, accessOf(req));
       const csv = req.accepts(['application/x-ndjson', 'application/json', 'text/csv']) === 'text/csv';
       if (csv) res.setHeader('Content-Disposition', `attachment; filename="import-${params.id}-results.csv"`);
       res.type(csv ? 'text/csv' : 'application/x-ndjson');

@@ -17,6 +17,7 @@ import {
 import { LRUCache } from 'lru-cache';
 
 import { type AccessContext, type AuthMethod, identityOf, type LocationList } from '../auth/access-context.js';
+import { covers, scopeOf } from '../auth/scope.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
 import { notFound } from '../errors/domain-error.js';
 import type { Foreground } from '../jobs/foreground.js';
@@ -414,9 +415,14 @@ export const createImports = ({
       return toImport(row, new Date());
     },
 
-    /** The import's results, page by page (404 first when the caller has no such import). */
-    results: async (id: number, owner: string): Promise<AsyncGenerator<ImportResult[]>> => {
-      await ownedOrNotFound(id, owner);
+    /**
+     * The import's results, page by page (404 first when the caller has no such import). They
+     * name the orders it made: a caller whose scope no longer covers the import's locations (its
+     * scope when it started) gets 404 too.
+     */
+    results: async (id: number, caller: Pick<AccessContext, 'method' | 'subject' | 'locations'>) => {
+      await ownedOrNotFound(id, identityOf(caller));
+      if (!covers(scopeOf(caller), await importStore.scopeOf(db, id))) throw notFound('No import of yours has this id');
       return resultPages(id);
     },
 
