@@ -203,6 +203,10 @@ describe('events: one per change, written with the change', () => {
     await refused({ after: 'not-a-cursor' }, 'after');
     await refused({ after: Buffer.from('p-1').toString('base64url') }, 'after');
     await refused({ after: encodeEventCursor({ position: 1 }).slice(1) }, 'after');
+    // Well formed, but past every position given out (the caught-up cursor above is the last): forged.
+    const last = decodeEventCursor(everything.cursor)!.position;
+    await refused({ after: encodeEventCursor({ position: last + 1_000 }) }, 'after');
+    await refused({ after: encodeEventCursor({ position: 999_999_999_999_999 }) }, 'after');
     await refused({ types: 'sales_order.created,sales_order.shipped' }, 'types');
     await refused({ types: '' }, 'types');
     await refused({ limit: '0' }, 'limit');

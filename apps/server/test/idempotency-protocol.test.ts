@@ -25,23 +25,31 @@ describe('Idempotency-Key protocol: many keys in one transaction', () => {
   const service = () =>
     createIdempotencyService(server.database.prisma, { ttlHours: 1, waitSeconds: 10, waitSliceMs: 2_000 });
   const transactions = () => transactionPort(server.database.prisma);
-  const requests = (subject: string, keys: string[], body = 'same'): IdempotentRequest[] =>
+  /** Requests of one caller (an API key's identity is its subject as written). */
+  type Listed = IdempotentRequest & { subject: string };
+  const requests = (subject: string, keys: string[], body = 'same'): Listed[] =>
     keys.map((key) => ({ subject, key, request: { key, body } }));
 
   /** Runs a list, doing each pending request's "work" (a result from its index) in one transaction. */
-  const runList = (list: IdempotentRequest[], work: (index: number) => number | undefined = (index) => index) => {
+  const runList = (list: Listed[], work: (index: number) => number | undefined = (index) => index) => {
     const performed: number[] = [];
-    const outcome = service().runEach(list, Result, (pending, guard) =>
-      transactions().withTransaction(async (tx) => {
-        await guard.claim(tx);
-        performed.push(...pending);
-        const results = pending.map((index) => {
-          const n = work(index);
-          return n === undefined ? undefined : { n };
-        });
-        await guard.complete(tx, results);
-        return results;
-      }),
+    const caller = { method: 'api_key' as const, subject: list[0]!.subject, locations: null };
+    const outcome = service().runEach(
+      caller,
+      list,
+      Result,
+      (pending, guard) =>
+        transactions().withTransaction(async (tx) => {
+          await guard.claim(tx);
+          performed.push(...pending);
+          const results = pending.map((index) => {
+            const n = work(index);
+            return n === undefined ? undefined : { n };
+          });
+          await guard.complete(tx, results);
+          return results;
+        }),
+      () => [],
     );
     return { outcome, performed };
   };

@@ -327,6 +327,17 @@ describe('location scope', () => {
       .set({ authorization: `Bearer ${unknown}` })
       .expect(401);
     expect(refused.body.error.details[0].code).toBe('invalid_locations');
+    // A code PostgreSQL cannot even compare (a NUL, a lone surrogate): 401 as well, never a 500.
+    for (const code of [`${dhaka.code}\u0000`, `${dhaka.code}\ud800`]) {
+      const unstorable = await signJwt({ payload: { permissions: ['*'], locations: [code] } });
+      for (const path of ['/sales-orders', '/events', '/webhook-endpoints']) {
+        const answer = await request(server.api)
+          .get(path)
+          .set({ authorization: `Bearer ${unstorable}` });
+        expect(answer.status, `${JSON.stringify(code)} ${path}`).toBe(401);
+        expect(answer.body.error.details[0].code).toBe('invalid_locations');
+      }
+    }
     const malformed = await signJwt({ payload: { permissions: ['*'], locations: 'DHK' } });
     await request(server.api)
       .get('/sales-orders')

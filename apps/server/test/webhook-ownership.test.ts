@@ -1,13 +1,13 @@
 import { Permission, type WebhookDelivery, type WebhookEndpoint } from '@sales-order/contract';
 import request from 'supertest';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { createApiKey, createSession } from './support/credentials.js';
 import { eventually } from './support/eventually.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { signJwt } from './support/tokens.js';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+import { useReceiversAndEndpoints } from './support/webhook-receiver.js';
 
 /**
  * Receiving order events through a webhook needs events.read, at register,
@@ -23,22 +23,8 @@ describe('webhook endpoints: owners and events.read', () => {
   });
   const api = () => request(suite.server.api);
   const prisma = () => suite.server.database.prisma;
-  const receivers: WebhookReceiver[] = [];
-
-  afterEach(async () => {
-    // The harness's token holds `*`, webhooks.admin included: it sees and deletes every endpoint.
-    for (const endpoint of (await suite.server.http.get('/webhook-endpoints').expect(200)).body.data
-      .items as WebhookEndpoint[]) {
-      await suite.server.http.delete(`/webhook-endpoints/${endpoint.id}`).expect(200);
-    }
-    for (const receiver of receivers.splice(0)) await receiver.close();
-  });
-
-  const receiver = async () => {
-    const started = await startWebhookReceiver();
-    receivers.push(started);
-    return started;
-  };
+  // The harness's token holds `*`, webhooks.admin included: it sees and deletes every endpoint.
+  const { start: receiver } = useReceiversAndEndpoints(() => suite.server.http);
   const jwt = async (subject: string, permissions: string[]) => ({
     Authorization: `Bearer ${await signJwt({ subject, payload: { permissions } })}`,
   });

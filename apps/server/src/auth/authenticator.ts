@@ -3,6 +3,7 @@ import { AuthenticationCode } from '@sales-order/contract';
 import { unauthenticated } from '../errors/domain-error.js';
 import { type AccessContext, API_KEY_SUBJECT_PREFIX } from './access-context.js';
 import type { ApiKeyAuthentication } from './api-keys.js';
+import type { JwtSubjectScopes } from './jwt-subject-scopes.js';
 import type { JwtVerifier } from './jwt-verifier.js';
 import type { SessionService } from './sessions.js';
 
@@ -40,6 +41,8 @@ export const createAuthenticator = (methods: {
   jwt: JwtVerifier;
   apiKeys: Pick<ApiKeyAuthentication, 'authenticate'>;
   sessions: Pick<SessionService, 'authenticate'>;
+  /** Where a JWT caller's scope is noted (what its webhook endpoints receive by); none in some tests. */
+  jwtScopes?: Pick<JwtSubjectScopes, 'presented'>;
 }): Authenticator => ({
   async authenticate({ authorization, sessionToken }) {
     if (authorization !== undefined) {
@@ -50,7 +53,13 @@ export const createAuthenticator = (methods: {
       const credential = match[2]!;
       switch (match[1]!.toLowerCase()) {
         case 'bearer':
-          return methods.jwt.verify(credential).then(notAnApiKeySubject(AuthenticationCode.invalidToken));
+          return methods.jwt
+            .verify(credential)
+            .then(notAnApiKeySubject(AuthenticationCode.invalidToken))
+            .then(async (access) => {
+              await methods.jwtScopes?.presented(access);
+              return access;
+            });
         case 'apikey':
           return methods.apiKeys.authenticate(credential);
         default:

@@ -127,7 +127,10 @@ const scopeOf = async (
   if (
     !Array.isArray(locations) ||
     locations.length > MAX_CLAIMED_LOCATIONS ||
-    !locations.every((entry) => (typeof entry === 'string' && entry !== '') || Number.isSafeInteger(entry))
+    // A code must be storable text: a NUL (or a lone surrogate) cannot even be compared in SQL.
+    !locations.every(
+      (entry) => (typeof entry === 'string' && entry !== '' && isStorableText(entry)) || Number.isSafeInteger(entry),
+    )
   )
     throw invalidLocations();
   const { ids, unknown } = await resolveLocations(locations as LocationReference[]);

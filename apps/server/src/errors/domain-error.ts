@@ -16,7 +16,9 @@ export type DomainErrorKind =
   /** Write safety: the service requires the caller to name the version it expects. */
   | 'precondition_required'
   /** What the request names is no longer kept (a feed cursor past retention). */
-  | 'gone';
+  | 'gone'
+  /** The request does not hold up against what the service issued (a feed cursor it never gave out): 400. */
+  | 'invalid_request';
 
 export class DomainError extends Error {
   constructor(

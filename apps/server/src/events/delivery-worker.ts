@@ -53,6 +53,10 @@ export const notReceivingReason = (owner: string | null, permission: string = Pe
     ? `not sent: the endpoint belongs to no caller, so none holds ${permission} for it`
     : `not sent: the endpoint's owner ${owner} does not hold ${permission} (or its key or session is no longer valid)`;
 
+/** Why a delivery was not sent to an endpoint whose owner no longer reaches the event's subject (its attempt's error). */
+export const outOfScopeReason = (owner: string | null): string =>
+  `not sent: the endpoint's owner ${owner ?? '(none)'} no longer reaches this event's location (its locations now)`;
+
 /** The JSON body of a delivery: Standard Webhooks' `{ type, timestamp, data }`. */
 export const webhookBody = (type: string, occurredAt: Date, data: unknown): string =>
   JSON.stringify({ type, timestamp: occurredAt.toISOString(), data });
@@ -82,8 +86,13 @@ export const createDeliveryWorker = ({
     }
     // Events carry the order (or the key): an owner that may not read them gets none (authentication.md).
     const permission = EVENT_SUBJECTS[key.subject_type].permission;
-    if (!endpoint.receives || !ownerMayReceive(key.subject_type, endpoint.owner_permissions)) {
-      const reason = notReceivingReason(endpoint.owner, endpoint.receives && permission ? permission : undefined);
+    const refused = !endpoint.receives || !ownerMayReceive(key.subject_type, endpoint.owner_permissions);
+    // The owner's scope as its credential says now: an owner narrowed since the fan-out gets none
+    // of what lies outside it (next.visible, event-visibility.ts).
+    if (refused || !next.visible) {
+      const reason = refused
+        ? notReceivingReason(endpoint.owner, endpoint.receives && permission ? permission : undefined)
+        : outOfScopeReason(endpoint.owner);
       await webhookDeliveryStore.skip(db, next.id, reason);
       return webhookDeliveryStore.morePending(db, key, next.id);
     }

@@ -74,6 +74,13 @@ export const listEvents = async (
     salesOrderId: sales_order_id,
     reader: access,
   });
+  // A position past the high-water mark was never given out (positions only grow): a forged
+  // cursor, answered as one the service cannot decode rather than as an empty page.
+  if (afterPosition > highWater) {
+    throw new DomainError('invalid_request', 'Invalid input data', [
+      { path: 'after', message: 'is not a cursor this service issued', code: 'custom' },
+    ]);
+  }
   // Without a cursor the reader starts at the oldest event kept: nothing was skipped.
   if (after !== undefined) await refusePurgedStretch(db, afterPosition, highWater);
   const last = rows.at(-1)?.position;

@@ -17,6 +17,7 @@ import type { TransactionPort } from '../db/transactions.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import { webhookBody } from './delivery-worker.js';
+import { visibleToReader } from './store/event-visibility.js';
 import { webhookDeliveryStore } from './store/webhook-delivery-store.js';
 import { webhookEndpointStore } from './store/webhook-endpoint-store.js';
 import { endpointScopeOf } from './webhook-endpoints.js';
@@ -41,11 +42,12 @@ export const createWebhookDeliveries = ({ transactions, queue, sender }: Deliver
   ): Promise<WebhookDeliveryPage> => {
     if (!(await webhookEndpointStore.find(transactions.db, endpointId, endpointScopeOf(access))))
       throw endpointNotFound(endpointId);
-    const rows = await webhookDeliveryStore.list(transactions.db, endpointId, {
-      status,
-      limit: limit + 1,
-      beforeId: cursor,
-    });
+    const rows = await webhookDeliveryStore.list(
+      transactions.db,
+      endpointId,
+      { status, limit: limit + 1, beforeId: cursor },
+      visibleToReader(access),
+    );
     const items = rows.slice(0, limit);
     return { items, next_cursor: rows.length > limit ? items.at(-1)!.delivery_id : null };
   },

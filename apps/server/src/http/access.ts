@@ -4,7 +4,6 @@ import type { Request } from 'express';
 import { type KeyManager, keyManagerOf } from '../api-keys/key-manager.js';
 import { type AccessContext, identityOf } from '../auth/access-context.js';
 import { unauthenticated } from '../errors/domain-error.js';
-import { keySpaceOf } from '../idempotency/key-space.js';
 
 /** The caller's access context, which every use case receives. */
 export const accessOf = (req: Pick<Request, 'access'>): AccessContext => {
@@ -15,9 +14,6 @@ export const accessOf = (req: Pick<Request, 'access'>): AccessContext => {
 
 /** The caller's identity across authentication methods (auth/access-context.ts), which Idempotency-Keys are scoped by. */
 export const identityOfCaller = (req: Pick<Request, 'access'>): string => identityOf(accessOf(req));
-
-/** The space of the caller's Idempotency-Keys (idempotency/key-space.ts: an API key's rotation family). */
-export const keySpaceOfCaller = (req: Pick<Request, 'access'>): string => keySpaceOf(accessOf(req));
 
 /** The caller as a manager of API keys: who it is, what it holds, and the key it calls with. */
 export const managerOf = (req: Pick<Request, 'access'>): KeyManager => keyManagerOf(accessOf(req));

@@ -30,6 +30,7 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   precondition_failed: ErrorCode.preconditionFailed,
   precondition_required: ErrorCode.preconditionRequired,
   gone: ErrorCode.gone,
+  invalid_request: ErrorCode.badRequest,
 };
 
 /** A 401 names the schemes a caller can use (RFC 9110, section 11.6.1). */

@@ -12,10 +12,11 @@ import { z } from 'zod';
 
 import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { type Metrics, noMetrics } from '../observability/metrics.js';
+import { locationsOfCreated } from '../orders/bulk-create-orders.js';
 import { entityTagOf, entityTagOfRendered } from '../orders/order-preconditions.js';
 import type { TransitionRequest } from '../orders/order-transition.js';
 import type { Services } from '../services.js';
-import { accessOf, keySpaceOfCaller } from './access.js';
+import { accessOf } from './access.js';
 import { expectedOf, stillMatches } from './conditional-requests.js';
 import { success, successRendered } from './envelope.js';
 import { BadRequestError } from './error-handler.js';
@@ -82,9 +83,11 @@ export const createSalesOrdersRouter = (
     const key = headers['idempotency-key'];
     if (key === undefined) return { result: await perform({ access, expected }), replayed: false };
     return idempotency.run(
-      { subject: keySpaceOfCaller(req), key, request: { transition: name, sales_order_id: params.id, body } },
+      access,
+      { key, request: { transition: name, sales_order_id: params.id, body } },
       SalesOrderSchema,
       (guard: IdempotencyGuard<SalesOrder>) => perform({ access, expected, idempotency: guard }),
+      (order) => [order.location_id],
     );
   };
 
@@ -120,9 +123,11 @@ export const createSalesOrdersRouter = (
         key === undefined
           ? { result: await orders.create(access, body), replayed: false }
           : await idempotency.run(
-              { subject: keySpaceOfCaller(req), key, request: body },
+              access,
+              { key, request: body },
               CreatedSalesOrderSchema,
               (guard) => orders.create(access, body, guard),
+              () => [body.location_id],
             );
       counted(replayed);
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
@@ -140,10 +145,12 @@ export const createSalesOrdersRouter = (
           key === undefined
             ? { result: await orders.bulkCreate(access, body), replayed: false }
             : await idempotency.run(
+                access,
                 // The route is part of the fingerprint: one key cannot stand for a single and a bulk create.
-                { subject: keySpaceOfCaller(req), key, request: { bulk: body } },
+                { key, request: { bulk: body } },
                 BulkCreatedSalesOrdersSchema,
                 (guard) => orders.bulkCreate(access, body, guard),
+                (answer) => locationsOfCreated(body, answer),
               );
         counted(replayed);
         if (replayed) res.setHeader('Idempotent-Replayed', 'true');

@@ -4,10 +4,13 @@ import { WriteSafetyCode } from '@sales-order/contract';
 import canonicalize from 'canonicalize';
 import type { ZodType } from 'zod';
 
+import type { AccessContext } from '../auth/access-context.js';
+import { type Scope, scopeOf } from '../auth/scope.js';
 import { isLockNotAvailable } from '../db/database-errors.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, unprocessable } from '../errors/domain-error.js';
 import { idempotencyStore } from './idempotency-store.js';
+import { keySpaceOf } from './key-space.js';
 
 /**
  * Idempotency-Key with Stripe's semantics: per (caller, key), the first successful result is
@@ -17,6 +20,11 @@ import { idempotencyStore } from './idempotency-store.js';
  * One protocol for every idempotent write, for one key or many in one transaction: `run` /
  * `runEach` look the keys up, the guard claims them first and completes them last, each in one
  * statement (idempotency-store.ts, the only writer of idempotency_keys).
+ *
+ * A stored result is an answer about orders, kept with the locations it is about (`locationsOf`):
+ * it is replayed only to a caller whose scope covers them now (scopeOf(caller), applied by the
+ * store). To a caller narrowed since, the key answers as a key used with another request (422
+ * idempotency_key_reused): it cannot be used again, and it tells nothing of what it made.
  */
 
 export interface IdempotencyOptions {
@@ -31,9 +39,17 @@ export interface IdempotencyOptions {
   waitSliceMs: number;
 }
 
+/**
+ * Who sends the requests: keys are in its key space (key-space.ts: its identity, an API key's
+ * rotation family; keys of different callers never meet), and stored results are replayed within its
+ * scope now (scopeOf).
+ */
+export type IdempotentCaller = Pick<AccessContext, 'method' | 'subject' | 'locations' | 'keyFamily'>;
+
+/** The locations a result is about (a created order's location), by the index of its request in the list. */
+export type LocationsOf<T> = (result: T, index: number) => readonly number[];
+
 export interface IdempotentRequest {
-  /** The caller's identity, method and subject together (auth/access-context.ts identityOf): keys of different callers never meet. */
-  subject: string;
   key: string;
   /** The validated request; its canonical JSON is the fingerprint a retry must match. */
   request: unknown;
@@ -103,15 +119,20 @@ const stillInProgress = (retryAfterSeconds: number) =>
     retryAfterSeconds,
   );
 
+type KeyedRequest = IdempotentRequest & { subject: string; fingerprint: string };
+
 export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSliceMs }: IdempotencyOptions) => {
-  /** What each request already has: a stored result (a replay), a refusal (another request under its key), or nothing. */
-  const earlier = async <T>(requests: readonly (IdempotentRequest & { fingerprint: string })[], schema: ZodType<T>) => {
-    const stored = await idempotencyStore.findLive(db, requests);
+  /**
+   * What each request already has: a stored result (a replay), a refusal (another request under
+   * its key, or a result outside the caller's scope now), or nothing.
+   */
+  const earlier = async <T>(requests: readonly KeyedRequest[], scope: Scope, schema: ZodType<T>) => {
+    const stored = await idempotencyStore.findLive(db, requests, scope);
     const byKey = new Map(stored.map((row) => [`${row.subject}\n${row.key}`, row]));
     return requests.map(({ subject, key, fingerprint }): EarlierOutcome<T> => {
       const row = byKey.get(`${subject}\n${key}`);
       if (!row || row.result === null) return undefined;
-      if (row.fingerprint !== fingerprint) return { kind: 'reused', error: keyReused(key) };
+      if (row.fingerprint !== fingerprint || !row.inScope) return { kind: 'reused', error: keyReused(key) };
       return { kind: 'replayed', result: schema.parse(row.result) };
     });
   };
@@ -127,6 +148,7 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
    * transaction until the deadline. `schema` reads a stored result back.
    */
   const runEach = async <T, R>(
+    caller: IdempotentCaller,
     requests: readonly IdempotentRequest[],
     schema: ZodType<T>,
     perform: (
@@ -134,14 +156,17 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
       guard: IdempotencyGuard<T>,
       earlier: readonly EarlierOutcome<T>[],
     ) => Promise<R>,
+    locationsOf: LocationsOf<T>,
   ): Promise<{ earlier: EarlierOutcome<T>[]; performed: R | undefined }> => {
-    const keyed = requests.map((request) => ({ ...request, fingerprint: fingerprintOf(request.request) }));
+    const subject = keySpaceOf(caller);
+    const scope = scopeOf(caller);
+    const keyed = requests.map((request) => ({ ...request, subject, fingerprint: fingerprintOf(request.request) }));
     if (new Set(keyed.map(({ subject, key }) => `${subject}\n${key}`)).size !== keyed.length)
       throw new Error('each request of a list needs a key of its own');
     const deadline = Date.now() + waitSeconds * 1000;
     let committedMeanwhile = 0;
     for (;;) {
-      const found = await earlier(keyed, schema);
+      const found = await earlier(keyed, scope, schema);
       const pending = found.flatMap((outcome, index) => (outcome === undefined ? [index] : []));
       if (pending.length === 0) return { earlier: found, performed: undefined };
       // This attempt's lock wait: what is left of the whole wait, at most one slice.
@@ -160,7 +185,15 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
         complete: (tx, results) =>
           idempotencyStore.complete(
             tx,
-            claiming.map(({ subject, key }, index) => ({ subject, key, result: results[index] })),
+            claiming.map(({ key }, index) => {
+              const result = results[index];
+              return {
+                subject,
+                key,
+                result,
+                locations: result === undefined ? [] : locationsOf(result, pending[index]!),
+              };
+            }),
           ),
       };
       try {
@@ -184,14 +217,16 @@ export const createIdempotencyService = (db: Db, { ttlHours, waitSeconds, waitSl
      * runs, calling the guard's claim and complete inside the transaction of its writes.
      */
     async run<T>(
+      caller: IdempotentCaller,
       request: IdempotentRequest,
       schema: ZodType<T>,
       perform: (guard: IdempotencyGuard<T>) => Promise<T>,
+      locationsOf: (result: T) => readonly number[],
     ): Promise<IdempotentOutcome<T>> {
       const {
         earlier: [before],
         performed,
-      } = await runEach([request], schema, (_pending, guard) => perform(guard));
+      } = await runEach(caller, [request], schema, (_pending, guard) => perform(guard), locationsOf);
       if (before?.kind === 'reused') throw before.error;
       if (before?.kind === 'replayed') return { result: before.result, replayed: true };
       return { result: performed as T, replayed: false };

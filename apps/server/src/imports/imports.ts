@@ -481,9 +481,14 @@ export const createImports = ({
       return toImport(row, new Date());
     },
 
-    /** The import's results, page by page (404 first when the caller has no such import). */
-    results: async (id: number, viewer: ImportViewer): Promise<AsyncGenerator<ImportResult[]>> => {
+    /**
+     * The import's results, page by page (404 first when the caller may not see the import). They
+     * name the orders it made: a caller whose scope no longer covers the import's locations (its
+     * starter's scope) gets 404 too.
+     */
+    results: async (id: number, viewer: ImportViewer) => {
       await visibleOrNotFound(id, viewer);
+      if (!covers(viewer.scope, await importStore.scopeOf(db, id))) throw notFound('No import of yours has this id');
       return resultPages(id);
     },
 

@@ -21,7 +21,6 @@ import {
   keyReused,
   sameRequest,
 } from '../idempotency/idempotency-service.js';
-import { keySpaceOf } from '../idempotency/key-space.js';
 import { toJsonNumber } from '../shared/money.js';
 import { confirmCreated, duplicateNumber, prepareCreate, referencesOf } from './create-order.js';
 import { counterAfterSuppliedNumber, orderNumberKey } from './numbering.js';
@@ -311,6 +310,17 @@ const answerOf = (outcomes: readonly (Outcome | undefined)[], policy: BulkPolicy
  * guard, the request's own Idempotency-Key is claimed first and the answer stored last.
  * With a `turn` (WriteTurn), the batch writes and commits in turn with the batch before it.
  */
+/**
+ * The locations a bulk create's answer is about: those of the orders it created (made now or
+ * earlier under their own keys); what it stores under the request's Idempotency-Key.
+ */
+export const locationsOfCreated = (
+  { orders }: Pick<BulkCreateSalesOrdersBody, 'orders'>,
+  answer: BulkCreatedSalesOrders,
+): number[] => [
+  ...new Set(answer.results.flatMap(({ index, status }) => (status === 'created' ? [orders[index]!.location_id] : []))),
+];
+
 export const bulkCreateOrders = async (
   deps: BulkCreateDeps,
   access: AccessContext,
@@ -318,7 +328,6 @@ export const bulkCreateOrders = async (
   idempotency?: IdempotencyGuard<BulkCreatedSalesOrders>,
   turn?: WriteTurn,
 ): Promise<BulkCreatedSalesOrders> => {
-  const owner = keySpaceOf(access);
   const bodies = orders.map(bodyOf);
   const { keyed, sameAs, keyRefused } = planKeys(orders, bodies);
 
@@ -382,10 +391,13 @@ export const bulkCreateOrders = async (
   };
   if (keyed.length === 0) return batch([]);
   const { earlier, performed } = await deps.idempotency.runEach(
+    access,
     // The fingerprint is the create body's, as a single create with this key would store it.
-    keyed.map((index) => ({ subject: owner, key: orders[index]!.idempotency_key!, request: bodies[index] })),
+    keyed.map((index) => ({ key: orders[index]!.idempotency_key!, request: bodies[index] })),
     CreatedSalesOrderSchema,
     (_running, keys, before) => batch(before, keys),
+    // A created order is about its location: replayed only to a caller that reaches it now.
+    (_order, at) => [bodies[keyed[at]!]!.location_id],
   );
   // Every keyed order was answered before (replayed or refused): the others run on their own.
   return performed ?? batch(earlier);

@@ -5,6 +5,7 @@ import pTimeout from 'p-timeout';
 
 import { createApiKeyAuthentication, LAST_USED_RESOLUTION_MS } from '../auth/api-keys.js';
 import { createAuthenticator } from '../auth/authenticator.js';
+import { createJwtSubjectScopes } from '../auth/jwt-subject-scopes.js';
 import { createJwtVerifier } from '../auth/jwt-verifier.js';
 import { createLastUsedRecorder } from '../auth/last-used-recorder.js';
 import { resolveLocations } from '../auth/location-scopes.js';
@@ -190,6 +191,7 @@ export const createApp = ({
     jwt: createJwtVerifier(config.auth.jwt, (entries) => resolveLocations(database.prisma, entries)),
     apiKeys,
     sessions,
+    jwtScopes: createJwtSubjectScopes(database.prisma, { cacheTtlMs: config.auth.cacheTtlMs, logger }),
   });
   const api = express.Router();
   api.use(authenticate(authenticator, config.auth.sessionCookieName));

@@ -14,6 +14,9 @@ export const startQueryCountingServer = async (env: Record<string, string> = {})
   const server = await startTestServer(env, { onQuery: (sql) => queries.push(sql) });
   // The outbox relay's polls would count as the request's: it runs only when a test asks.
   await server.events.relay.stop();
+  // A JWT subject's scope is written at its first request (auth/jwt-subject-scopes.ts), and not
+  // again while it stays the same: the harness's first request is made here, so no test counts it.
+  await server.http.get('/webhook-endpoints').expect(200);
   return {
     ...server,
     queriesDuring: async (action) => {

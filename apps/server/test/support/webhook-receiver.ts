@@ -3,6 +3,9 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { Webhook } from 'standardwebhooks';
+import { afterEach } from 'vitest';
+
+import type { TestServer } from './test-server.js';
 
 /**
  * A webhook receiver on a loopback port, as a customer would run one: it records every request
@@ -82,6 +85,28 @@ export const startWebhookReceiver = async (
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    },
+  };
+};
+
+/**
+ * A suite's receivers and endpoints, gone after each test: `start` a receiver; after the test
+ * every endpoint is deleted by `admin` (a caller that sees them all: the harness's, holding `*`)
+ * and every receiver started is closed.
+ */
+export const useReceiversAndEndpoints = (admin: () => TestServer['http']) => {
+  const started: WebhookReceiver[] = [];
+  afterEach(async () => {
+    for (const { id } of (await admin().get('/webhook-endpoints').expect(200)).body.data.items as { id: number }[]) {
+      await admin().delete(`/webhook-endpoints/${id}`).expect(200);
+    }
+    for (const receiver of started.splice(0)) await receiver.close();
+  });
+  return {
+    start: async (responder?: Responder) => {
+      const receiver = await startWebhookReceiver(responder);
+      started.push(receiver);
+      return receiver;
     },
   };
 };

@@ -4,7 +4,7 @@ import type { AccessContext } from '../../auth/access-context.js';
 import type { Db } from '../../db/transactions.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { visibleToEndpoint, visibleToReader } from './event-visibility.js';
-import { OWNER_PERMISSIONS } from './webhook-endpoint-store.js';
+import { endpointsNow, OWNER_NOW } from './webhook-endpoint-store.js';
 
 /**
  * The statements that read, position and purge events (the outbox's write is ../outbox.ts).
@@ -156,7 +156,8 @@ export const eventStore = {
       }[]
     >`
       -- location scope: the relay positions every event; each endpoint's own (event-visibility.ts) picks its deliveries
-      WITH batch AS (
+      WITH endpoints_now AS MATERIALIZED (${endpointsNow(Prisma.sql`w.enabled`)}),
+      batch AS (
         SELECT event_seq AS seq, row_number() OVER (ORDER BY event_seq) AS n
         FROM event_queue ORDER BY event_seq LIMIT ${batchSize}::int),
       dequeued AS (DELETE FROM event_queue q USING batch b WHERE q.event_seq = b.seq),
@@ -172,8 +173,8 @@ export const eventStore = {
         INSERT INTO webhook_deliveries (endpoint_id, event_seq, event_position, subject_type, subject_id, next_attempt_at)
         SELECT w.id, p.seq, p.position, e.subject_type, e.subject_id, now()
         FROM positioned p JOIN events e ON e.seq = p.seq
-        JOIN webhook_endpoints w ON w.enabled AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
-          AND ${visibleToEndpoint(OWNER_PERMISSIONS)}
+        JOIN endpoints_now w ON (w.event_types IS NULL OR e.type = ANY(w.event_types))
+          AND ${visibleToEndpoint(OWNER_NOW)}
         RETURNING endpoint_id, subject_type, subject_id)
       SELECT (SELECT count(*) FROM batch)::int AS positioned, k.endpoint_id, k.subject_type, k.subject_id
       FROM (SELECT 1) one

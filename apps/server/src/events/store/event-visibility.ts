@@ -81,21 +81,24 @@ export const visibleToReader = (reader: Pick<AccessContext, 'method' | 'subject'
 
 /**
  * The events a webhook endpoint `w` may receive, as a condition on `e` and `w`: the kinds whose
- * permission its owner holds (`ownerPermissions`, an SQL text[] expression over `w`), each by its
- * rule for the owner (`w.owner`) within the endpoint's locations (the scope of the caller that
- * registered it; NULL every location). Whether the owner holds events.read at all is checked at
- * each delivery.
+ * permission its owner holds now (`owner.permissions`, an SQL text[] expression over `w`), each
+ * by its rule for the owner (`w.owner`) within both the endpoint's locations (the scope of the
+ * caller that registered it; NULL every location) and its owner's locations now
+ * (`owner.locations`, int[] over `w`; NULL every location): an owner narrowed to one location gets
+ * that location's events only, and one widened does not widen what it registered. Whether the
+ * owner holds events.read at all is checked at each delivery.
  */
-export const visibleToEndpoint = (ownerPermissions: Prisma.Sql): Prisma.Sql =>
+export const visibleToEndpoint = (owner: { permissions: Prisma.Sql; locations: Prisma.Sql }): Prisma.Sql =>
   byKind(
     SUBJECTS.map((subject) => {
       const permission = permissionOf(subject);
       const held =
-        permission === null ? EVERY : Prisma.sql`(${ownerPermissions}) && ${[permission, Permission.all]}::text[]`;
+        permission === null ? EVERY : Prisma.sql`(${owner.permissions}) && ${[permission, Permission.all]}::text[]`;
       const identity = Prisma.sql`w.owner`;
-      const rule = Prisma.sql`CASE WHEN w.locations IS NULL THEN ${RULES[subject]({ identity, locations: null })}
-        ELSE ${RULES[subject]({ identity, locations: Prisma.sql`w.locations` })} END`;
-      return [subject, Prisma.sql`${held} AND ${rule}`];
+      const within = (locations: Prisma.Sql) =>
+        Prisma.sql`CASE WHEN ${locations} IS NULL THEN ${RULES[subject]({ identity, locations: null })}
+          ELSE ${RULES[subject]({ identity, locations })} END`;
+      return [subject, Prisma.sql`${held} AND ${within(Prisma.sql`w.locations`)} AND ${within(owner.locations)}`];
     }),
   );
 

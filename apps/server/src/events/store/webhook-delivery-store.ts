@@ -5,7 +5,7 @@ import type { Db } from '../../db/transactions.js';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import type { DeliveryKey } from './event-store.js';
 import { visibleToEndpoint } from './event-visibility.js';
-import { OWNER_PERMISSIONS } from './webhook-endpoint-store.js';
+import { endpointsNow, OWNER_NOW } from './webhook-endpoint-store.js';
 
 /** The statements about deliveries: the next one of a subject (an order), its attempts, listing and replay. */
 
@@ -24,6 +24,11 @@ export interface NextDelivery {
   occurred_at: Date;
   /** The event's data as stored: an order's read shape, a key's event data. */
   data: unknown;
+  /**
+   * Whether the endpoint may receive this event now (event-visibility.ts): its owner still holds
+   * the kind's permission and reaches the event's location, as its credential says at this moment.
+   */
+  visible: boolean;
 }
 
 export interface AttemptToRecord {
@@ -80,13 +85,17 @@ export interface DeliveryClaim {
 const ENDPOINT_CLAIM_LOCK_SPACE = 0x534f5745;
 
 export const webhookDeliveryStore = {
-  /** The pending delivery of lowest position of a subject to an endpoint: its next (an order's in version order). */
+  /**
+   * The pending delivery of lowest position of a subject to an endpoint: its next (an order's in
+   * version order), and whether the endpoint's owner may receive it now.
+   */
   next: async (db: Db, { endpoint_id, subject_type, subject_id }: DeliveryKey): Promise<NextDelivery | null> => {
     const [row] = await db.$queryRaw<NextDelivery[]>`
+      WITH endpoints_now AS MATERIALIZED (${endpointsNow(Prisma.sql`w.id = ${endpoint_id}::int`)})
       SELECT d.id, d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now()) AS due,
         greatest(d.next_attempt_at, d.lease_until) AS wait_until,
-        e.id::text AS event_id, e.type, e.occurred_at, e.data
-      FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+        e.id::text AS event_id, e.type, e.occurred_at, e.data, ${visibleToEndpoint(OWNER_NOW)} AS visible
+      FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq JOIN endpoints_now w ON w.id = d.endpoint_id
       WHERE d.endpoint_id = ${endpoint_id}::int AND d.subject_type = ${subject_type}::varchar
         AND d.subject_id = ${subject_id}::int AND d.status = 'pending'
       ORDER BY d.event_position, d.id
@@ -203,8 +212,17 @@ export const webhookDeliveryStore = {
     return row!.more;
   },
 
-  /** Deliveries to an endpoint, newest first, with their attempts oldest first. */
-  list: async (db: Db, endpointId: number, { status, limit, beforeId }: DeliveryFilter): Promise<WebhookDelivery[]> => {
+  /**
+   * Deliveries to an endpoint, newest first, with their attempts oldest first: those of events
+   * `visible` lets through (a condition on `e`, event-visibility.ts visibleToReader: the events
+   * the reader may see now, so an owner narrowed since sees nothing of the rest through them).
+   */
+  list: async (
+    db: Db,
+    endpointId: number,
+    { status, limit, beforeId }: DeliveryFilter,
+    visible: Prisma.Sql,
+  ): Promise<WebhookDelivery[]> => {
     const byStatus = status ? Prisma.sql`AND d.status = ${status}` : Prisma.empty;
     const before = beforeId === undefined ? Prisma.empty : Prisma.sql`AND d.id < ${beforeId}::bigint`;
     return db.$queryRaw<WebhookDelivery[]>`
@@ -217,7 +235,7 @@ export const webhookDeliveryStore = {
           AS next_attempt_at,
         ${TIMESTAMP(Prisma.sql`d.created_at`)} AS created_at
       FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq
-      WHERE d.endpoint_id = ${endpointId}::int ${byStatus} ${before}
+      WHERE d.endpoint_id = ${endpointId}::int ${byStatus} ${before} AND ${visible}
       ORDER BY d.id DESC
       LIMIT ${limit}::int`;
   },
@@ -243,12 +261,13 @@ export const webhookDeliveryStore = {
         subject_id: number | null;
       }[]
     >`
-      WITH chosen AS (
+      WITH endpoints_now AS MATERIALIZED (${endpointsNow(Prisma.sql`w.id = ${endpointId}::int`)}),
+      chosen AS (
         SELECT e.seq, p.position, e.subject_type, e.subject_id
-        FROM event_positions p JOIN events e ON e.seq = p.event_seq, webhook_endpoints w
-        WHERE w.id = ${endpointId}::int AND ${start}
+        FROM event_positions p JOIN events e ON e.seq = p.event_seq, endpoints_now w
+        WHERE ${start}
           AND (w.event_types IS NULL OR e.type = ANY(w.event_types))
-          AND ${visibleToEndpoint(OWNER_PERMISSIONS)}
+          AND ${visibleToEndpoint(OWNER_NOW)}
         ORDER BY p.position
         LIMIT ${maximum + 1}::int),
       taken AS (SELECT * FROM chosen ORDER BY position LIMIT ${maximum}::int),

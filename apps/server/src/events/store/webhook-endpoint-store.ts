@@ -72,15 +72,51 @@ export interface EndpointTarget {
   owner_permissions: string[];
 }
 
-/** Rows of one caller's scope. */
-const inScope = (scope: EndpointScope) => {
-  const owned = scope.all ? Prisma.empty : Prisma.sql`AND owner = ${scope.owner}::varchar`;
-  // An endpoint whose scope is wider than the caller's (or unscoped) would tell it about the rest.
-  return Prisma.sql`${owned} AND ${withinLocations(scope.scope, { allOf: 'locations' })}`;
-};
+/**
+ * Rows of one caller's scope: its own endpoints, whatever its locations are now (it can always
+ * see, stop and delete what it registered; what they receive follows its scope, OWNER_LOCATIONS),
+ * and with webhooks.admin another's registered inside its locations (one registered wider, or
+ * unscoped, would tell it about the rest).
+ */
+const inScope = (scope: EndpointScope) =>
+  scope.all
+    ? Prisma.sql`AND (owner = ${scope.owner}::varchar OR ${withinLocations(scope.scope, { allOf: 'locations' })})`
+    : Prisma.sql`AND owner = ${scope.owner}::varchar /* location scope: the caller's own endpoints */`;
 
 /** Permissions that let an owner receive events. */
 const RECEIVING_PERMISSIONS = [Permission.eventsRead, Permission.all];
+
+/** The host sessions of the owner of endpoint `w` (a `session:<user>`) that are live now: unrevoked, unexpired. */
+const LIVE_SESSION_OF_OWNER = Prisma.sql`s.user_id = substr(w.owner, 9) AND s.revoked_at IS NULL AND s.expires_at > now()`;
+
+/** The live API key of the owner of endpoint `w` (an `api_key:<prefix>`), as authenticating finds it. */
+const LIVE_KEY_OF_OWNER = Prisma.sql`k.prefix = substr(w.owner, 9) AND (k.revoked_at IS NULL OR k.revoked_at > now())
+  AND (k.expires_at IS NULL OR k.expires_at > now())`;
+
+/** A session's `locations` (codes or ids as the host writes them, auth/location-scopes.ts) as ids; NULL stays every location. */
+const SESSION_LOCATION_IDS = Prisma.sql`CASE WHEN s.locations IS NULL THEN NULL ELSE ARRAY(
+  SELECT l.id FROM locations l
+  WHERE l.id::bigint = ANY(ARRAY(SELECT x::bigint FROM unnest(s.locations) x WHERE x ~ '^[1-9][0-9]{0,9}$'))
+    OR upper(l.code) = ANY(ARRAY(SELECT upper(x) FROM unnest(s.locations) x WHERE x !~ '^[1-9][0-9]{0,9}$'))
+  ORDER BY l.id) END`;
+
+/**
+ * The locations of the owner of endpoint `w` now (int[]; NULL every location), looked up as
+ * authenticating would: an API key's own row; a host session user's newest live session (its
+ * codes resolved as a request's are); a JWT subject's latest token (jwt_subject_scopes, recorded
+ * at its requests: auth/jwt-subject-scopes.ts). Where there is no such credential, the locations
+ * the endpoint was registered with: its owner then holds no permission (OWNER_PERMISSIONS) and each
+ * delivery fails at once with the reason (delivery-worker.ts), rather than stopping unseen.
+ */
+export const OWNER_LOCATIONS = Prisma.sql`/* location scope: none, the owner's own credential */ CASE
+  WHEN starts_with(w.owner, 'api_key:') THEN (SELECT CASE WHEN k.id IS NULL THEN w.locations ELSE k.locations END
+    FROM (SELECT 1) one LEFT JOIN api_keys k ON ${LIVE_KEY_OF_OWNER})
+  WHEN starts_with(w.owner, 'session:') THEN (SELECT CASE WHEN s.id IS NULL THEN w.locations ELSE ${SESSION_LOCATION_IDS} END
+    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT s.id, s.locations FROM sessions s
+      WHERE ${LIVE_SESSION_OF_OWNER} ORDER BY s.created_at DESC, s.id DESC LIMIT 1) s ON true)
+  WHEN starts_with(w.owner, 'jwt:') THEN (SELECT CASE WHEN j.identity IS NULL THEN w.locations ELSE j.locations END
+    FROM (SELECT 1) one LEFT JOIN jwt_subject_scopes j ON j.identity = w.owner)
+  ELSE w.locations END`;
 
 /**
  * The permissions of the owner of endpoint `w` now, as the service can tell between requests: an
@@ -91,13 +127,27 @@ const RECEIVING_PERMISSIONS = [Permission.eventsRead, Permission.all];
  * for no owner.
  */
 export const OWNER_PERMISSIONS = Prisma.sql`/* location scope: none, the owner's own credential */ CASE
-  WHEN starts_with(w.owner, 'api_key:') THEN coalesce((SELECT k.permissions FROM api_keys k
-    WHERE k.prefix = substr(w.owner, 9) AND (k.revoked_at IS NULL OR k.revoked_at > now())
-      AND (k.expires_at IS NULL OR k.expires_at > now())), '{}')
+  WHEN starts_with(w.owner, 'api_key:') THEN coalesce((SELECT k.permissions FROM api_keys k WHERE ${LIVE_KEY_OF_OWNER}), '{}')
   WHEN starts_with(w.owner, 'session:') THEN coalesce((SELECT s.permissions FROM sessions s
-    WHERE s.user_id = substr(w.owner, 9) AND s.revoked_at IS NULL ORDER BY s.created_at DESC, s.id DESC LIMIT 1), '{}')
+    WHERE ${LIVE_SESSION_OF_OWNER} ORDER BY s.created_at DESC, s.id DESC LIMIT 1), '{}')
   WHEN starts_with(w.owner, 'jwt:') THEN coalesce(w.owner_permissions, ${[Permission.eventsRead]}::text[])
   ELSE '{}'::text[] END`;
+
+/**
+ * Endpoints (`w`) with their owner's permissions and locations now, each computed once per
+ * endpoint: the body of a `MATERIALIZED` CTE that the fan-out, a replay and each delivery read
+ * through visibleToEndpoint(OWNER_NOW) (event-visibility.ts).
+ */
+export const endpointsNow = (where: Prisma.Sql) => Prisma.sql`
+  SELECT w.id, w.owner, w.locations, w.event_types, w.enabled, ${OWNER_PERMISSIONS} AS owner_permissions_now,
+    ${OWNER_LOCATIONS} AS owner_locations_now
+  FROM webhook_endpoints w WHERE ${where} /* location scope: each endpoint's own, visibleToEndpoint */`;
+
+/** The columns of endpointsNow that visibleToEndpoint reads. */
+export const OWNER_NOW = {
+  permissions: Prisma.sql`w.owner_permissions_now`,
+  locations: Prisma.sql`w.owner_locations_now`,
+};
 
 /** Whether the endpoint's owner may receive events now: it holds events.read (or `*`). */
 const OWNER_RECEIVES = Prisma.sql`(${OWNER_PERMISSIONS}) && ${RECEIVING_PERMISSIONS}::text[]`;
