@@ -51,6 +51,8 @@ export const createServices = (
   { queue, sender, resolve }: Pick<EventProcessing, 'queue' | 'sender' | 'resolve'>,
   foreground: Foreground,
   reportFailure: (message: string) => (error: unknown) => void = () => () => {},
+  /** This process's credential cache, told of a key the API ended (api-keys/api-key-management.ts). */
+  credentials: { forgetKey(id: number): void } = { forgetKey: () => {} },
 ) => {
   const idempotency = createIdempotencyService(transactions.db, idempotencyOptions);
   const orders = createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead), idempotency });
@@ -93,7 +95,7 @@ export const createServices = (
       allowPrivateNetworks: webhooks.allowPrivateNetworks,
     }),
     webhookDeliveries: createWebhookDeliveries({ transactions, queue, sender }),
-    apiKeys: createApiKeyManagement({ transactions }),
+    apiKeys: createApiKeyManagement({ transactions, keyEnded: (id) => credentials.forgetKey(id) }),
     reports: {
       salesReport: (access: AccessContext, query: SalesReportFilters) => getSalesReport(reportDeps, access, query),
       salesReportCsv: (access: AccessContext, query: SalesReportFilters) =>

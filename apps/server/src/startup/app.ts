@@ -175,6 +175,7 @@ export const createApp = ({
     events,
     foreground,
     (message) => (error) => logger.warn({ err: error }, message),
+    apiKeys,
   );
   // Payloads are the master table's name.
   database.changes.on(MASTER_DATA_CHANNEL, (table) => {
