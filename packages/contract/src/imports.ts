@@ -34,6 +34,8 @@ export const ImportCode = {
   invalidLine: 'invalid_line',
   /** Rows of one `order_ref` disagree on an order column, or a JSON Lines `order_ref` is repeated. */
   inconsistentOrder: 'inconsistent_order',
+  /** A cancel of an import that has ended already (completed, failed or cancelled): nothing changed. */
+  importEnded: 'import_ended',
 } as const;
 export type ImportCode = (typeof ImportCode)[keyof typeof ImportCode];
 
@@ -140,7 +142,13 @@ export const importsContract = c.router(
       path: '/imports/:id/cancel',
       pathParams: ImportIdParamsSchema,
       body: c.noBody(),
-      responses: { 200: successEnvelope(ImportSchema), 404: NotFoundImportResponse },
+      responses: {
+        200: successEnvelope(ImportSchema),
+        404: NotFoundImportResponse,
+        409: describedError(
+          'Conflict: the import has ended already (completed, failed or cancelled); `import_ended`, nothing changed.',
+        ),
+      },
       summary: 'Cancel an import: it stops after the chunks it is on; the orders made stay',
       metadata: importing,
     },

@@ -184,17 +184,24 @@ export const importStore = {
   },
 
   /**
-   * Asks a running import to stop after its chunk; a queued one stops at once. Returns the row
-   * as it now reads, or null when the caller has no such import.
+   * Asks a running import to stop after its chunk; a queued one stops at once; one that has
+   * ended is left as it is. Returns the row as it now reads and whether the request was taken,
+   * or null when the caller has no such import.
    */
-  requestCancel: async (db: Db, id: number, owner: string, now: Date): Promise<ImportRow | null> => {
-    await db.$executeRaw`
+  requestCancel: async (
+    db: Db,
+    id: number,
+    owner: string,
+    now: Date,
+  ): Promise<{ row: ImportRow; taken: boolean } | null> => {
+    const taken = await db.$executeRaw`
       -- location scope: the owner's own import (an import is its owner's alone)
       UPDATE imports SET cancel_requested = true,
         state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
         finished_at = CASE WHEN state = 'queued' THEN ${now} ELSE finished_at END
-      WHERE id = ${id} AND owner = ${owner}`;
-    return importStore.findOwned(db, id, owner);
+      WHERE id = ${id} AND owner = ${owner} AND state IN ('queued', 'running')`;
+    const row = await importStore.findOwned(db, id, owner);
+    return row && { row, taken: taken > 0 };
   },
 
   /** Results in file order from `after` (exclusive), `limit` at a time. */

@@ -18,7 +18,7 @@ import { LRUCache } from 'lru-cache';
 
 import { type AccessContext, type AuthMethod, identityOf, type LocationList } from '../auth/access-context.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
-import { notFound } from '../errors/domain-error.js';
+import { notFound, stateConflict } from '../errors/domain-error.js';
 import type { Foreground } from '../jobs/foreground.js';
 import type { WriteTurn } from '../orders/bulk-create-orders.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
@@ -86,6 +86,12 @@ export interface ImportDeps {
   /** The requests this process serves: chunks give way to them. */
   foreground: Foreground;
 }
+
+/** A cancel of an import that has ended: 409, the import stays as it ended. */
+const importEnded = (state: string) =>
+  stateConflict(`The import has ended (${state}): there is nothing to cancel`, [
+    { path: '', message: `the import is ${state}`, code: ImportCode.importEnded },
+  ]);
 
 /** The file was refused whole at upload: 400, nothing stored. */
 export class RefusedImportError extends Error {
@@ -409,9 +415,10 @@ export const createImports = ({
     },
 
     cancel: async (id: number, owner: string): Promise<Import> => {
-      const row = await importStore.requestCancel(db, id, owner, new Date());
-      if (!row) throw notFound('No import of yours has this id');
-      return toImport(row, new Date());
+      const cancel = await importStore.requestCancel(db, id, owner, new Date());
+      if (!cancel) throw notFound('No import of yours has this id');
+      if (!cancel.taken) throw importEnded(cancel.row.state);
+      return toImport(cancel.row, new Date());
     },
 
     /** The import's results, page by page (404 first when the caller has no such import). */
