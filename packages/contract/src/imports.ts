@@ -66,6 +66,12 @@ export const ImportSchema = z.object({
     .nullable()
     .describe('While running: the orders left at the rate so far; null otherwise.'),
   error: z.string().max(500).nullable().describe('Why a failed import stopped.'),
+  waiting_until: dateTime()
+    .nullable()
+    .describe(
+      "While the import waits for its starter's BULK_ORDERS_PER_MINUTE window (its orders count against it, as a " +
+        "bulk create's do): when the window resets and it goes on; null otherwise.",
+    ),
 });
 export type Import = z.infer<typeof ImportSchema>;
 

@@ -10,6 +10,7 @@ import type { Services } from '../services.js';
 import { accessOf, identityOfCaller } from './access.js';
 import { success } from './envelope.js';
 import { BadRequestError } from './error-handler.js';
+import { quotaKeyOf } from './rate-limit.js';
 
 const s = initServer();
 
@@ -34,13 +35,15 @@ const resultsAsCsv = (results: ImportResult[], header: boolean): string =>
 const resultsAsJsonLines = (results: ImportResult[]): string =>
   results.map((result) => `${JSON.stringify(result)}\n`).join('');
 
-const callerOf = (req: Pick<Request, 'access'>) => {
+const callerOf = (req: Pick<Request, 'access' | 'ip'>) => {
   const access = accessOf(req);
   return {
     owner: identityOfCaller(req),
     actor: access.subject,
     permissions: access.permissions,
     locations: access.locations,
+    // Its orders count against the caller's bulk-order window, as a bulk create's do.
+    quotaKey: quotaKeyOf(req),
   };
 };
 

@@ -26,6 +26,8 @@ const withoutFile = {
   createdAt: true,
   startedAt: true,
   finishedAt: true,
+  quotaKey: true,
+  waitingUntil: true,
 } satisfies Prisma.ImportSelect;
 
 export interface ResultToStore {
@@ -55,7 +57,7 @@ export const importStore = {
     {
       locations,
       ...row
-    }: Pick<Import, 'owner' | 'actor' | 'permissions' | 'format' | 'ordersTotal'> & {
+    }: Pick<Import, 'owner' | 'actor' | 'permissions' | 'format' | 'ordersTotal' | 'quotaKey'> & {
       file: Uint8Array<ArrayBuffer>;
       locations: LocationList;
     },
@@ -110,7 +112,13 @@ export const importStore = {
   },
 
   markRunning: (db: Db, id: number, now: Date) =>
-    db.$executeRaw`/* location scope: the job's, for its starter */ UPDATE imports SET state = 'running', started_at = COALESCE(started_at, ${now})
+    db.$executeRaw`/* location scope: the job's, for its starter */ UPDATE imports SET state = 'running', started_at = COALESCE(started_at, ${now}),
+      waiting_until = NULL
+      WHERE id = ${id} AND state IN ('queued', 'running')`,
+
+  /** Says the import waits for its starter's bulk-order window until `until` (null: no longer). */
+  waitUntil: (db: Db, id: number, until: Date | null) =>
+    db.$executeRaw`/* location scope: the job's, for its starter */ UPDATE imports SET waiting_until = ${until}
       WHERE id = ${id} AND state IN ('queued', 'running')`,
 
   /**

@@ -72,6 +72,16 @@ export interface ImportCaller {
   permissions: ReadonlySet<string>;
   /** The orders go only into these locations (the starter's scope). */
   locations: LocationList;
+  /** The key its orders count under in the BULK_ORDERS_PER_MINUTE window (null: not counted). */
+  quotaKey: string | null;
+}
+
+/**
+ * The starter's BULK_ORDERS_PER_MINUTE window (http/rate-limit.ts): a chunk takes its orders
+ * from it, as a bulk create does, and the import waits for the reset when none are left.
+ */
+export interface BulkQuota {
+  takeUpTo(key: string, wanted: number): Promise<{ granted: number; resetAt: Date }>;
 }
 
 export interface ImportDeps {
@@ -85,6 +95,7 @@ export interface ImportDeps {
   jobSeconds: number;
   /** The requests this process serves: chunks give way to them. */
   foreground: Foreground;
+  bulkQuota?: BulkQuota;
 }
 
 /** A cancel of an import that has ended: 409, the import stays as it ended. */
@@ -128,6 +139,8 @@ const toImport = (row: ImportRow, now: Date): Import => {
     estimated_seconds_left:
       row.state === 'running' && done > 0 ? Math.round(((elapsed / done) * (row.ordersTotal - done)) / 1000) : null,
     error: row.error,
+    waiting_until:
+      row.waitingUntil && (row.state === 'queued' || row.state === 'running') ? formatDateTime(row.waitingUntil) : null,
   };
 };
 
@@ -219,6 +232,7 @@ export const createImports = ({
   chunkSize,
   jobSeconds,
   foreground,
+  bulkQuota,
 }: ImportDeps) => {
   const { db } = transactions;
   // Each chunk needs its import's orders: those of the last few files (read at upload, or by a
@@ -248,6 +262,17 @@ export const createImports = ({
   const chunkSizeNow = () =>
     foreground.active > 0 ? Math.max(1, Math.ceil(chunkSize / BUSY_CHUNK_DIVISOR)) : chunkSize;
 
+  /**
+   * The size of the chunk from `start`: as many of its orders as the starter's bulk-order window
+   * lets through now (counted there), and when the window resets (null: not counted).
+   */
+  const nextChunkSize = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number) => {
+    const wanted = Math.min(chunkSizeNow(), fileOrders.length - start);
+    if (wanted <= 0 || row.quotaKey === null || !bulkQuota) return { size: wanted, resetAt: null };
+    const { granted, resetAt } = await bulkQuota.takeUpTo(row.quotaKey, wanted);
+    return { size: granted, resetAt };
+  };
+
   const ownedOrNotFound = async (id: number, owner: string) => {
     const row = await importStore.findOwned(db, id, owner);
     if (!row) throw notFound('No import of yours has this id');
@@ -259,8 +284,8 @@ export const createImports = ({
    * the bulk create, and the results of the rest. A few orders at a time, giving the event loop
    * back in between: it runs while the chunk before it is written, and beside requests.
    */
-  const prepareChunk = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number) => {
-    const chunk = fileOrders.slice(start, start + chunkSizeNow());
+  const prepareChunk = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number, size: number) => {
+    const chunk = fileOrders.slice(start, start + size);
     const results: ResultToStore[] = chunk.map((order, offset) => ({
       position: start + offset,
       orderRef: order.ref,
@@ -396,6 +421,7 @@ export const createImports = ({
           locations: caller.locations,
           format,
           ordersTotal: count,
+          quotaKey: caller.quotaKey,
           file: new Uint8Array(file),
         });
         await jobs.enqueue(inserted.id, tx);
@@ -457,12 +483,21 @@ export const createImports = ({
       let recording: Promise<ImportProgress | undefined> = Promise.resolve(undefined);
       // When the job last went on to a new chunk (after its pause, if it gave way).
       let resumed = performance.now();
-      const first = await prepareChunk(row, fileOrders, start);
+      // Nothing left in the starter's window: the import waits for its reset, saying so.
+      const waitFor = (resetAt: Date) =>
+        transactions.withTransaction(async (tx) => {
+          await importStore.waitUntil(tx, id, resetAt);
+          await jobs.enqueue(id, tx, resetAt);
+        });
+      const firstSize = await nextChunkSize(row, fileOrders, start);
+      if (firstSize.size === 0 && firstSize.resetAt) return waitFor(firstSize.resetAt);
+      const first = await prepareChunk(row, fileOrders, start, firstSize.size);
       start += first.chunk.length;
       let current = startChunk(row, access, first);
       for (;;) {
         const done = start >= fileOrders.length;
-        const last = done || Date.now() >= until;
+        let last = done || Date.now() >= until;
+        let waitingUntil: Date | null = null;
         // The next chunk is under way while this one is made: checked, its keys claimed and its
         // orders priced, then written behind this one (its numbers follow these) and committed
         // after it.
@@ -476,9 +511,16 @@ export const createImports = ({
             await foreground.quiet(BUSY_PAUSE_FACTOR * (performance.now() - resumed));
           }
           resumed = performance.now();
-          const prepared = await prepareChunk(row, fileOrders, start);
-          start += prepared.chunk.length;
-          next = startChunk(row, access, prepared, current);
+          const { size, resetAt } = await nextChunkSize(row, fileOrders, start);
+          if (size === 0 && resetAt) {
+            // The window is spent: this chunk is the job's last, and the next job waits for the reset.
+            waitingUntil = resetAt;
+            last = true;
+          } else {
+            const prepared = await prepareChunk(row, fileOrders, start, size);
+            start += prepared.chunk.length;
+            next = startChunk(row, access, prepared, current);
+          }
         }
         const results = await current.committed.catch(async (error: unknown) => {
           await next?.committed.catch(() => {});
@@ -503,7 +545,8 @@ export const createImports = ({
         recording = last
           ? transactions.withTransaction(async (tx) => {
               await recordChunk(tx, id, results, done ? { state: 'completed' } : undefined, new Date());
-              if (!done) await jobs.enqueue(id, tx);
+              if (waitingUntil) await importStore.waitUntil(tx, id, waitingUntil);
+              if (!done) await jobs.enqueue(id, tx, waitingUntil ?? undefined);
               return undefined;
             })
           : importStore.recordResults(db, id, results);
