@@ -152,6 +152,7 @@ export const WORDING = {
   invalid_encoding: 'That row has characters that could not be read: save the file as UTF-8',
   invalid_line: 'That line is not an order',
   inconsistent_order: 'The rows of that order disagree, or its reference is used twice',
+  import_ended: 'That import has finished already: there is nothing left to cancel',
 
   // Reports (the Reports screen asks only for what a report can answer; worded for completeness).
   quantity_needs_product: 'Quantities add up only by product: add Product to the grouping',

@@ -9,7 +9,7 @@ import { createWebhookDeliveries } from './events/webhook-deliveries.js';
 import { createWebhookEndpoints } from './events/webhook-endpoints.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
 import { type ImportQueue, startImportQueue } from './imports/import-queue.js';
-import { createImports } from './imports/imports.js';
+import { type BulkQuota, createImports } from './imports/imports.js';
 import type { Foreground } from './jobs/foreground.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
@@ -51,6 +51,15 @@ export const createServices = (
   { queue, sender, resolve }: Pick<EventProcessing, 'queue' | 'sender' | 'resolve'>,
   foreground: Foreground,
   reportFailure: (message: string) => (error: unknown) => void = () => () => {},
+  {
+    credentials = { forgetKey: () => {} },
+    bulkQuota,
+  }: {
+    /** This process's credential cache, told of a key the API ended (api-keys/api-key-management.ts). */
+    credentials?: { forgetKey(id: number): void };
+    /** The bulk-order windows an import's chunks count against (imports/imports.ts). */
+    bulkQuota?: BulkQuota;
+  } = {},
 ) => {
   const idempotency = createIdempotencyService(transactions.db, idempotencyOptions);
   const orders = createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead), idempotency });
@@ -63,6 +72,7 @@ export const createServices = (
     // A job's chunks end well before the job would be taken for a dead process's (its expiry).
     jobSeconds: Math.min(IMPORT_JOB_SECONDS, importOptions.chunkTimeoutSeconds / 4),
     foreground,
+    bulkQuota,
   });
   const importQueue: Promise<ImportQueue> = startImportQueue(queue.boss, {
     chunkTimeoutSeconds: importOptions.chunkTimeoutSeconds,
@@ -93,7 +103,7 @@ export const createServices = (
       allowPrivateNetworks: webhooks.allowPrivateNetworks,
     }),
     webhookDeliveries: createWebhookDeliveries({ transactions, queue, sender }),
-    apiKeys: createApiKeyManagement({ transactions }),
+    apiKeys: createApiKeyManagement({ transactions, keyEnded: (id) => credentials.forgetKey(id) }),
     reports: {
       salesReport: (access: AccessContext, query: SalesReportFilters) => getSalesReport(reportDeps, access, query),
       salesReportCsv: (access: AccessContext, query: SalesReportFilters) =>

@@ -50,6 +50,7 @@ describe('API documentation', () => {
         '/api-keys/{id}/rotate',
         '/api-keys/{id}/revoke',
         '/api-keys/{id}/history',
+        '/reports/sales',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) =>
@@ -94,6 +95,7 @@ describe('API documentation', () => {
         'rotateApiKey',
         'revokeApiKey',
         'listApiKeyHistory',
+        'getSalesReport',
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([

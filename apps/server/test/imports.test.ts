@@ -325,4 +325,20 @@ describe('imports', () => {
     expect(made).toBe(done.orders_created);
     expect(made).toBeLessThan(40);
   });
+
+  it('refuses to cancel an import that has ended (409 import_ended), which stays as it ended', async () => {
+    const f = suite.fixtures;
+    const started = await upload([HEADER, csvRow(f, 'ended-1'), csvRow(f, 'ended-2')].join('\n'));
+    const id = started.body.data.import_id as number;
+    const done = await finished(id);
+    expect(done.state).toBe('completed');
+    for (const attempt of [1, 2]) {
+      const refused = await suite.server.http.post(`/imports/${id}/cancel`);
+      expect(refused.status, `attempt ${attempt}`).toBe(409);
+      expect(refused.body.error.details).toEqual([
+        expect.objectContaining({ path: '', code: 'import_ended', message: expect.stringContaining('completed') }),
+      ]);
+      expect((await suite.server.http.get(`/imports/${id}`)).body.data).toEqual(done);
+    }
+  });
 });

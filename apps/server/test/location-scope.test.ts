@@ -136,6 +136,8 @@ describe('location scope', () => {
       // 400 is a request bounced before it reached any data: the walk would prove nothing of it.
       expect(response.status, `${label}: its example must be a valid request`).not.toBe(400);
       expect(response.status, label).toBeLessThan(500);
+      // Whatever a scoped caller is answered, the contract (and so the OpenAPI document) lists.
+      expect(Object.keys(route.responses), `${label} answered ${response.status}`).toContain(String(response.status));
       expectNothingOfChattogram(JSON.stringify(response.body) + JSON.stringify(response.headers), label);
       // Any order route given Chattogram's id reads as a missing order: 404, never 403.
       if (route.path.startsWith('/sales-orders/:id')) expect(response.status, label).toBe(404);

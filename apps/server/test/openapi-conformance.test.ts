@@ -153,7 +153,7 @@ describe('conformance with a client generated from the live OpenAPI document', (
       'list imports 200',
       'read import 200',
       'import results 200',
-      'cancel import 200',
+      'cancel an ended import: 409 409',
       'read an unknown import: 404 404',
       'create API key 201',
       'list API keys 200',

@@ -5,6 +5,14 @@ import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
+/** How long after its event each delivery a receiver got arrived (ms, ascending), and their 99th percentile. */
+const deliveryLatencies = (receiver: WebhookReceiver) => {
+  const latencies = receiver.received
+    .map((received) => received.at - Date.parse((JSON.parse(received.body) as { timestamp: string }).timestamp))
+    .sort((a, b) => a - b);
+  return { latencies, p99: latencies[Math.ceil(latencies.length * 0.99) - 1]! };
+};
+
 /**
  * Per-endpoint fair shares of the sending slots: with one receiver that
  * never answers in time, another endpoint's deliveries never wait for its attempts to time out.
@@ -72,10 +80,7 @@ describe('webhook endpoints share the sending slots fairly', () => {
     }
     await eventually(async () => fast.received.length >= orders, 60_000);
 
-    const latencies = fast.received
-      .map((received) => received.at - Date.parse((JSON.parse(received.body) as { timestamp: string }).timestamp))
-      .sort((a, b) => a - b);
-    const p99 = latencies[Math.ceil(latencies.length * 0.99) - 1]!;
+    const { latencies, p99 } = deliveryLatencies(fast);
     expect(p99, `fast endpoint latencies (ms): ${latencies.join(', ')}`).toBeLessThan(TIMEOUT_MS / 2);
     // The hanging endpoint was being tried meanwhile, with at most its share of slots at once.
     expect(hanging.received.length).toBeGreaterThan(0);
@@ -161,4 +166,139 @@ describe("a backlog to one endpoint drains at the receiver's pace", () => {
     expect(drained).toBeLessThan(150_000);
     expect(new Set(receiver.received.map((received) => received.headers['webhook-id'])).size).toBe(orders);
   }, 240_000);
+});
+
+/**
+ * Seven receivers that never answer beside a healthy one, with the sending slots at their
+ * defaults (8, 2 per endpoint, 10 s timeout). Without a breaker, the hanging endpoints' backlog
+ * took every slot, a whole timeout at a time, for as long as it lasted: a fresh endpoint got a
+ * few of its events in a minute. An endpoint whose attempts keep timing out is parked (its jobs
+ * leave the queue) and probed with one delivery at a time after a cooldown; probes take at most
+ * half a process's slots. A receiver that answers again gets its backlog at the next probe.
+ */
+describe('a circuit breaker for endpoints that keep timing out', () => {
+  const suite = useServerWithFixtures({
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_TIMEOUT_MS: '',
+    WEBHOOK_CONCURRENCY: '',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '',
+    LOG_LEVEL: 'silent',
+  });
+  const receivers: WebhookReceiver[] = [];
+  afterAll(async () => {
+    for (const receiver of receivers) await receiver.close();
+  });
+
+  /** Deliveries being sent to these endpoints right now (their leases). */
+  const outTo = async (endpointIds: number[]) =>
+    (
+      await suite.server.database.pool.query<{ out: number }>(
+        `SELECT count(*)::int AS out FROM webhook_deliveries
+         WHERE endpoint_id = ANY($1::int[]) AND status = 'pending' AND lease_until > now()`,
+        [endpointIds],
+      )
+    ).rows[0]!.out;
+
+  it("keeps a healthy endpoint's p99 under 5 s beside 7 hanging ones, and resumes one that answers again", async () => {
+    const { http } = suite.server;
+    const hanging = await Promise.all(
+      Array.from({ length: 7 }, () => startWebhookReceiver(() => ({ status: 200, delayMs: 120_000 }))),
+    );
+    receivers.push(...hanging);
+    const hangingIds: number[] = [];
+    for (const receiver of hanging) {
+      hangingIds.push((await http.post('/webhook-endpoints').send({ url: receiver.url }).expect(201)).body.data.id);
+    }
+    // A backlog of 60 orders for each hanging endpoint: 420 jobs queued ahead of anything else.
+    await http
+      .post('/sales-orders/bulk')
+      .send({ orders: Array.from({ length: 60 }, () => orderBody(suite.fixtures)) })
+      .expect(201);
+    // Every hanging endpoint has timed out twice (its share, a timeout at a time).
+    await eventually(async () => {
+      const { rows } = await suite.server.database.pool.query<{ endpoints: number }>(
+        `SELECT count(*)::int AS endpoints FROM (
+           SELECT d.endpoint_id FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+           WHERE d.endpoint_id = ANY($1::int[]) AND a.error LIKE 'no complete answer%'
+           GROUP BY d.endpoint_id HAVING count(*) >= 2) timed_out`,
+        [hangingIds],
+      );
+      return rows[0]!.endpoints === hangingIds.length;
+    }, 120_000);
+
+    // A fresh endpoint now, as the red team's: 45 orders over about 45 s.
+    const healthy = await startWebhookReceiver(() => ({ status: 204 }));
+    receivers.push(healthy);
+    await http.post('/webhook-endpoints').send({ url: healthy.url }).expect(201);
+    let mostHangingOut = 0;
+    const orders = 45;
+    for (let index = 0; index < orders; index += 1) {
+      await http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201);
+      mostHangingOut = Math.max(mostHangingOut, await outTo(hangingIds));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    await eventually(async () => healthy.received.length >= orders, 60_000);
+    const { latencies, p99 } = deliveryLatencies(healthy);
+    expect(p99, `healthy endpoint latencies (ms): ${latencies.join(', ')}`).toBeLessThan(5_000);
+    // The hanging endpoints were probed meanwhile, at most half the 8 slots at once.
+    expect(mostHangingOut).toBeLessThanOrEqual(4);
+    const hangingReceived = hanging.reduce((sum, receiver) => sum + receiver.received.length, 0);
+    // Parked: far fewer attempts than their 7 x 106 pending deliveries, two slots each, would make.
+    expect(hangingReceived).toBeLessThan(7 * 2 * 10);
+
+    // One of them answers again: its next probe succeeds and its whole backlog follows.
+    const [recovering] = hanging;
+    recovering!.respondWith(() => ({ status: 204 }));
+    await eventually(async () => {
+      const { rows } = await suite.server.database.pool.query<{ pending: number }>(
+        `SELECT count(*)::int AS pending FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`,
+        [hangingIds[0]],
+      );
+      return rows[0]!.pending === 0;
+    }, 180_000);
+  }, 480_000);
+});
+
+/**
+ * Jobs of an endpoint that is disabled or deleted leave the queue at once: drained one by one,
+ * each took a sending slot ahead of every other endpoint's deliveries.
+ */
+describe('jobs of a disabled or deleted endpoint', () => {
+  const suite = useServerWithFixtures({
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_CONCURRENCY: '0',
+    LOG_LEVEL: 'silent',
+  });
+
+  /** Jobs waiting in the delivery queue for an endpoint. */
+  const queuedFor = async (endpointId: number) =>
+    (
+      await suite.server.database.pool.query<{ queued: number }>(
+        `SELECT count(*)::int AS queued FROM pgboss.job
+         WHERE name = 'webhook-deliveries' AND (data->>'endpoint_id')::int = $1 AND state < 'active'`,
+        [endpointId],
+      )
+    ).rows[0]!.queued;
+
+  it('leave the queue when it is disabled, come back when it is enabled, and leave it when it is deleted', async () => {
+    const { http } = suite.server;
+    // No sending slots here: the jobs stay queued until something removes them.
+    const endpoint = (await http.post('/webhook-endpoints').send({ url: 'http://127.0.0.1:9/never' }).expect(201)).body
+      .data.id as number;
+    for (let sent = 0; sent < 300; sent += 100) {
+      await http
+        .post('/sales-orders/bulk')
+        .send({ orders: Array.from({ length: 100 }, () => orderBody(suite.fixtures)) })
+        .expect(201);
+    }
+    await eventually(async () => (await queuedFor(endpoint)) === 300, 60_000);
+    await http.patch(`/webhook-endpoints/${endpoint}`).send({ enabled: false }).expect(200);
+    expect(await queuedFor(endpoint)).toBe(0);
+    await http.patch(`/webhook-endpoints/${endpoint}`).send({ enabled: true }).expect(200);
+    expect(await queuedFor(endpoint)).toBe(300);
+    await http.delete(`/webhook-endpoints/${endpoint}`).expect(200);
+    expect(await queuedFor(endpoint)).toBe(0);
+  }, 120_000);
 });

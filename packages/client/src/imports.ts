@@ -22,7 +22,10 @@ export const importMethods = ({ client, options, baseUrl }: ClientContext) => {
     getImport,
     /** GET /imports: the caller's last 100 imports, newest first. */
     listImports: (): Promise<{ items: Import[] }> => unwrap(client.listImports()),
-    /** POST /imports/{id}/cancel: stops after the current chunk; the orders made stay. */
+    /**
+     * POST /imports/{id}/cancel: stops after the current chunk; the orders made stay. An import
+     * that has ended throws SalesOrderConflictError (409, `import_ended`).
+     */
     cancelImport: (id: number): Promise<Import> => unwrap(client.cancelImport({ params: { id } })),
     /** Every result of an import so far, in file order, for `for await (const result of client.importResults(id))`. */
     importResults: async function* (id: number): AsyncGenerator<ImportResult, void, undefined> {

@@ -362,8 +362,9 @@ export const apiKeysContract = c.router(
       summary:
         'Replace a key by a new one (same name, permissions and locations); the current one works for the grace given',
       description:
-        'Both keys authenticate until `expire_current_in_seconds` have passed (0: the current key stops now); every ' +
-        'instance sees the change within AUTH_CACHE_TTL_MS, at once where the database can notify.',
+        'Both keys authenticate until `expire_current_in_seconds` have passed (0: the current key stops now). The ' +
+        'instance that answers sees the change at its next request; every other one when the database notifies it, ' +
+        'or within AUTH_CACHE_TTL_MS where it cannot.',
       metadata: manage,
     },
     revokeApiKey: {
@@ -381,8 +382,8 @@ export const apiKeysContract = c.router(
       },
       summary: 'Revoke a key now, or after `revoke_in_seconds`',
       description:
-        'Effective on every instance within AUTH_CACHE_TTL_MS, at once where the database can notify. A key revokes ' +
-        'itself only with `confirm_self: true`.',
+        'Effective at the next request on the instance that answers; on every other one when the database notifies ' +
+        'it, or within AUTH_CACHE_TTL_MS where it cannot. A key revokes itself only with `confirm_self: true`.',
       metadata: manage,
     },
     listApiKeyHistory: {

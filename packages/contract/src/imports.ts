@@ -34,6 +34,8 @@ export const ImportCode = {
   invalidLine: 'invalid_line',
   /** Rows of one `order_ref` disagree on an order column, or a JSON Lines `order_ref` is repeated. */
   inconsistentOrder: 'inconsistent_order',
+  /** A cancel of an import that has ended already (completed, failed or cancelled): nothing changed. */
+  importEnded: 'import_ended',
 } as const;
 export type ImportCode = (typeof ImportCode)[keyof typeof ImportCode];
 
@@ -64,6 +66,12 @@ export const ImportSchema = z.object({
     .nullable()
     .describe('While running: the orders left at the rate so far; null otherwise.'),
   error: z.string().max(500).nullable().describe('Why a failed import stopped.'),
+  waiting_until: dateTime()
+    .nullable()
+    .describe(
+      "While the import waits for its starter's BULK_ORDERS_PER_MINUTE window (its orders count against it, as a " +
+        "bulk create's do): when the window resets and it goes on; null otherwise.",
+    ),
 });
 export type Import = z.infer<typeof ImportSchema>;
 
@@ -173,7 +181,13 @@ export const importsContract = c.router(
       path: '/imports/:id/cancel',
       pathParams: ImportIdParamsSchema,
       body: c.noBody(),
-      responses: { 200: successEnvelope(ImportSchema), 404: NotFoundImportResponse },
+      responses: {
+        200: successEnvelope(ImportSchema),
+        404: NotFoundImportResponse,
+        409: describedError(
+          'Conflict: the import has ended already (completed, failed or cancelled); `import_ended`, nothing changed.',
+        ),
+      },
       summary: 'Cancel an import: it stops after the chunks it is on; the orders made stay',
       metadata: importing,
     },

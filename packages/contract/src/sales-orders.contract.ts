@@ -5,6 +5,7 @@ import { successEnvelope } from './envelope.js';
 import {
   CommonErrorResponses,
   ConflictResponse,
+  describedError,
   IdempotencyConflictResponse,
   NotFoundResponse,
   PreconditionFailedResponse,
@@ -79,6 +80,9 @@ export const salesOrdersContract = c.router(
       query: MaxNumberQuerySchema,
       responses: {
         200: successEnvelope(MaxNumberSchema),
+        404: describedError(
+          "Not found: `location_id` lies outside the caller's locations (answered as a location that does not exist).",
+        ),
         422: UnprocessableResponse,
       },
       summary: 'Highest order number of a (financial year, location) series',

@@ -107,9 +107,18 @@ type Changes = ApiKeyHistoryEntry['changes'];
 export interface ApiKeyManagementDeps {
   transactions: TransactionPort;
   now?: () => Date;
+  /**
+   * Told of a key whose end changed (revoked, or ended by a rotation) once the change committed,
+   * before it is answered: this process's credential cache forgets the key's caller at once.
+   */
+  keyEnded?: (id: number) => void;
 }
 
-export const createApiKeyManagement = ({ transactions, now = () => new Date() }: ApiKeyManagementDeps) => {
+export const createApiKeyManagement = ({
+  transactions,
+  now = () => new Date(),
+  keyEnded = () => {},
+}: ApiKeyManagementDeps) => {
   const { db } = transactions;
 
   /** Locks the key for the transaction, or 404 (also when it lies beyond the manager's permissions or locations). */
@@ -207,7 +216,7 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
      */
     async rotate(id: number, input: RotateApiKeyRequest, manager: KeyManager): Promise<CreatedApiKey> {
       checkFutureExpiry(input.expires_at, now());
-      return transactions.withTransaction(async (tx) => {
+      const successor = await transactions.withTransaction(async (tx) => {
         const current = await lockKey(tx, id, manager);
         if (!current.active) throw notActive(current);
         if (current.hasSuccessor) {
@@ -229,11 +238,13 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
         ]);
         return successor;
       });
+      keyEnded(id);
+      return successor;
     },
 
     /** Revokes now or after a delay; a key revokes itself only when the caller confirms it. */
     async revoke(id: number, input: RevokeApiKeyRequest, manager: KeyManager): Promise<ApiKey> {
-      return transactions.withTransaction(async (tx) => {
+      const revoked = await transactions.withTransaction(async (tx) => {
         const current = await lockKey(tx, id, manager);
         if (current.prefix === manager.ownKeyPrefix && !input.confirm_self) {
           throw unprocessable(
@@ -254,6 +265,8 @@ export const createApiKeyManagement = ({ transactions, now = () => new Date() }:
         ]);
         return revoked;
       });
+      keyEnded(id);
+      return revoked;
     },
 
     async history(id: number, { limit, cursor }: ApiKeyHistoryFilters, manager: KeyManager): Promise<ApiKeyHistory> {

@@ -101,6 +101,14 @@ export const createApiKeyAuthentication = (
 
   return {
     cache,
+    /**
+     * Forgets the cached caller of key `id`: called by the instance that revoked or rotated it,
+     * once the change committed, so its next request reads the row again without waiting for
+     * the database's notice (which tells the other instances).
+     */
+    forgetKey(id: number) {
+      cache.invalidateWhere((key) => key.id === id);
+    },
     /** The caller a key belongs to; unknown, revoked and expired keys are all just "not valid". */
     async authenticate(key: string): Promise<AccessContext> {
       const prefix = KEY_PATTERN.exec(key)?.[1];

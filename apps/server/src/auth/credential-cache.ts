@@ -11,8 +11,9 @@ export type FoundCredential<T> = { value: T; msLeft: number | null };
  * (never the credential itself) for at most `ttlMs`, and never past the credential's own expiry.
  * Only successes are kept: an unknown key or session is looked up again on every use, so a key
  * or session created a moment ago works at once. Changes announced by the database's triggers
- * drop the entry they name (`invalidate`), and `clear` drops everything when announcements may
- * have been missed. A lookup that was under way while anything was dropped is answered but not
+ * drop the entry they name (`invalidate`), a change this process made itself drops its entries
+ * once committed (`invalidateWhere`, before the change's answer is sent), and `clear` drops
+ * everything when announcements may have been missed. A lookup that was under way while anything was dropped is answered but not
  * kept, so a revocation committed during it cannot be overwritten by what it read before.
  * Concurrent misses for one digest share one lookup.
  */
@@ -56,6 +57,12 @@ export const createCredentialCache = <T extends object>(ttlMs: number) => {
     invalidate(digest: string) {
       forgetPending();
       entries?.delete(digest);
+    },
+    /** Drops every entry whose caller `matches` (a scan: for changes made here, which are rare). */
+    invalidateWhere(matches: (value: T) => boolean) {
+      forgetPending();
+      if (!entries) return;
+      for (const [digest, value] of entries.entries()) if (matches(value)) entries.delete(digest);
     },
     clear() {
       forgetPending();

@@ -39,15 +39,21 @@ const MAINTENANCE_INTERVAL_SECONDS = 600;
 /** Finished jobs are kept this long: the deliveries' own table is the record. */
 const FINISHED_JOB_SECONDS = 3_600;
 
-export type DeliveryJob = DeliveryKey;
+/** Jobs taken out of the queue per statement when an endpoint is parked. */
+const PARK_PAGE = 10_000;
+
+/** The probe of an endpoint whose circuit breaker is open: one at most queued per endpoint (circuit-breaker.ts). */
+export type ProbeJob = { endpoint_id: number; probe: true };
+
+export type DeliveryJob = DeliveryKey | ProbeJob;
 
 /**
- * A job's data as queued: an (endpoint, subject) pair, or as a version before event subjects
- * queued it, an (endpoint, order) pair, which may still wait in the queue after an upgrade.
+ * A job's data as queued: an (endpoint, subject) pair, a probe, or as a version before event
+ * subjects queued it, an (endpoint, order) pair, which may still wait in the queue after an upgrade.
  */
-type QueuedJob = DeliveryKey | { endpoint_id: number; sales_order_id: number };
+type QueuedJob = DeliveryJob | { endpoint_id: number; sales_order_id: number };
 
-const keyOfJob = (job: QueuedJob): DeliveryKey =>
+const keyOfJob = (job: QueuedJob): DeliveryJob =>
   'sales_order_id' in job
     ? { endpoint_id: job.endpoint_id, subject_type: 'sales_order', subject_id: job.sales_order_id }
     : job;
@@ -66,6 +72,14 @@ export interface DeliveryQueue {
     { concurrency, endpointConcurrency }: { concurrency: number; endpointConcurrency: number },
     handler: (job: DeliveryJob) => Promise<void>,
   ): Promise<void>;
+  /**
+   * Takes every queued (not yet active) job of an endpoint out of the queue but its probe: one
+   * that is disabled, deleted or parked by its circuit breaker. Its deliveries stay pending; what
+   * resumes it queues them again (webhookDeliveryStore.pendingKeys).
+   */
+  park(endpointId: number): Promise<void>;
+  /** Queues the endpoint's probe at `startAfter`, unless one is queued already. */
+  scheduleProbe(endpointId: number, startAfter: Date): Promise<void>;
   /** Wakes this process's workers now (jobs were just queued) instead of at their next poll. */
   wake(): void;
   /** The pg-boss instance itself, whose other queues (imports) share its polling and tables. */
@@ -162,6 +176,29 @@ export const startDeliveryQueue = async (
         );
         workers.push(worker);
       }
+    },
+    park: async (endpointId) => {
+      // A job's data holds its endpoint (also as queued before event subjects); pages of 10,000.
+      for (;;) {
+        const jobs = await boss.findJobs<QueuedJob>(DELIVERY_QUEUE, {
+          data: { endpoint_id: endpointId },
+          queued: true,
+          limit: PARK_PAGE,
+        });
+        const parked = jobs.filter((job) => !('probe' in job.data)).map((job) => job.id);
+        if (parked.length > 0) await boss.deleteJob(DELIVERY_QUEUE, parked);
+        if (jobs.length < PARK_PAGE) return;
+      }
+    },
+    scheduleProbe: async (endpointId, startAfter) => {
+      await boss.insert(DELIVERY_QUEUE, [
+        {
+          data: { endpoint_id: endpointId, probe: true },
+          singletonKey: `${endpointId}:probe`,
+          group: { id: String(endpointId) },
+          startAfter,
+        },
+      ]);
     },
     wake: () => {
       for (const worker of workers) boss.notifyWorker(worker);

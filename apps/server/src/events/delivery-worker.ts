@@ -2,6 +2,7 @@ import { EVENT_SUBJECTS, Permission } from '@sales-order/contract';
 
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Logger } from '../observability/logger.js';
+import { probeSlots } from './circuit-breaker.js';
 import type { DeliveryJob, DeliveryQueue } from './delivery-queue.js';
 import { retryDelayAfter } from './retry-schedule.js';
 import type { DeliveryKey } from './store/event-store.js';
@@ -28,6 +29,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs: number;
   /** At most this many of one endpoint's deliveries are out at once, across every process. */
   endpointConcurrency: number;
+  /** This process's sending slots: its circuit breakers' probes take at most half of them. */
+  concurrency: number;
   logger: Logger;
   /** Each attempt's outcome (the metrics' count): delivered, to be retried, or given up. */
   onAttempt?: (outcome: 'succeeded' | 'retried' | 'failed') => void;
@@ -68,10 +71,33 @@ export const createDeliveryWorker = ({
   retryScheduleMs,
   timeoutMs,
   endpointConcurrency,
+  concurrency,
   logger,
   onAttempt = () => {},
 }: DeliveryWorkerOptions) => {
   const leaseMs = timeoutMs + LEASE_MARGIN_MS;
+  const probesAtOnce = probeSlots(concurrency);
+  let probesOut = 0;
+
+  /** Parks an endpoint whose breaker just opened, and schedules its probe for when it half-opens. */
+  const park = async (endpointId: number, until: Date) => {
+    await queue.scheduleProbe(endpointId, until);
+    await queue.park(endpointId);
+    logger.warn(
+      { webhookEndpointId: endpointId, until: until.toISOString() },
+      'webhook endpoint parked: its receiver did not answer in time, again; one delivery will probe it then',
+    );
+  };
+
+  /** Sends one claimed delivery, counting it among the probes while it is one. */
+  const send = async (probe: boolean, request: Parameters<WebhookSender['send']>[0]) => {
+    if (probe) probesOut += 1;
+    try {
+      return await sender.send(request);
+    } finally {
+      if (probe) probesOut -= 1;
+    }
+  };
 
   /** One attempt of the key's next delivery; true when the next one may follow at once. */
   const attemptNext = async (key: DeliveryKey): Promise<boolean> => {
@@ -80,6 +106,12 @@ export const createDeliveryWorker = ({
     const endpoint = await webhookEndpointStore.target(db, key.endpoint_id);
     // Disabled: its deliveries wait, and resume when it is enabled again.
     if (!endpoint?.enabled) return false;
+    // Parked by its circuit breaker: they resume once its probe is answered. The probe is queued
+    // when the breaker opens; this makes sure of it (at most one is queued).
+    if (endpoint.circuit === 'open') {
+      await queue.scheduleProbe(key.endpoint_id, endpoint.circuit_open_until!);
+      return false;
+    }
     if (!next.due) {
       await queue.schedule([key], { startAfter: next.wait_until });
       return false;
@@ -96,6 +128,12 @@ export const createDeliveryWorker = ({
       await webhookDeliveryStore.skip(db, next.id, reason);
       return webhookDeliveryStore.morePending(db, key, next.id);
     }
+    const probe = endpoint.circuit === 'half-open';
+    // Half this process's slots at most for probes: the rest stay with endpoints that answer.
+    if (probe && probesOut >= probesAtOnce) {
+      await queue.schedule([key], { startAfter: new Date(Date.now() + HELD_RECHECK_MS) });
+      return false;
+    }
     const attemptsBefore = await webhookDeliveryStore.claim(db, {
       deliveryId: next.id,
       endpointId: key.endpoint_id,
@@ -103,12 +141,14 @@ export const createDeliveryWorker = ({
       endpointLimit: endpointConcurrency,
     });
     if (attemptsBefore === null) {
+      // Another probe of the endpoint is out: what it finds queues this subject again (or parks it).
+      if (probe) return false;
       await queue.schedule([key], { startAfter: new Date(Date.now() + HELD_RECHECK_MS) });
       return false;
     }
     const attemptedAt = new Date();
     const body = webhookBody(next.type, next.occurred_at, next.data);
-    const outcome = await sender.send({
+    const outcome = await send(probe, {
       url: endpoint.url,
       body,
       headers: webhookHeaders({ id: next.event_id, timestamp: attemptedAt, body }, endpoint.secrets),
@@ -123,6 +163,7 @@ export const createDeliveryWorker = ({
       latencyMs: outcome.latencyMs,
       delivered,
       gone: outcome.statusCode === 410,
+      timedOut: outcome.timedOut,
       retryDelayMs: retryDelayAfter(attemptsBefore + 1, retryScheduleMs),
     });
     onAttempt(delivered ? 'succeeded' : recorded.retryAt ? 'retried' : 'failed');
@@ -134,7 +175,19 @@ export const createDeliveryWorker = ({
           : 'webhook endpoint disabled: every delivery failed for 3 days',
       );
     }
-    if (!recorded.enabled) return false;
+    if (!recorded.enabled) {
+      await queue.park(key.endpoint_id);
+      return false;
+    }
+    if (recorded.circuitOpenUntil) {
+      await park(key.endpoint_id, recorded.circuitOpenUntil);
+      return false;
+    }
+    if (recorded.circuitClosed) {
+      logger.info({ webhookEndpointId: key.endpoint_id }, 'webhook endpoint answered its probe: its deliveries resume');
+      await queue.schedule(await webhookDeliveryStore.pendingKeys(db, key.endpoint_id));
+      queue.wake();
+    }
     // Still pending: it stays the subject's next delivery, so the subject waits for its retry.
     if (recorded.retryAt) {
       await queue.schedule([key], { startAfter: recorded.retryAt });
@@ -143,13 +196,26 @@ export const createDeliveryWorker = ({
     return webhookDeliveryStore.morePending(db, key, next.id);
   };
 
+  /** The subject a probe job sends for (the one due first), or null when none is due yet (the probe waits for it). */
+  const keyToProbe = async (endpointId: number): Promise<DeliveryKey | null> => {
+    const found = await webhookDeliveryStore.probeKey(db, endpointId);
+    if (!found) return null;
+    if (found.dueAt.getTime() > Date.now()) {
+      await queue.scheduleProbe(endpointId, found.dueAt);
+      return null;
+    }
+    return found.key;
+  };
+
   return async (job: DeliveryJob): Promise<void> => {
+    const key = 'probe' in job ? await keyToProbe(job.endpoint_id) : job;
+    if (!key) return;
     const started = performance.now();
-    let more = await attemptNext(job);
+    let more = await attemptNext(key);
     // Further deliveries of the same subject go out in this job while it has time for another attempt.
-    while (more && performance.now() - started < timeoutMs) more = await attemptNext(job);
+    while (more && performance.now() - started < timeoutMs) more = await attemptNext(key);
     if (more) {
-      await queue.schedule([job]);
+      await queue.schedule([key]);
       queue.wake();
     }
   };

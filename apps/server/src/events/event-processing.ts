@@ -75,6 +75,7 @@ export const startEventProcessing = async (
       retryScheduleMs: webhooks.retryScheduleMs,
       timeoutMs: webhooks.timeoutMs,
       endpointConcurrency: webhooks.endpointConcurrency,
+      concurrency: webhooks.concurrency,
       logger,
       onAttempt: (outcome) => deliveries.inc({ outcome }),
     }),

@@ -139,12 +139,15 @@ export const createWebhookEndpoints = (deps: WebhookDeps) => {
       });
       if (!updated) throw endpointNotFound(id);
       if (input.enabled === true) queue.wake();
+      // Disabled: its queued jobs leave the queue now rather than each taking a sending slot.
+      if (input.enabled === false) await queue.park(id);
       return updated;
     },
 
     remove: async (id: number, access: AccessContext): Promise<DeletedWebhookEndpoint> => {
       if (!(await webhookEndpointStore.delete(transactions.db, id, endpointScopeOf(access))))
         throw endpointNotFound(id);
+      await queue.park(id);
       return { id, deleted: true };
     },
 

@@ -28,6 +28,8 @@ export interface WebhookOutcome {
   /** Why no answer came (timeout, refused address, connection error); null when one did. */
   error: string | null;
   latencyMs: number;
+  /** No complete answer within the timeout: the attempt held its sending slot all that time. */
+  timedOut: boolean;
 }
 
 export interface WebhookSender {
@@ -46,10 +48,15 @@ export interface WebhookSenderOptions {
 const clip = (text: string) =>
   text.length > DELIVERY_ERROR_MAX_LENGTH ? text.slice(0, DELIVERY_ERROR_MAX_LENGTH) : text;
 
+const isTimeout = (error: unknown) => {
+  const { name } = error as Error;
+  return name === 'AbortError' || name === 'TimeoutError';
+};
+
 const describeError = (error: unknown, timeoutMs: number): string => {
   if (error instanceof AddressRefusedError) return error.message;
-  const { name, code, message } = error as NodeJS.ErrnoException;
-  if (name === 'AbortError' || name === 'TimeoutError') return `no complete answer within ${timeoutMs} ms`;
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (isTimeout(error)) return `no complete answer within ${timeoutMs} ms`;
   return code ? `${code}: ${message}` : message;
 };
 
@@ -110,19 +117,30 @@ export const createWebhookSender = ({
           statusCode: null,
           error: 'http:// refused: only https:// unless WEBHOOK_ALLOW_HTTP=true',
           latencyMs: 0,
+          timedOut: false,
         };
       }
       // An IP literal is connected to without a lookup: judged here.
       const host = hostOf(url);
       const range = isIP(host) !== 0 && !allowPrivateNetworks ? nonPublicRange(host) : null;
       if (range !== null) {
-        return { statusCode: null, error: new AddressRefusedError(host, host, range).message, latencyMs: 0 };
+        return {
+          statusCode: null,
+          error: new AddressRefusedError(host, host, range).message,
+          latencyMs: 0,
+          timedOut: false,
+        };
       }
       try {
         const statusCode = await exchange(url, request);
-        return { statusCode, error: null, latencyMs: latency() };
+        return { statusCode, error: null, latencyMs: latency(), timedOut: false };
       } catch (error) {
-        return { statusCode: null, error: clip(describeError(error, timeoutMs)), latencyMs: latency() };
+        return {
+          statusCode: null,
+          error: clip(describeError(error, timeoutMs)),
+          latencyMs: latency(),
+          timedOut: isTimeout(error),
+        };
       }
     },
     close: () => {

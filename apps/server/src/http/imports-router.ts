@@ -10,6 +10,7 @@ import type { Services } from '../services.js';
 import { accessOf, identityOfCaller } from './access.js';
 import { success } from './envelope.js';
 import { BadRequestError } from './error-handler.js';
+import { quotaKeyOf } from './rate-limit.js';
 
 const s = initServer();
 
@@ -34,7 +35,7 @@ const resultsAsCsv = (results: ImportResult[], header: boolean): string =>
 const resultsAsJsonLines = (results: ImportResult[]): string =>
   results.map((result) => `${JSON.stringify(result)}\n`).join('');
 
-const callerOf = (req: Pick<Request, 'access'>) => {
+const callerOf = (req: Pick<Request, 'access' | 'ip'>) => {
   const access = accessOf(req);
   return {
     owner: identityOfCaller(req),
@@ -42,6 +43,8 @@ const callerOf = (req: Pick<Request, 'access'>) => {
     permissions: access.permissions,
     locations: access.locations,
     credential: access.credential,
+    // Its orders count against the caller's bulk-order window, as a bulk create's do.
+    quotaKey: quotaKeyOf(req),
   };
 };
 

@@ -79,6 +79,9 @@ export const rateLimitPerClient = (settings: RateLimitSettings) => {
   });
 };
 
+/** The key a client's bulk orders are counted under: its address, grouped as the per-client limit groups it. */
+export const quotaKeyOf = (req: Pick<Request, 'ip'>) => ipKeyGenerator(req.ip ?? '');
+
 /**
  * BULK_ORDERS_PER_MINUTE orders per client address through bulk creates, in the same kind of
  * one-minute window and store as the per-client limit (Redis shared by every instance, else the
@@ -94,9 +97,21 @@ export const ordersPerMinutePerClient = (settings: RateLimitSettings) => {
   const times = <T>(count: number, each: () => Promise<T> | T) =>
     Promise.all(Array.from({ length: count }, () => each()));
   return {
+    /**
+     * Counts up to `wanted` orders under `key` (quotaKeyOf): as many as the window has left, and
+     * when it resets. An import's chunks take their orders so, and wait for the reset when none
+     * is left (imports/imports.ts).
+     */
+    takeUpTo: async (key: string, wanted: number): Promise<{ granted: number; resetAt: Date }> => {
+      const hits = await times(wanted, () => store.increment(key));
+      const over = hits.filter((hit) => hit.totalHits > limitPerMinute).length;
+      if (over > 0) await times(over, () => store.decrement(key));
+      const resetTime = hits.reduce((a, b) => (b.totalHits > a.totalHits ? b : a)).resetTime;
+      return { granted: wanted - over, resetAt: resetTime ?? new Date(Date.now() + WINDOW_MS) };
+    },
     /** Counts `count` orders of `req`'s client, or throws TooManyRequestsError (counting none). */
     take: async (req: Pick<Request, 'ip'>, count: number): Promise<void> => {
-      const key = ipKeyGenerator(req.ip ?? '');
+      const key = quotaKeyOf(req);
       const hits = await times(count, () => store.increment(key));
       const last = hits.reduce((a, b) => (b.totalHits > a.totalHits ? b : a));
       if (last.totalHits <= limitPerMinute) return;

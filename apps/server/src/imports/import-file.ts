@@ -106,12 +106,10 @@ void everyChargeFieldHasAColumn;
 
 /** The contract's column list (what the page's template and docs show) is exactly these tables' columns. */
 type TableColumn = 'order_ref' | keyof typeof ORDER_COLUMNS | keyof typeof LINE_COLUMNS | keyof typeof CHARGE_COLUMNS;
-const contractListsEveryColumn: [
-  Exclude<TableColumn, ImportCsvColumn> | Exclude<ImportCsvColumn, TableColumn>,
-] extends [never]
-  ? true
-  : never = true;
-void contractListsEveryColumn;
+const everyListedColumnIsRead: [Exclude<ImportCsvColumn, TableColumn>] extends [never] ? true : never = true;
+const everyReadColumnIsListed: [Exclude<TableColumn, ImportCsvColumn>] extends [never] ? true : never = true;
+void everyListedColumnIsRead;
+void everyReadColumnIsListed;
 
 export const CSV_COLUMNS: readonly string[] = IMPORT_CSV_COLUMNS;
 

@@ -17,8 +17,8 @@ export interface ImportJob {
 }
 
 export interface ImportQueue {
-  /** Queues the import's next chunk, in the transaction `db` holds when given. */
-  enqueue(importId: number, db?: Db): Promise<void>;
+  /** Queues the import's next chunk, in the transaction `db` holds when given; at `startAfter` when given. */
+  enqueue(importId: number, db?: Db, startAfter?: Date): Promise<void>;
 }
 
 export const startImportQueue = async (
@@ -60,11 +60,15 @@ export const startImportQueue = async (
     }
   });
   return {
-    enqueue: async (importId, db) => {
+    enqueue: async (importId, db, startAfter) => {
       await boss.send(
         IMPORT_QUEUE,
         { import_id: importId },
-        { singletonKey: String(importId), ...(db ? { db: fromPrisma(db) } : {}) },
+        {
+          singletonKey: String(importId),
+          ...(db ? { db: fromPrisma(db) } : {}),
+          ...(startAfter ? { startAfter } : {}),
+        },
       );
     },
   };

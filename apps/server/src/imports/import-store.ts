@@ -30,6 +30,8 @@ const withoutFile = {
   createdAt: true,
   startedAt: true,
   finishedAt: true,
+  quotaKey: true,
+  waitingUntil: true,
 } satisfies Prisma.ImportSelect;
 
 export interface ResultToStore {
@@ -78,7 +80,7 @@ export const importStore = {
       ...row
     }: Pick<
       Import,
-      'owner' | 'actor' | 'permissions' | 'sessionDigest' | 'tokenExpiresAt' | 'format' | 'ordersTotal'
+      'owner' | 'actor' | 'permissions' | 'sessionDigest' | 'tokenExpiresAt' | 'format' | 'ordersTotal' | 'quotaKey'
     > & {
       file: Uint8Array<ArrayBuffer>;
       locations: LocationList;
@@ -146,7 +148,13 @@ export const importStore = {
   },
 
   markRunning: (db: Db, id: number, now: Date) =>
-    db.$executeRaw`/* location scope: the job's, for its starter */ UPDATE imports SET state = 'running', started_at = COALESCE(started_at, ${now})
+    db.$executeRaw`/* location scope: the job's, for its starter */ UPDATE imports SET state = 'running', started_at = COALESCE(started_at, ${now}),
+      waiting_until = NULL
+      WHERE id = ${id} AND state IN ('queued', 'running')`,
+
+  /** Says the import waits for its starter's bulk-order window until `until` (null: no longer). */
+  waitUntil: (db: Db, id: number, until: Date | null) =>
+    db.$executeRaw`/* location scope: the job's, for its starter */ UPDATE imports SET waiting_until = ${until}
       WHERE id = ${id} AND state IN ('queued', 'running')`,
 
   /**
@@ -220,16 +228,23 @@ export const importStore = {
   },
 
   /**
-   * Asks a running import to stop after its chunk; a queued one stops at once. Returns the row
-   * as it now reads, or null when `viewer` has no such import.
+   * Asks a running import to stop after its chunk; a queued one stops at once; one that has
+   * ended is left as it is. Returns the row as it now reads and whether the request was taken,
+   * or null when `viewer` has no such import.
    */
-  requestCancel: async (db: Db, id: number, viewer: ImportViewer, now: Date): Promise<ImportRow | null> => {
-    await db.$executeRaw`
+  requestCancel: async (
+    db: Db,
+    id: number,
+    viewer: ImportViewer,
+    now: Date,
+  ): Promise<{ row: ImportRow; taken: boolean } | null> => {
+    const taken = await db.$executeRaw`
       UPDATE imports i SET cancel_requested = true,
         state = CASE WHEN i.state = 'queued' THEN 'cancelled' ELSE i.state END,
         finished_at = CASE WHEN i.state = 'queued' THEN ${now} ELSE i.finished_at END
-      WHERE i.id = ${id} AND ${inScope(viewer)}`;
-    return importStore.findVisible(db, id, viewer);
+      WHERE i.id = ${id} AND ${inScope(viewer)} AND i.state IN ('queued', 'running')`;
+    const row = await importStore.findVisible(db, id, viewer);
+    return row && { row, taken: taken > 0 };
   },
 
   /** Results in file order from `after` (exclusive), `limit` at a time. */

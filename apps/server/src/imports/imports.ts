@@ -26,7 +26,7 @@ import {
 import { currentAccessOf } from '../auth/current-access.js';
 import { covers, scopeOf } from '../auth/scope.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
-import { notFound } from '../errors/domain-error.js';
+import { notFound, stateConflict } from '../errors/domain-error.js';
 import type { Foreground } from '../jobs/foreground.js';
 import type { WriteTurn } from '../orders/bulk-create-orders.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
@@ -83,6 +83,16 @@ export interface ImportCaller {
   locations: LocationList;
   /** How each chunk looks at the starter's credential again (AccessContext.credential). */
   credential: AccessContext['credential'];
+  /** The key its orders count under in the BULK_ORDERS_PER_MINUTE window (null: not counted). */
+  quotaKey: string | null;
+}
+
+/**
+ * The starter's BULK_ORDERS_PER_MINUTE window (http/rate-limit.ts): a chunk takes its orders
+ * from it, as a bulk create does, and the import waits for the reset when none are left.
+ */
+export interface BulkQuota {
+  takeUpTo(key: string, wanted: number): Promise<{ granted: number; resetAt: Date }>;
 }
 
 /**
@@ -122,7 +132,14 @@ export interface ImportDeps {
   jobSeconds: number;
   /** The requests this process serves: chunks give way to them. */
   foreground: Foreground;
+  bulkQuota?: BulkQuota;
 }
+
+/** A cancel of an import that has ended: 409, the import stays as it ended. */
+const importEnded = (state: string) =>
+  stateConflict(`The import has ended (${state}): there is nothing to cancel`, [
+    { path: '', message: `the import is ${state}`, code: ImportCode.importEnded },
+  ]);
 
 /** The file was refused whole at upload: 400, nothing stored. */
 export class RefusedImportError extends Error {
@@ -159,6 +176,8 @@ const toImport = (row: ImportRow, now: Date): Import => {
     estimated_seconds_left:
       row.state === 'running' && done > 0 ? Math.round(((elapsed / done) * (row.ordersTotal - done)) / 1000) : null,
     error: row.error,
+    waiting_until:
+      row.waitingUntil && (row.state === 'queued' || row.state === 'running') ? formatDateTime(row.waitingUntil) : null,
   };
 };
 
@@ -275,6 +294,7 @@ export const createImports = ({
   chunkSize,
   jobSeconds,
   foreground,
+  bulkQuota,
 }: ImportDeps) => {
   const { db } = transactions;
   // Each chunk needs its import's orders: those of the last few files (read at upload, or by a
@@ -304,6 +324,17 @@ export const createImports = ({
   const chunkSizeNow = () =>
     foreground.active > 0 ? Math.max(1, Math.ceil(chunkSize / BUSY_CHUNK_DIVISOR)) : chunkSize;
 
+  /**
+   * The size of the chunk from `start`: as many of its orders as the starter's bulk-order window
+   * lets through now (counted there), and when the window resets (null: not counted).
+   */
+  const nextChunkSize = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number) => {
+    const wanted = Math.min(chunkSizeNow(), fileOrders.length - start);
+    if (wanted <= 0 || row.quotaKey === null || !bulkQuota) return { size: wanted, resetAt: null };
+    const { granted, resetAt } = await bulkQuota.takeUpTo(row.quotaKey, wanted);
+    return { size: granted, resetAt };
+  };
+
   const visibleOrNotFound = async (id: number, viewer: ImportViewer) => {
     const row = await importStore.findVisible(db, id, viewer);
     if (!row) throw notFound('No import of yours has this id');
@@ -315,8 +346,13 @@ export const createImports = ({
    * the bulk create, and the results of the rest. A few orders at a time, giving the event loop
    * back in between: it runs while the chunk before it is written, and beside requests.
    */
-  const prepareChunk = async (access: AccessContext, fileOrders: readonly ImportOrder[], start: number) => {
-    const chunk = fileOrders.slice(start, start + chunkSizeNow());
+  const prepareChunk = async (
+    access: AccessContext,
+    fileOrders: readonly ImportOrder[],
+    start: number,
+    size: number,
+  ) => {
+    const chunk = fileOrders.slice(start, start + size);
     const results: ResultToStore[] = chunk.map((order, offset) => ({
       position: start + offset,
       orderRef: order.ref,
@@ -456,6 +492,7 @@ export const createImports = ({
             caller.credential && 'tokenExpiresAt' in caller.credential ? caller.credential.tokenExpiresAt : null,
           format,
           ordersTotal: count,
+          quotaKey: caller.quotaKey,
           file: new Uint8Array(file),
         });
         await jobs.enqueue(inserted.id, tx);
@@ -476,9 +513,10 @@ export const createImports = ({
     },
 
     cancel: async (id: number, viewer: ImportViewer): Promise<Import> => {
-      const row = await importStore.requestCancel(db, id, viewer, new Date());
-      if (!row) throw notFound('No import of yours has this id');
-      return toImport(row, new Date());
+      const cancel = await importStore.requestCancel(db, id, viewer, new Date());
+      if (!cancel) throw notFound('No import of yours has this id');
+      if (!cancel.taken) throw importEnded(cancel.row.state);
+      return toImport(cancel.row, new Date());
     },
 
     /**
@@ -530,7 +568,15 @@ export const createImports = ({
       let recording: Promise<ImportProgress | undefined> = Promise.resolve(undefined);
       // When the job last went on to a new chunk (after its pause, if it gave way).
       let resumed = performance.now();
-      const first = await prepareChunk(access, fileOrders, start);
+      // Nothing left in the starter's window: the import waits for its reset, saying so.
+      const waitFor = (resetAt: Date) =>
+        transactions.withTransaction(async (tx) => {
+          await importStore.waitUntil(tx, id, resetAt);
+          await jobs.enqueue(id, tx, resetAt);
+        });
+      const firstSize = await nextChunkSize(row, fileOrders, start);
+      if (firstSize.size === 0 && firstSize.resetAt) return waitFor(firstSize.resetAt);
+      const first = await prepareChunk(access, fileOrders, start, firstSize.size);
       start += first.chunk.length;
       let current = startChunk(row, access, first);
       for (;;) {
@@ -538,6 +584,7 @@ export const createImports = ({
         let last = done || Date.now() >= until;
         // How the import ends with this chunk: completed, or failed when its starter's access ended.
         let ends: ImportEnd | undefined = done ? { state: 'completed' } : undefined;
+        let waitingUntil: Date | null = null;
         // The next chunk is under way while this one is made: checked, its keys claimed and its
         // orders priced, then written behind this one (its numbers follow these) and committed
         // after it.
@@ -552,13 +599,18 @@ export const createImports = ({
           }
           resumed = performance.now();
           access = await starterNow(db, starter);
-          if (access) {
-            const prepared = await prepareChunk(access, fileOrders, start);
-            start += prepared.chunk.length;
-            next = startChunk(row, access, prepared, current);
-          } else {
+          const { size, resetAt } = access ? await nextChunkSize(row, fileOrders, start) : { size: 0, resetAt: null };
+          if (!access) {
             last = true;
             ends = accessEnded;
+          } else if (size === 0 && resetAt) {
+            // The window is spent: this chunk is the job's last, and the next job waits for the reset.
+            waitingUntil = resetAt;
+            last = true;
+          } else {
+            const prepared = await prepareChunk(access, fileOrders, start, size);
+            start += prepared.chunk.length;
+            next = startChunk(row, access, prepared, current);
           }
         }
         const results = await current.committed.catch(async (error: unknown) => {
@@ -584,7 +636,8 @@ export const createImports = ({
         recording = last
           ? transactions.withTransaction(async (tx) => {
               await recordChunk(tx, id, results, ends, new Date());
-              if (!ends) await jobs.enqueue(id, tx);
+              if (waitingUntil) await importStore.waitUntil(tx, id, waitingUntil);
+              if (!ends) await jobs.enqueue(id, tx, waitingUntil ?? undefined);
               return undefined;
             })
           : importStore.recordResults(db, id, results);

@@ -170,12 +170,18 @@ export const createApp = ({
     const [kind, digest = ''] = payload.split(':', 2);
     (kind === 'session' ? sessions.cache : apiKeys.cache).invalidate(digest);
   });
+  // One window per client for bulk creates and imports alike.
+  const bulkOrdersPerMinute = ordersPerMinutePerClient({
+    ...rateLimitSettings,
+    limitPerMinute: config.bulk.ordersPerMinute,
+  });
   const services = createServices(
     transactionPort(database.prisma, database.reader),
     config,
     events,
     foreground,
     (message) => (error) => logger.warn({ err: error }, message),
+    { credentials: apiKeys, bulkQuota: bulkOrdersPerMinute },
   );
   // Payloads are the master table's name.
   database.changes.on(MASTER_DATA_CHANNEL, (table) => {
@@ -204,10 +210,7 @@ export const createApp = ({
         requireIfMatch: config.requireIfMatch,
         bulk: {
           maxOrders: config.bulk.maxOrders,
-          ordersPerMinute: ordersPerMinutePerClient({
-            ...rateLimitSettings,
-            limitPerMinute: config.bulk.ordersPerMinute,
-          }),
+          ordersPerMinute: bulkOrdersPerMinute,
         },
       },
       metrics,

@@ -365,6 +365,16 @@ const EnvironmentSchema = z
     }
   });
 
+/**
+ * Every variable as the schema reads it from `env` (before it is shaped into AppConfig): with an
+ * empty `env`, the defaults. The docs' defaults are checked against it
+ * (test/unit/documented-defaults.test.ts).
+ */
+export const readEnvironment = (env: Record<string, string> = {}): Record<string, unknown> => {
+  const read: Record<string, unknown> = EnvironmentSchema.parse(env);
+  return Object.fromEntries(Object.keys(EnvironmentSchema.innerType().shape).map((name) => [name, read[name]]));
+};
+
 const ConfigSchema = EnvironmentSchema.transform((value) => ({
   port: value.PORT,
   host: value.HOST,

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 
 import type { Db } from '../../db/transactions.js';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
+import { COOLDOWN_FIRST_MS, COOLDOWN_JITTER, COOLDOWN_MAX_MS, TIMEOUTS_TO_OPEN } from '../circuit-breaker.js';
 import type { DeliveryKey } from './event-store.js';
 import { visibleToEndpoint } from './event-visibility.js';
 import { endpointsNow, OWNER_NOW } from './webhook-endpoint-store.js';
@@ -41,6 +42,8 @@ export interface AttemptToRecord {
   delivered: boolean;
   /** 410 Gone: the receiver says the endpoint is gone; the endpoint is disabled at once. */
   gone: boolean;
+  /** No answer within WEBHOOK_TIMEOUT_MS: counts towards the endpoint's circuit breaker; anything else resets it. */
+  timedOut: boolean;
   /** The wait before the next attempt; null: the schedule is spent (or no retry is due). */
   retryDelayMs: number | null;
 }
@@ -53,6 +56,10 @@ export interface RecordedAttempt {
   disabledReason: string | null;
   /** Whether the endpoint still takes deliveries. */
   enabled: boolean;
+  /** This attempt opened the endpoint's circuit breaker (or opened it again): parked until then. */
+  circuitOpenUntil: Date | null;
+  /** This attempt closed the endpoint's circuit breaker (a probe was answered). */
+  circuitClosed: boolean;
 }
 
 export interface DeliveryFilter {
@@ -106,7 +113,8 @@ export const webhookDeliveryStore = {
   /**
    * Takes a due delivery for one attempt: no other sender may take it until `leaseMs` have
    * passed (the attempt's timeout and a margin). Null when it is not due, another holds it, or
-   * its endpoint already has `endpointLimit` deliveries being sent (by any process).
+   * its endpoint already has `endpointLimit` deliveries being sent (by any process); with its
+   * circuit breaker half-open, one (the probe); open, none.
    *
    * The endpoint's limit is strict here: pg-boss's group concurrency counts its active jobs when
    * a worker fetches, and two fetches at the same moment can each see one slot free. So claims
@@ -120,12 +128,15 @@ export const webhookDeliveryStore = {
     const [, rows] = await prisma.$transaction([
       prisma.$queryRaw`SELECT pg_advisory_xact_lock(${ENDPOINT_CLAIM_LOCK_SPACE}::int, ${endpointId}::int)::text`,
       prisma.$queryRaw<{ attempts: number }[]>`
+        -- location scope: the worker's claim reads the breaker of the endpoint it sends to; what it may send is event-visibility.ts'
         UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
         WHERE d.id = ${deliveryId}::bigint AND d.status = 'pending' AND d.next_attempt_at <= now()
           AND (d.lease_until IS NULL OR d.lease_until <= now())
           AND (SELECT count(*) FROM webhook_deliveries o
                WHERE o.endpoint_id = ${endpointId}::int AND o.status = 'pending' AND o.lease_until > now()
-            ) < ${endpointLimit}::int
+            ) < (SELECT CASE WHEN w.circuit_open_until > now() THEN 0
+                  WHEN w.timeouts_in_a_row >= ${TIMEOUTS_TO_OPEN}::int THEN 1 ELSE ${endpointLimit}::int END
+                FROM webhook_endpoints w WHERE w.id = ${endpointId}::int)
         RETURNING (SELECT count(*) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id)::int AS attempts`,
     ]);
     return rows[0] ? rows[0].attempts : null;
@@ -142,7 +153,14 @@ export const webhookDeliveryStore = {
         ? Prisma.sql`NULL::interval`
         : Prisma.sql`make_interval(secs => ${attempt.retryDelayMs / 1000}::float8)`;
     const [row] = await db.$queryRaw<
-      { retry_at: Date | null; was_enabled: boolean; enabled: boolean; disabled_reason: string | null }[]
+      {
+        retry_at: Date | null;
+        was_enabled: boolean;
+        enabled: boolean;
+        disabled_reason: string | null;
+        circuit_open_until: Date | null;
+        circuit_closed: boolean;
+      }[]
     >`
       -- location scope: the worker records what it sent, on whoever's behalf; what it may send is event-visibility.ts'
       WITH recorded AS (
@@ -157,7 +175,7 @@ export const webhookDeliveryStore = {
           next_attempt_at = now() + ${retryDelay}
         WHERE id = ${attempt.deliveryId}::bigint
         RETURNING next_attempt_at),
-      before AS (SELECT enabled, failing_since FROM webhook_endpoints WHERE id = ${attempt.endpointId}::int),
+      before AS (SELECT enabled, failing_since, timeouts_in_a_row FROM webhook_endpoints WHERE id = ${attempt.endpointId}::int),
       verdict AS (
         SELECT b.enabled AND (${attempt.gone}::boolean OR NOT ${attempt.delivered}::boolean
             AND coalesce(b.failing_since, ${attempt.attemptedAt}::timestamptz) <= now() - ${FAILING_DISABLES_AFTER}) AS disable,
@@ -169,18 +187,36 @@ export const webhookDeliveryStore = {
             ELSE coalesce(w.failing_since, ${attempt.attemptedAt}::timestamptz) END,
           enabled = w.enabled AND NOT v.disable,
           disabled_reason = CASE WHEN v.disable THEN v.reason ELSE w.disabled_reason END,
-          disabled_at = CASE WHEN v.disable THEN now() ELSE w.disabled_at END
+          disabled_at = CASE WHEN v.disable THEN now() ELSE w.disabled_at END,
+          timeouts_in_a_row = CASE WHEN ${attempt.timedOut}::boolean THEN w.timeouts_in_a_row + 1 ELSE 0 END,
+          circuit_open_until = CASE WHEN ${attempt.timedOut}::boolean AND w.timeouts_in_a_row + 1 >= ${TIMEOUTS_TO_OPEN}::int
+            THEN now() + make_interval(secs => least(${COOLDOWN_MAX_MS / 1000}::float8,
+                ${COOLDOWN_FIRST_MS / 1000}::float8 * power(2, w.timeouts_in_a_row + 1 - ${TIMEOUTS_TO_OPEN}::int))
+              * (1 - ${COOLDOWN_JITTER}::float8 + 2 * ${COOLDOWN_JITTER}::float8 * random()))
+            WHEN ${attempt.timedOut}::boolean THEN w.circuit_open_until END
         FROM verdict v WHERE w.id = ${attempt.endpointId}::int
-        RETURNING w.enabled, w.disabled_reason)
-      SELECT (SELECT next_attempt_at FROM delivery) AS retry_at, b.enabled AS was_enabled, e.enabled, e.disabled_reason
+        RETURNING w.enabled, w.disabled_reason, w.circuit_open_until)
+      SELECT (SELECT next_attempt_at FROM delivery) AS retry_at, b.enabled AS was_enabled, e.enabled, e.disabled_reason,
+        e.circuit_open_until, b.timeouts_in_a_row >= ${TIMEOUTS_TO_OPEN}::int AND NOT ${attempt.timedOut}::boolean AS circuit_closed
       FROM before b, endpoint e`;
     // The endpoint was deleted while the attempt ran: nothing follows.
-    if (!row) return { retryAt: null, disabledNow: false, disabledReason: null, enabled: false };
+    if (!row) {
+      return {
+        retryAt: null,
+        disabledNow: false,
+        disabledReason: null,
+        enabled: false,
+        circuitOpenUntil: null,
+        circuitClosed: false,
+      };
+    }
     return {
       retryAt: row.retry_at,
       disabledNow: row.was_enabled && !row.enabled,
       disabledReason: row.disabled_reason,
       enabled: row.enabled,
+      circuitOpenUntil: attempt.timedOut ? row.circuit_open_until : null,
+      circuitClosed: row.circuit_closed,
     };
   },
 
@@ -290,6 +326,24 @@ export const webhookDeliveryStore = {
         subject_type === null || subject_id === null ? [] : [{ endpoint_id: endpointId, subject_type, subject_id }],
       ),
     };
+  },
+
+  /**
+   * The subject whose next delivery to an endpoint comes due first, and when: what the
+   * endpoint's circuit breaker probes with (any subject's next delivery may be the probe).
+   */
+  probeKey: async (db: Db, endpointId: number): Promise<{ key: DeliveryKey; dueAt: Date } | null> => {
+    const [row] = await db.$queryRaw<(DeliveryKey & { due_at: Date })[]>`
+      SELECT endpoint_id, subject_type, subject_id, due_at FROM (
+        SELECT DISTINCT ON (subject_type, subject_id) endpoint_id, subject_type, subject_id, event_position,
+          greatest(next_attempt_at, lease_until) AS due_at
+        FROM webhook_deliveries WHERE endpoint_id = ${endpointId}::int AND status = 'pending'
+        ORDER BY subject_type, subject_id, event_position, id) heads
+      ORDER BY due_at, event_position
+      LIMIT 1`;
+    if (!row) return null;
+    const { due_at: dueAt, ...key } = row;
+    return { key, dueAt };
   },
 
   /** The subjects with pending deliveries to an endpoint: what resumes when it is enabled again. */

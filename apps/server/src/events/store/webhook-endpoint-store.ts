@@ -5,6 +5,7 @@ import type { Scope } from '../../auth/scope.js';
 import type { Db } from '../../db/transactions.js';
 import { LOCKED_IN_SCOPE, withinLocations } from '../../db/within-locations.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { type CircuitState, TIMEOUTS_TO_OPEN } from '../circuit-breaker.js';
 
 /** The statements about webhook endpoints: rows as the API reads them, and their secrets. */
 
@@ -70,6 +71,10 @@ export interface EndpointTarget {
   receives: boolean;
   /** The owner's permissions now, as OWNER_PERMISSIONS reads them (whose events it may receive). */
   owner_permissions: string[];
+  /** Its circuit breaker now (circuit-breaker.ts). */
+  circuit: CircuitState;
+  /** Until when it is parked, while its breaker is open. */
+  circuit_open_until: Date | null;
 }
 
 /**
@@ -263,7 +268,9 @@ export const webhookEndpointStore = {
     const [row] = await db.$queryRaw<EndpointTarget[]>`
       SELECT w.id, w.url, w.enabled, ARRAY[w.secret] || ARRAY(SELECT p.secret FROM webhook_previous_secrets p
           WHERE p.endpoint_id = w.id AND p.expires_at > now() ORDER BY p.expires_at DESC, p.id DESC) AS secrets,
-        w.owner, ${OWNER_RECEIVES} AS receives, ${OWNER_PERMISSIONS} AS owner_permissions
+        w.owner, ${OWNER_RECEIVES} AS receives, ${OWNER_PERMISSIONS} AS owner_permissions,
+        CASE WHEN w.timeouts_in_a_row < ${TIMEOUTS_TO_OPEN}::int THEN 'closed'
+          WHEN w.circuit_open_until > now() THEN 'open' ELSE 'half-open' END AS circuit, w.circuit_open_until
       FROM webhook_endpoints w WHERE w.id = ${id}::int ${scope ? inScope(scope) : Prisma.empty}`;
     return row ?? null;
   },
