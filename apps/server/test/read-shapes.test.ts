@@ -151,6 +151,7 @@ describe('read shapes rendered by PostgreSQL, strictly against the contract', ()
       updated_since: ['2000-01-01T00:00:00Z'],
       status: ['draft', 'confirmed', 'closed', 'cancelled', 'confirmed,closed'],
       include_deleted: ['true'],
+      delivery_status: ['not_delivered', 'not_delivered,delivered'],
       sort: [...sorts],
       limit: ['1', '200'],
       cursor: ['(the first page of one)'],
