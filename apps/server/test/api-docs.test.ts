@@ -50,6 +50,12 @@ describe('API documentation', () => {
         '/api-keys/{id}/rotate',
         '/api-keys/{id}/revoke',
         '/api-keys/{id}/history',
+        '/reports/sales',
+        '/sales-orders/{id}/deliveries',
+        '/deliveries',
+        '/deliveries/{id}',
+        '/deliveries/{id}/cancel',
+        '/deliveries/{id}/returns',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) =>
@@ -94,6 +100,13 @@ describe('API documentation', () => {
         'rotateApiKey',
         'revokeApiKey',
         'listApiKeyHistory',
+        'getSalesReport',
+        'recordDelivery',
+        'listOrderDeliveries',
+        'listDeliveries',
+        'getDelivery',
+        'cancelDelivery',
+        'recordReturn',
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([

@@ -155,6 +155,7 @@ describe('GET /sales-orders', () => {
       customer_reference: null,
       remarks: 'host numbered',
       delivery_date: null,
+      delivery_status: 'not_delivered',
     });
     expect(page.items[0]!.sales_order_no).toBe('HOST_REF-7');
   });

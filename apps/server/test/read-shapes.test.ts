@@ -256,6 +256,10 @@ const orderSample = () => ({
       rate: 12.5,
       amount: 12.5,
       remarks: null,
+      delivered_quantity: 0,
+      returned_quantity: 0,
+      pending_quantity: 1,
+      short_closed_quantity: 0,
     },
   ],
   other_charges: [],
@@ -274,4 +278,5 @@ const orderSample = () => ({
   port_name: null,
   customer_reference: null,
   delivery_date: null,
+  delivery_status: 'not_delivered',
 });
