@@ -6,6 +6,7 @@ import { eventually } from './support/eventually.js';
 import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { createLicensedProduct } from './support/licences.js';
 import { useServerWithFixtures } from './support/test-server.js';
+import { signJwt } from './support/tokens.js';
 
 type Line = { sales_order_detail_id: number; quantity: number };
 
@@ -459,5 +460,42 @@ describe('deliveries', () => {
       delivery: { delivery_id: delivery.delivery_id, status: 'recorded' },
     });
     expect(items[1]!.data).toMatchObject({ delivery_status: 'not_delivered', delivery: { status: 'cancelled' } });
+  });
+  it("a caller limited to Dhaka sees and changes none of Chattogram's deliveries: 404, lists, feed", async () => {
+    const dhaka = await confirmedOrder();
+    const ctg = await confirmedOrder({ location_id: suite.fixtures.locations.chattogram.id });
+    const ours = (await deliver(dhaka.sales_order_id, [{ sales_order_detail_id: lineOf(dhaka), quantity: 1 }])).body
+      .data;
+    const theirs = (await deliver(ctg.sales_order_id, [{ sales_order_detail_id: lineOf(ctg), quantity: 1 }])).body.data;
+    const token = await signJwt({
+      payload: { permissions: ['*'], locations: [suite.fixtures.locations.dhaka.code] },
+      subject: 'dhaka-clerk',
+    });
+    const as = (call: request.Test) => call.set('Authorization', `Bearer ${token}`);
+    const api = () => request(suite.server.api);
+    await as(api().get(`/deliveries/${ours.delivery_id}`)).expect(200);
+    await as(api().get(`/deliveries/${theirs.delivery_id}`)).expect(404);
+    await as(api().get(`/sales-orders/${ctg.sales_order_id}/deliveries`)).expect(404);
+    await as(api().post(`/deliveries/${theirs.delivery_id}/cancel`).send({ reason: 'x' })).expect(404);
+    const line = theirs.lines[0].delivery_line_id;
+    await as(
+      api()
+        .post(`/deliveries/${theirs.delivery_id}/returns`)
+        .send({ return_date: ORDER_DATE, reason: 'x', lines: [{ delivery_line_id: line, quantity: 1 }] }),
+    ).expect(404);
+    const listed = (await as(api().get('/deliveries').query({ limit: 200 })).expect(200)).body.data.items;
+    const ids = listed.map((each: { delivery_id: number }) => each.delivery_id);
+    expect(ids).toContain(ours.delivery_id);
+    expect(ids).not.toContain(theirs.delivery_id);
+    await eventually(async () => {
+      const unscoped = (await http().get('/events').query({ types: 'delivery.recorded', limit: 500 })).body.data.items;
+      return unscoped.some((item: { delivery_id: number }) => item.delivery_id === theirs.delivery_id);
+    }, 30_000);
+    const feed = (
+      await as(api().get('/events').query({ types: 'delivery.recorded', limit: 500 })).expect(200)
+    ).body.data.items.map((item: { delivery_id: number }) => item.delivery_id);
+    expect(feed).toContain(ours.delivery_id);
+    expect(feed).not.toContain(theirs.delivery_id);
+    expect((await read(ctg.sales_order_id)).details[0].delivered_quantity).toBe(1);
   });
 });
