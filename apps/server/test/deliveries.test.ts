@@ -53,7 +53,6 @@ describe('deliveries', () => {
       remarks: 'Truck 12',
       status: 'recorded',
       cancellation_reason: null,
-      returns: [],
       lines: [
         {
           sales_order_detail_id: lineOf(order),
@@ -231,13 +230,16 @@ describe('deliveries', () => {
     const returned = await returnOf(first.delivery_id, [{ delivery_line_id: line, quantity: 1.5 }]);
     expect(returned.status, JSON.stringify(returned.body)).toBe(201);
     expect(returned.body.data.lines[0]).toMatchObject({ quantity: 5, returned_quantity: 1.5 });
-    expect(returned.body.data.returns).toEqual([
-      expect.objectContaining({
-        return_date: ORDER_DATE,
-        reason: 'Damaged',
-        lines: [{ delivery_line_id: line, quantity: 1.5 }],
-      }),
-    ]);
+    const [back] = await prisma().$queryRaw<{ return_date: string; reason: string; lines: unknown }[]>`
+      SELECT to_char(r.return_date, 'YYYY-MM-DD') AS return_date, r.reason,
+        (SELECT json_agg(json_build_object('delivery_line_id', l.delivery_line_id, 'quantity', l.quantity::text))
+         FROM delivery_return_lines l WHERE l.return_id = r.id) AS lines
+      FROM delivery_returns r WHERE r.delivery_id = ${first.delivery_id}`;
+    expect(back).toEqual({
+      return_date: ORDER_DATE,
+      reason: 'Damaged',
+      lines: [{ delivery_line_id: line, quantity: '1.500' }],
+    });
     const after = await read(order.sales_order_id);
     expect(after.details[0]).toMatchObject({ delivered_quantity: 7, returned_quantity: 1.5, pending_quantity: 4.5 });
     // Two rows of 2 against the 3.5 left: the second row is refused, nothing written.

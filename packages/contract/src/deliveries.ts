@@ -103,15 +103,6 @@ export const DeliveryLineSchema = z.object({
   returned_quantity: z.number(),
 });
 
-export const DeliveryReturnSchema = z.object({
-  return_id: id(),
-  return_date: storedDate(),
-  reason: z.string().max(DELIVERY_REASON_MAX_LENGTH),
-  lines: z.array(z.object({ delivery_line_id: id(), quantity: z.number() })).max(MAX_DETAIL_LINES),
-  created_at: dateTime(),
-  created_by: z.string().max(200).nullable(),
-});
-
 const DeliverySchemaObject = z.object({
   delivery_id: id(),
   delivery_no: z.string().max(DELIVERY_NO_MAX_LENGTH).describe('{location code}-DN-{year}-{sequence}, per series.'),
@@ -123,7 +114,6 @@ const DeliverySchemaObject = z.object({
   status: DeliveryRecordStatusSchema,
   cancellation_reason: z.string().max(DELIVERY_REASON_MAX_LENGTH).nullable(),
   lines: z.array(DeliveryLineSchema).max(MAX_DETAIL_LINES),
-  returns: z.array(DeliveryReturnSchema).max(MAX_DETAIL_LINES).describe('Oldest first.'),
   created_at: dateTime(),
   created_by: z.string().max(200).nullable(),
   updated_at: dateTime(),
@@ -138,7 +128,7 @@ export const DELIVERY_LIST_LIMIT_DEFAULT = 50;
 
 /** The keyset cursor of GET /deliveries: the last row's delivery date and id (newest first). */
 const DeliveryCursorSchema = z.object({ k: calendarDate(), i: id() }).strict();
-export type DeliveryCursor = z.infer<typeof DeliveryCursorSchema>;
+type DeliveryCursor = z.infer<typeof DeliveryCursorSchema>;
 export const encodeDeliveryCursor = (cursor: DeliveryCursor): string => toBase64Url(JSON.stringify(cursor));
 export const decodeDeliveryCursor = (value: string): DeliveryCursor | undefined => {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) return undefined;
@@ -177,7 +167,6 @@ export const ListDeliveriesQuerySchema = z.object({
     .describe('Opaque: the next_cursor of the previous page, with the same filters.'),
 });
 export type ListDeliveriesQuery = z.input<typeof ListDeliveriesQuerySchema>;
-export type ListDeliveriesFilters = z.output<typeof ListDeliveriesQuerySchema>;
 
 export const DeliveryPageSchema = z.object({
   items: z.array(DeliverySchema).max(DELIVERY_LIST_LIMIT_MAX).describe('Newest delivery date first, then id.'),
@@ -188,8 +177,6 @@ export type RecordDeliveryBody = z.infer<typeof RecordDeliveryBodySchema>;
 export type CancelDeliveryBody = z.infer<typeof CancelDeliveryBodySchema>;
 export type RecordReturnBody = z.infer<typeof RecordReturnBodySchema>;
 export type Delivery = z.infer<typeof DeliverySchema>;
-export type DeliveryLine = z.infer<typeof DeliveryLineSchema>;
-export type DeliveryReturn = z.infer<typeof DeliveryReturnSchema>;
 export type DeliveryPage = z.infer<typeof DeliveryPageSchema>;
 
 const DeliveryNotFound = describedError("Not found: no such delivery (or order) in the caller's locations.");

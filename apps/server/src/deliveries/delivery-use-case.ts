@@ -1,4 +1,5 @@
-import type { Delivery } from '@sales-order/contract';
+import type { Delivery, ListDeliveriesQuerySchema } from '@sales-order/contract';
+import type { z } from 'zod';
 
 import type { AccessContext } from '../auth/access-context.js';
 import type { TransactionPort } from '../db/transactions.js';
@@ -20,3 +21,6 @@ export interface DeliveryWriteRequest {
   expected?: Expected;
   idempotency?: IdempotencyGuard<Delivery>;
 }
+
+/** GET /deliveries' query as the contract reads it (cursor decoded). */
+export type ListDeliveriesFilters = z.output<typeof ListDeliveriesQuerySchema>;

@@ -1,13 +1,8 @@
-import type {
-  CancelDeliveryBody,
-  ListDeliveriesFilters,
-  RecordDeliveryBody,
-  RecordReturnBody,
-} from '@sales-order/contract';
+import type { CancelDeliveryBody, RecordDeliveryBody, RecordReturnBody } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
 import { cancelDelivery } from './cancel-delivery.js';
-import type { DeliveryDeps, DeliveryWriteRequest } from './delivery-use-case.js';
+import type { DeliveryDeps, DeliveryWriteRequest, ListDeliveriesFilters } from './delivery-use-case.js';
 import { getDelivery, listDeliveries, listOrderDeliveries } from './read-deliveries.js';
 import { recordDelivery } from './record-delivery.js';
 import { recordReturn } from './record-return.js';

@@ -1,14 +1,9 @@
-import {
-  type Delivery,
-  type DeliveryPage,
-  encodeDeliveryCursor,
-  type ListDeliveriesFilters,
-} from '@sales-order/contract';
+import { type Delivery, type DeliveryPage, encodeDeliveryCursor } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
 import { notFound } from '../errors/domain-error.js';
-import type { DeliveryDeps } from './delivery-use-case.js';
+import type { DeliveryDeps, ListDeliveriesFilters } from './delivery-use-case.js';
 import { deliveryStore } from './store/delivery-store.js';
 
 /** GET /deliveries/{id}: a delivery of an order in the caller's locations (404 otherwise). */

@@ -3,8 +3,8 @@ import { jsonDate, jsonDateTime, jsonDecimal } from '../../orders/store/order-re
 
 /**
  * A delivery's read shape (the contract's DeliverySchema) as json built by PostgreSQL, of the row
- * `dv` (deliveries, bounded by the embedding statement's scope): its lines in line order and its
- * returns oldest first. The one fragment GET, the lists, the writes' answers and the events use.
+ * `dv` (deliveries, bounded by the embedding statement's scope), its lines in line order (each with
+ * what came back of it). The one fragment GET, the lists, the writes' answers and the events use.
  */
 export const deliveryReadShape = Prisma.sql`(
   SELECT row_to_json(shape) FROM (SELECT
@@ -15,14 +15,5 @@ export const deliveryReadShape = Prisma.sql`(
       CROSS JOIN LATERAL (SELECT dl.id AS delivery_line_id, dl.sales_order_detail_id, dl.product_id,
         ${jsonDecimal('dl.quantity')} AS quantity, ${jsonDecimal('dl.returned_quantity')} AS returned_quantity) line
       WHERE dl.delivery_id = dv.id ORDER BY dl.line_no)) AS lines,
-    array_to_json(ARRAY(
-      SELECT back FROM delivery_returns rt
-      CROSS JOIN LATERAL (SELECT rt.id AS return_id, ${jsonDate('rt.return_date')} AS return_date, rt.reason,
-        array_to_json(ARRAY(
-          SELECT returned FROM delivery_return_lines rl
-          CROSS JOIN LATERAL (SELECT rl.delivery_line_id, ${jsonDecimal('rl.quantity')} AS quantity) returned
-          WHERE rl.return_id = rt.id ORDER BY rl.id)) AS lines,
-        ${jsonDateTime('rt.created_at')} AS created_at, rt.created_by) back
-      WHERE rt.delivery_id = dv.id ORDER BY rt.id)) AS returns,
     ${jsonDateTime('dv.created_at')} AS created_at, dv.created_by, ${jsonDateTime('dv.updated_at')} AS updated_at
   ) shape)`;

@@ -1,10 +1,4 @@
-import type {
-  Delivery,
-  DeliveryCursor,
-  DeliveryEventType,
-  HistoryChanges,
-  OrderDeliveryStatus,
-} from '@sales-order/contract';
+import type { Delivery, DeliveryEventType, HistoryChanges, OrderDeliveryStatus } from '@sales-order/contract';
 
 import type { Scope } from '../../auth/scope.js';
 import { type Db, type Reader, readRows } from '../../db/transactions.js';
@@ -43,6 +37,12 @@ export interface LockedDelivery {
   status: 'recorded' | 'cancelled';
   delivery_date: string;
   lines: { id: number; sales_order_detail_id: number; quantity: string; returned_quantity: string }[];
+}
+
+/** Where a page of GET /deliveries ends: its last delivery's date and id. */
+export interface DeliveryCursor {
+  k: string;
+  i: number;
 }
 
 /** The number series of a delivery: its order's location and the financial year of its date. */
