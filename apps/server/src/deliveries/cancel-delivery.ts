@@ -2,6 +2,7 @@ import { type CancelDeliveryBody, type Delivery, DeliveryCode, LifecycleCode } f
 
 import { stateConflict } from '../errors/domain-error.js';
 import { historyTotals } from '../orders/order-history.js';
+import { toDecimal } from '../shared/money.js';
 import { deliveryHistoryChanges, quantitiesByLine } from './delivery-rules.js';
 import type { DeliveryDeps, DeliveryWriteRequest } from './delivery-use-case.js';
 import { lockDeliveryOrder } from './lock-delivery-order.js';
@@ -32,7 +33,7 @@ export const cancelDelivery = (
         },
       ]);
     }
-    if (delivery.lines.some((line) => Number(line.returned_quantity) !== 0)) {
+    if (delivery.lines.some((line) => !toDecimal(line.returned_quantity).isZero())) {
       throw stateConflict('The delivery has returns', [
         {
           path: 'status',
