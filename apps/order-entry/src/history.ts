@@ -18,6 +18,9 @@ const ACTIONS: Record<HistoryEntry['action'], string> = {
   cancel: 'Cancelled',
   close: 'Closed',
   amend: 'Created as an amendment',
+  deliver: 'Delivery recorded',
+  cancel_delivery: 'Delivery cancelled',
+  return: 'Goods returned',
 };
 
 /** Fields holding the id of a master record: shown by the record's name. */

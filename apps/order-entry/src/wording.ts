@@ -160,6 +160,16 @@ export const WORDING = {
   not_by_delivery_date: 'By delivery date a report shows only what was delivered and returned',
   report_too_large: 'That report has too many rows to download: choose a shorter period or fewer groups',
 
+  // Deliveries (not on this page; worded for completeness, and for the cancel of an order).
+  order_not_deliverable: 'Only a confirmed order takes deliveries',
+  over_delivery: 'That is more than the line still has to deliver',
+  unknown_order_line: 'That line is not a line of this order',
+  unknown_delivery_line: 'That line is not a line of this delivery',
+  return_exceeds_delivered: 'That is more than was delivered on that line',
+  delivery_has_returns: 'Goods came back against this delivery: it cannot be cancelled',
+  order_has_deliveries: 'Goods were delivered against this order: it cannot be cancelled',
+  date_out_of_range: 'That date is outside what is allowed (not in the future, not before what it follows)',
+
   // API keys (not on this page; worded for completeness).
   permission_not_held: `A key cannot be given a permission you do not have yourself. ${ASK_ADMIN}`,
   location_not_held: `A key cannot reach a location you cannot reach yourself. ${ASK_ADMIN}`,

@@ -3,6 +3,7 @@ import type { ListEventsFilters, SalesReportFilters } from '@sales-order/contrac
 import { createApiKeyManagement } from './api-keys/api-key-management.js';
 import type { AccessContext } from './auth/access-context.js';
 import type { TransactionPort } from './db/transactions.js';
+import { createDeliveryUseCases } from './deliveries/delivery-use-cases.js';
 import type { EventProcessing } from './events/event-processing.js';
 import { listEvents } from './events/feed.js';
 import { createWebhookDeliveries } from './events/webhook-deliveries.js';
@@ -32,6 +33,7 @@ export const createServices = (
   transactions: TransactionPort,
   {
     businessTimeZone,
+    overDeliveryTolerancePercent,
     orderNumberMaxAhead,
     idempotency: idempotencyOptions,
     masterDataCacheTtlMs,
@@ -41,6 +43,7 @@ export const createServices = (
   }: Pick<
     AppConfig,
     | 'businessTimeZone'
+    | 'overDeliveryTolerancePercent'
     | 'orderNumberMaxAhead'
     | 'idempotency'
     | 'masterDataCacheTtlMs'
@@ -87,6 +90,11 @@ export const createServices = (
   };
   return {
     orders,
+    deliveries: createDeliveryUseCases({
+      transactions,
+      tolerancePercent: overDeliveryTolerancePercent,
+      today: () => todayIn(businessTimeZone),
+    }),
     idempotency,
     imports,
     licences: createLicenceService(transactions.db, () => todayIn(businessTimeZone)),

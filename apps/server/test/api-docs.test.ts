@@ -51,6 +51,11 @@ describe('API documentation', () => {
         '/api-keys/{id}/revoke',
         '/api-keys/{id}/history',
         '/reports/sales',
+        '/sales-orders/{id}/deliveries',
+        '/deliveries',
+        '/deliveries/{id}',
+        '/deliveries/{id}/cancel',
+        '/deliveries/{id}/returns',
       ].sort(),
     );
     const operations = Object.values(document.paths).flatMap((item) =>
@@ -96,6 +101,12 @@ describe('API documentation', () => {
         'revokeApiKey',
         'listApiKeyHistory',
         'getSalesReport',
+        'recordDelivery',
+        'listOrderDeliveries',
+        'listDeliveries',
+        'getDelivery',
+        'cancelDelivery',
+        'recordReturn',
       ].sort(),
     );
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([

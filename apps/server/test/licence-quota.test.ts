@@ -106,6 +106,13 @@ describe('licence quota: what the lines copy of their order stays right', () => 
   it('a cancelled or closed order, a deleted one and a delete the host undoes', async () => {
     const id = await placeOrder(20);
     expect(await used()).toBe('29.501');
+    // Delivered in full, so the close short-closes nothing: a closed order holds what it delivered.
+    const line = (await suite.server.http.get(`/sales-orders/${id}`).expect(200)).body.data.details[0];
+    await suite.server.http
+      .post(`/sales-orders/${id}/deliveries`)
+      .send({ delivery_date: ORDER_DATE, lines: [{ sales_order_detail_id: line.sales_order_detail_id, quantity: 20 }] })
+      .expect(201);
+    expect(await used()).toBe('29.501');
     await suite.server.http.post(`/sales-orders/${id}/close`).expect(200);
     expect(await used()).toBe('29.501');
     // The host cancels it with SQL; then deletes it, and undoes the delete.

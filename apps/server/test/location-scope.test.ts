@@ -112,7 +112,13 @@ describe('location scope', () => {
       .send(`${JSON.stringify(unknownCustomer)}\n`)
       .expect(202);
     const apiKey = await createApiKey(server.database.prisma, ['sales_orders.read'], { name: 'walk' });
+    const delivered = await server.http
+      .post(`/sales-orders/${ctgOrder.id}/deliveries`)
+      .send({ delivery_date: ORDER_DATE, lines: [{ sales_order_detail_id: orderLine.id, quantity: 1 }] })
+      .expect(201);
     const examples = routeExamples({
+      delivery: delivered.body.data.delivery_id as number,
+      deliveryLine: delivered.body.data.lines[0].delivery_line_id as number,
       fixtures,
       location: chattogram.id,
       order: ctgOrder.id,
@@ -140,7 +146,9 @@ describe('location scope', () => {
       expect(Object.keys(route.responses), `${label} answered ${response.status}`).toContain(String(response.status));
       expectNothingOfChattogram(JSON.stringify(response.body) + JSON.stringify(response.headers), label);
       // Any order route given Chattogram's id reads as a missing order: 404, never 403.
-      if (route.path.startsWith('/sales-orders/:id')) expect(response.status, label).toBe(404);
+      if (route.path.startsWith('/sales-orders/:id') || route.path.startsWith('/deliveries/:id')) {
+        expect(response.status, label).toBe(404);
+      }
       // A report about Chattogram's location, asked by a caller limited to Dhaka: empty, never its totals.
       if (name === 'getSalesReport')
         expect(response.body.data, label).toEqual({

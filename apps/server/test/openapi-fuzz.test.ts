@@ -236,6 +236,12 @@ describe('requests generated from the served OpenAPI document', () => {
       revokeApiKey: REQUESTS_PER_OPERATION,
       listApiKeyHistory: REQUESTS_PER_OPERATION,
       getSalesReport: REQUESTS_PER_OPERATION,
+      recordDelivery: REQUESTS_PER_OPERATION,
+      listOrderDeliveries: REQUESTS_PER_OPERATION,
+      listDeliveries: REQUESTS_PER_OPERATION,
+      getDelivery: REQUESTS_PER_OPERATION,
+      cancelDelivery: REQUESTS_PER_OPERATION,
+      recordReturn: REQUESTS_PER_OPERATION,
     });
 
     // Optional fields were exercised too, not only the required ones.

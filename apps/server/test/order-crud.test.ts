@@ -73,6 +73,10 @@ describe('sales order create, read, update and delete through HTTP', () => {
         rate: 455.5,
         amount: 4555,
         remarks: 'Cold chain',
+        delivered_quantity: 0,
+        returned_quantity: 0,
+        pending_quantity: 10,
+        short_closed_quantity: 0,
       },
       {
         sales_order_detail_id: expect.any(Number),
@@ -83,6 +87,10 @@ describe('sales order create, read, update and delete through HTTP', () => {
         rate: 1200,
         amount: 3000,
         remarks: null,
+        delivered_quantity: 0,
+        returned_quantity: 0,
+        pending_quantity: 2.5,
+        short_closed_quantity: 0,
       },
     ]);
     expect(order.other_charges).toEqual([
@@ -118,6 +126,7 @@ describe('sales order create, read, update and delete through HTTP', () => {
         'port_name',
         'customer_reference',
         'delivery_date',
+        'delivery_status',
       ].sort(),
     );
   });
@@ -173,6 +182,10 @@ describe('sales order create, read, update and delete through HTTP', () => {
         rate: 99.99,
         amount: 399.96,
         remarks: null,
+        delivered_quantity: 0,
+        returned_quantity: 0,
+        pending_quantity: 4,
+        short_closed_quantity: 0,
       },
     ]);
     expect(

@@ -14,6 +14,7 @@ type Item = {
   grand_total: number;
   line_count: number;
   version: number;
+  delivery_status: string;
   deleted_at: string | null;
 };
 
@@ -154,6 +155,7 @@ describe('GET /sales-orders', () => {
       customer_reference: null,
       remarks: 'host numbered',
       delivery_date: null,
+      delivery_status: 'not_delivered',
     });
     expect(page.items[0]!.sales_order_no).toBe('HOST_REF-7');
   });
@@ -228,6 +230,8 @@ describe('GET /sales-orders', () => {
       grand_total: (a: Item, b: Item) => a.grand_total - b.grand_total,
       sales_order_no: (a: Item, b: Item) =>
         a.sales_order_no < b.sales_order_no ? -1 : a.sales_order_no > b.sales_order_no ? 1 : 0,
+      delivery_status: (a: Item, b: Item) =>
+        a.delivery_status < b.delivery_status ? -1 : a.delivery_status > b.delivery_status ? 1 : 0,
     };
     // Two orders share a date and three a grand total of 100: the id decides between them.
     for (const sort of ListSortSchema.options) {

@@ -108,6 +108,11 @@ describe('order reads: one statement each', () => {
         rate: Number(line.rate),
         amount: Number(line.amount),
         remarks: line.remarks,
+        // Nothing delivered yet: everything ordered is pending.
+        delivered_quantity: 0,
+        returned_quantity: 0,
+        pending_quantity: Number(line.quantity),
+        short_closed_quantity: 0,
       })),
     );
     expect(order.other_charges).toEqual(

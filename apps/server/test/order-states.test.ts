@@ -217,13 +217,14 @@ describe('order lifecycle: states and transitions', () => {
       other_charges: [],
     });
     /** What validate-licence says a further 30 would do. */
-    const warningsFor30 = async (productId: number) =>
+    const warningsFor = async (productId: number, quantity: number) =>
       (
         await http()
           .post('/sales-orders/validate-licence')
-          .send({ sales_order_date: ORDER_DATE, sales_order_details: [{ product_id: productId, quantity: 30 }] })
+          .send({ sales_order_date: ORDER_DATE, sales_order_details: [{ product_id: productId, quantity }] })
           .expect(200)
       ).body.data.warnings as { code: string }[];
+    const warningsFor30 = (productId: number) => warningsFor(productId, 30);
 
     it('only confirmed and closed orders consume it: a draft and a cancelled order do not', async () => {
       const product = await licensedProduct();
@@ -233,8 +234,18 @@ describe('order lifecycle: states and transitions', () => {
       await transition(id, 'confirm').expect(200);
       expect(await warningsFor30(product.id)).toEqual([expect.objectContaining({ code: 'quantity_exceeds_licence' })]);
 
+      // A close short-closes what was not delivered: a closed order holds only its net delivered
+      // quantity (here 60 of the 80): 30 more fit in the 100, 41 do not.
+      const lineId = (await read(id)).details[0].sales_order_detail_id;
+      await http()
+        .post(`/sales-orders/${id}/deliveries`)
+        .send({ delivery_date: ORDER_DATE, lines: [{ sales_order_detail_id: lineId, quantity: 60 }] })
+        .expect(201);
       await transition(id, 'close').expect(200);
-      expect(await warningsFor30(product.id)).toEqual([expect.objectContaining({ code: 'quantity_exceeds_licence' })]);
+      expect(await warningsFor30(product.id)).toEqual([]);
+      expect(await warningsFor(product.id, 41)).toEqual([
+        expect.objectContaining({ code: 'quantity_exceeds_licence' }),
+      ]);
 
       const other = await licensedProduct();
       const cancelled = await create(lineOf(other.id, 80));

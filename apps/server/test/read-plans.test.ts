@@ -111,6 +111,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('read plans with 200,000 orders 
     '-grand_total': { s: '-grand_total', k: '5000.00', i: 100_000 },
     grand_total: { s: 'grand_total', k: '5000.00', i: 100_000 },
     sales_order_no: { s: 'sales_order_no', k: 'BLK-0100000', i: 100_000 },
+    delivery_status: { s: 'delivery_status', k: 'not_delivered', i: 100_000 },
+    '-delivery_status': { s: '-delivery_status', k: 'partly_delivered', i: 100_000 },
   };
 
   it('walks an index for every sort, first page and later pages alike: no sequential scan, no sort', async () => {

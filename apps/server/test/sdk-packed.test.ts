@@ -111,9 +111,15 @@ export const problems = (error: unknown): ErrorDetail[] => {
 // Optional members given as possibly undefined values, as under exactOptionalPropertyTypes they come.
 export const resume = async (after: string | undefined, limit?: number) => {
   const feed = client.events({ after, limit, types: undefined });
-  // Every kind of event: an order's, (for a caller holding api_keys.manage) an API key's or an import's, by type.
+  // Every kind of event: an order's, (for a caller holding api_keys.manage) an API key's, an import's or a delivery's, by type.
   for await (const event of feed)
-    void ('sales_order_id' in event ? event.sales_order_id : 'api_key_id' in event ? event.api_key_id : event.import_id);
+    void ('sales_order_id' in event
+      ? event.sales_order_id
+      : 'api_key_id' in event
+        ? event.api_key_id
+        : 'import_id' in event
+          ? event.import_id
+          : event.delivery_id);
   const page = await client.listEvents({ after, limit });
   const cursor: string | undefined = feed.cursor;
   return [cursor, page.next_cursor];

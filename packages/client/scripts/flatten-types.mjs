@@ -73,6 +73,24 @@ for (let missing = true; missing;) {
   }
 }
 if (names.length === 0) throw new Error(`no types exported by ${entry}`);
+
+// An object type written out in full where the contract names it (an order inside its event, a
+// delivery inside a page) is written as that name instead: the same text, once. Whitespace is
+// collapsed first, so that a type reads the same at any depth; longest first, so that an outer
+// type is named before the types inside it; never inside its own definition. The check below
+// proves each result is still the contract's type.
+const collapsed = lines.map((line) => line.replace(/\s+/g, ' '));
+const named = names
+  .map((name, index) => ({ name, text: collapsed[index].slice(`export type ${name} = `.length, -1) }))
+  .filter(({ text }) => text.startsWith('{') && text.length > 120)
+  .sort((a, b) => b.text.length - a.text.length);
+for (const { name, text } of named) {
+  collapsed.forEach((line, index) => {
+    if (index < names.length && names[index] === name) return;
+    collapsed[index] = line.split(text).join(name);
+  });
+}
+lines.splice(0, lines.length, ...collapsed);
 mkdirSync(path.join(root, 'src', 'generated'), { recursive: true });
 writeFileSync(
   path.join(root, 'src', 'generated', 'contract-types.ts'),

@@ -21,7 +21,8 @@ export class SalesOrderApiError extends Error {
 
 /**
  * 409: the order's status does not allow the call (`details[].code` `invalid_transition`,
- * `order_not_editable`, `order_not_deletable`), or a request with the same Idempotency-Key is
+ * `order_not_editable`, `order_not_deletable`; for deliveries `order_not_deliverable`,
+ * `delivery_has_returns`, `order_has_deliveries`), or a request with the same Idempotency-Key is
  * still running (after the client's retries).
  */
 export class SalesOrderConflictError extends SalesOrderApiError {

@@ -1,4 +1,5 @@
 import { apiKeyMethods } from './api-keys.js';
+import { deliveryMethods } from './deliveries.js';
 import { eventMethods } from './events.js';
 import { importMethods } from './imports.js';
 import type { SalesOrderClientOptions } from './options.js';
@@ -26,6 +27,7 @@ export {
   AccessCode,
   ApiKeyCode,
   AuthenticationCode,
+  DeliveryCode,
   DETAIL_CODES,
   ErrorCode,
   EVENT_SUBJECTS,
@@ -59,6 +61,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
     ...importMethods(context),
     ...apiKeyMethods(context),
     ...reportMethods(context),
+    ...deliveryMethods(context),
   };
 };
 

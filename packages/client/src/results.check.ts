@@ -53,6 +53,12 @@ export const RESULT_ROUTES = {
   renameApiKey: 'updateApiKey',
   rotateApiKey: 'rotateApiKey',
   revokeApiKey: 'revokeApiKey',
+  recordDelivery: 'recordDelivery',
+  getDelivery: 'getDelivery',
+  listOrderDeliveries: 'listOrderDeliveries',
+  listDeliveries: 'listDeliveries',
+  cancelDelivery: 'cancelDelivery',
+  recordReturn: 'recordReturn',
 } as const satisfies Partial<Record<keyof SalesOrderClient, keyof ApiContract>>;
 
 /**
@@ -99,6 +105,12 @@ export const RESULTS_ARE_THE_ROUTES: {
   renameApiKey: true,
   rotateApiKey: true,
   revokeApiKey: true,
+  recordDelivery: true,
+  getDelivery: true,
+  listOrderDeliveries: true,
+  listDeliveries: true,
+  cancelDelivery: true,
+  recordReturn: true,
 };
 
 /** The iterators yield the items of their route's pages. */
@@ -107,7 +119,8 @@ export const ITEMS_ARE_THE_ROUTES: {
   salesOrderHistory: Same<ItemOf<'salesOrderHistory'>, RouteData<'getSalesOrderHistory'>['entries'][number]>;
   apiKeys: Same<ItemOf<'apiKeys'>, RouteData<'listApiKeys'>['items'][number]>;
   apiKeyHistory: Same<ItemOf<'apiKeyHistory'>, RouteData<'listApiKeyHistory'>['items'][number]>;
-} = { salesOrders: true, salesOrderHistory: true, apiKeys: true, apiKeyHistory: true };
+  deliveries: Same<ItemOf<'deliveries'>, RouteData<'listDeliveries'>['items'][number]>;
+} = { salesOrders: true, salesOrderHistory: true, apiKeys: true, apiKeyHistory: true, deliveries: true };
 
 /** Every route of the contract has a method. */
 export const EVERY_ROUTE_HAS_A_METHOD: Same<

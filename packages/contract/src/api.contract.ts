@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 
 import { apiKeysContract } from './api-keys.js';
+import { deliveriesContract } from './deliveries.js';
 import { eventsContract } from './events.js';
 import { importsContract } from './imports.js';
 import { reportsContract } from './reports.js';
@@ -17,7 +18,8 @@ export type ApiContract = typeof salesOrdersContract &
   typeof webhookEndpointsContract &
   typeof importsContract &
   typeof apiKeysContract &
-  typeof reportsContract;
+  typeof reportsContract &
+  typeof deliveriesContract;
 
 /** Every route of the service, one contract per resource: what the OpenAPI document describes. */
 export const apiContract: ApiContract = initContract().router({
@@ -27,4 +29,5 @@ export const apiContract: ApiContract = initContract().router({
   ...importsContract,
   ...apiKeysContract,
   ...reportsContract,
+  ...deliveriesContract,
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { ApiKeyCode } from './api-keys.js';
 import { SchemaIssueCode } from './common.js';
+import { DeliveryCode } from './deliveries.js';
 import { ValidationCode } from './errors.js';
 import { FeedCode } from './events.js';
 import { ImportCode } from './imports.js';
@@ -96,6 +97,7 @@ const DETAIL_CODE_GROUPS = [
   ImportCode,
   ApiKeyCode,
   ReportCode,
+  DeliveryCode,
   AuthenticationCode,
   AccessCode,
   RequestCode,

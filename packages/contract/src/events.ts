@@ -3,11 +3,12 @@ import { z } from 'zod';
 
 import { ApiKeyHistoryEntrySchema, ApiKeySchema } from './api-keys.js';
 import { dateTime, documented, fromBase64Url, id, idParam, MAX_ID, queryInteger, toBase64Url } from './common.js';
+import { DeliverySchema } from './deliveries.js';
 import { successEnvelope } from './envelope.js';
 import { CommonErrorResponses, describedError } from './errors.js';
 import { ImportSchema } from './imports.js';
 import { Permission } from './permissions.js';
-import { SalesOrderSchema } from './sales-order.js';
+import { OrderDeliveryStatusSchema, SalesOrderSchema } from './sales-order.js';
 
 /**
  * Events: one per change of an order or an API key, and one per import that ends (completed or failed), written in the change's own transaction (the
@@ -37,6 +38,9 @@ export const API_KEY_EVENT_TYPES = [
 /** The events of an import: one when it ends completed (every order tried) or failed (it could not go on); none for a cancel. */
 export const IMPORT_EVENT_TYPES = ['import.completed', 'import.failed'] as const;
 
+/** The events of a delivery: recorded, cancelled, and each return against it. */
+export const DELIVERY_EVENT_TYPES = ['delivery.recorded', 'delivery.cancelled', 'delivery.returned'] as const;
+
 /**
  * What an event can be about, its **subject**: the part of its type before the dot
  * (`sales_order.created` is about a sales order). Each kind says which permission a reader needs
@@ -51,11 +55,17 @@ export const EVENT_SUBJECTS = {
   sales_order: { types: SALES_ORDER_EVENT_TYPES, permission: null },
   api_key: { types: API_KEY_EVENT_TYPES, permission: Permission.apiKeysManage },
   import: { types: IMPORT_EVENT_TYPES, permission: Permission.import },
+  delivery: { types: DELIVERY_EVENT_TYPES, permission: null },
 } as const satisfies Record<string, { types: readonly string[]; permission: Permission | null }>;
 export type EventSubject = keyof typeof EVENT_SUBJECTS;
 
 /** Every type of event. */
-export const EVENT_TYPES = [...SALES_ORDER_EVENT_TYPES, ...API_KEY_EVENT_TYPES, ...IMPORT_EVENT_TYPES] as const;
+export const EVENT_TYPES = [
+  ...SALES_ORDER_EVENT_TYPES,
+  ...API_KEY_EVENT_TYPES,
+  ...IMPORT_EVENT_TYPES,
+  ...DELIVERY_EVENT_TYPES,
+] as const;
 
 export const EventTypeSchema = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof EventTypeSchema>;
@@ -65,6 +75,8 @@ export const ApiKeyEventTypeSchema = z.enum(API_KEY_EVENT_TYPES);
 export type ApiKeyEventType = z.infer<typeof ApiKeyEventTypeSchema>;
 export const ImportEventTypeSchema = z.enum(IMPORT_EVENT_TYPES);
 export type ImportEventType = z.infer<typeof ImportEventTypeSchema>;
+export const DeliveryEventTypeSchema = z.enum(DELIVERY_EVENT_TYPES);
+export type DeliveryEventType = z.infer<typeof DeliveryEventTypeSchema>;
 
 /** The subject an event of this type is about. */
 export const subjectOfEventType = (type: EventType): EventSubject => type.slice(0, type.indexOf('.')) as EventSubject;
@@ -156,11 +168,35 @@ export interface ImportEventSchema extends ImportEventSchemaObject {}
 export const ImportEventSchema: ImportEventSchema = ImportEventSchemaObject;
 export type ImportEvent = z.infer<typeof ImportEventSchema>;
 
-/** Any event of the feed (an order's, an API key's, an import's), by `type`. */
+/**
+ * A delivery's change, as the feed answers it: seen by exactly those who may read its order (its
+ * location). `version` is the order's after the change (each delivery, cancellation and return
+ * is a new version of the order).
+ */
+const DeliveryEventSchemaObject = z.object({
+  id: eventId(),
+  type: DeliveryEventTypeSchema,
+  occurred_at: occurredAt(),
+  delivery_id: id(),
+  version: version(),
+  data: z.object({
+    delivery: DeliverySchema.describe('The delivery as GET /deliveries/{id} read it right after the change.'),
+    sales_order_id: id(),
+    delivery_status: OrderDeliveryStatusSchema.describe("The order's delivery status after the change."),
+  }),
+});
+type DeliveryEventSchemaObject = typeof DeliveryEventSchemaObject;
+/** Named, like SalesOrderEventSchema. */
+export interface DeliveryEventSchema extends DeliveryEventSchemaObject {}
+export const DeliveryEventSchema: DeliveryEventSchema = DeliveryEventSchemaObject;
+export type DeliveryEvent = z.infer<typeof DeliveryEventSchema>;
+
+/** Any event of the feed (an order's, an API key's, an import's, a delivery's), by `type`. */
 export const FeedEventSchema = z.discriminatedUnion('type', [
   SalesOrderEventSchema,
   ApiKeyEventSchema,
   ImportEventSchema,
+  DeliveryEventSchema,
 ]);
 export type FeedEvent = z.infer<typeof FeedEventSchema>;
 

@@ -1,6 +1,7 @@
 export * from './api.contract.js';
 export * from './api-keys.js';
 export * from './common.js';
+export * from './deliveries.js';
 export * from './detail-codes.js';
 export * from './dropdown.js';
 export * from './envelope.js';

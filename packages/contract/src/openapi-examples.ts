@@ -66,6 +66,10 @@ const order: SalesOrder = {
       rate: 33.3333,
       amount: 100,
       remarks: null,
+      delivered_quantity: 0,
+      returned_quantity: 0,
+      pending_quantity: 3,
+      short_closed_quantity: 0,
     },
     {
       sales_order_detail_id: 7,
@@ -76,6 +80,10 @@ const order: SalesOrder = {
       rate: 1260,
       amount: 630,
       remarks: 'half bag',
+      delivered_quantity: 0,
+      returned_quantity: 0,
+      pending_quantity: 0.5,
+      short_closed_quantity: 0,
     },
   ],
   other_charges: [{ other_charge_id: 3, description: 'Carriage', amount: 150 }],
@@ -94,6 +102,7 @@ const order: SalesOrder = {
   port_name: null,
   customer_reference: 'PO-2026-118',
   delivery_date: '2026-11-28',
+  delivery_status: 'not_delivered',
 };
 
 const confirmed: SalesOrder = {
@@ -229,6 +238,7 @@ const page: SalesOrderPage = {
       customer_reference: order.customer_reference,
       remarks: order.remarks,
       delivery_date: order.delivery_date,
+      delivery_status: order.delivery_status,
       line_count: order.details.length,
       deleted_at: null,
     },

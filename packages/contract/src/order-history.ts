@@ -14,8 +14,11 @@ const SUBJECT_MAX_LENGTH = 200;
 /** GET /sales-orders/{id}/history: one entry per change of an order. */
 
 export const HistoryActionSchema = z
-  .enum(['create', 'update', 'delete', 'confirm', 'cancel', 'close', 'amend'])
-  .describe('amend: the first entry of an order made by amending a cancelled one (amended_from_id names it).');
+  .enum(['create', 'update', 'delete', 'confirm', 'cancel', 'close', 'amend', 'deliver', 'cancel_delivery', 'return'])
+  .describe(
+    'amend: the first entry of an order made by amending a cancelled one (amended_from_id names it). deliver, ' +
+      'cancel_delivery, return: a delivery recorded, cancelled, or goods returned (`fields` names the delivery_no).',
+  );
 
 const changeValue = () => z.union([z.string().max(ORDER_REMARKS_MAX_LENGTH), z.number()]).nullable();
 

@@ -22,7 +22,7 @@ import {
   toBase64Url,
 } from './common.js';
 import { SALES_ORDER_STATUSES, type SalesOrderStatus } from './order-lifecycle.js';
-import { SalesOrderSchema } from './sales-order.js';
+import { ORDER_DELIVERY_STATUSES, type OrderDeliveryStatus, SalesOrderSchema } from './sales-order.js';
 
 /**
  * GET /sales-orders: filters, sorts, the opaque keyset cursor and the page. The cursor is
@@ -46,12 +46,14 @@ export const ListSortSchema = z
     '-grand_total',
     'grand_total',
     'sales_order_no',
+    'delivery_status',
+    '-delivery_status',
   ])
   .describe('Sort key; "-" means descending. The order id breaks ties, in the same direction.');
 export type ListSort = z.infer<typeof ListSortSchema>;
 
 /** The column a sort orders by, without its direction. */
-export type ListSortKey = 'sales_order_date' | 'updated_at' | 'grand_total' | 'sales_order_no';
+export type ListSortKey = 'sales_order_date' | 'updated_at' | 'grand_total' | 'sales_order_no' | 'delivery_status';
 
 export const sortKeyOf = (sort: ListSort): ListSortKey => sort.replace(/^-/, '') as ListSortKey;
 
@@ -92,6 +94,9 @@ export const ListCursorSchema = z.discriminatedUnion('s', [
       i: id(),
     })
     .strict(),
+  z
+    .object({ s: z.enum(['delivery_status', '-delivery_status']), k: z.enum(ORDER_DELIVERY_STATUSES), i: id() })
+    .strict(),
 ]);
 export type ListCursor = z.infer<typeof ListCursorSchema>;
 
@@ -120,6 +125,11 @@ const moneyBound = () =>
 const PREFIX_TEXT = /^[A-Za-z0-9/_.-]{1,50}$/;
 
 const STATUS_LIST = new RegExp(`^(?:${SALES_ORDER_STATUSES.join('|')})(?:,(?:${SALES_ORDER_STATUSES.join('|')}))*$`);
+
+const DELIVERY_STATUS_ALTERNATIVES = ORDER_DELIVERY_STATUSES.join('|');
+const DELIVERY_STATUS_LIST = new RegExp(
+  `^(?:${DELIVERY_STATUS_ALTERNATIVES})(?:,(?:${DELIVERY_STATUS_ALTERNATIVES}))*$`,
+);
 
 /** One or more statuses, comma-separated (`confirmed,closed`), each at most once in effect. */
 const statusList = () =>
@@ -169,6 +179,19 @@ export const OrderFilterFields = z.object({
   updated_since: dateTimeInput().optional().describe('Orders whose updated_at is at or after this instant.'),
   status: statusList().optional(),
   include_deleted: queryBoolean().describe('true: soft-deleted orders too, with their deleted_at (default false).'),
+  delivery_status: documented(z.string().max(60), { pattern: DELIVERY_STATUS_LIST.source })
+    .transform((value, ctx) => {
+      if (!DELIVERY_STATUS_LIST.test(value)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `must be one or more of ${ORDER_DELIVERY_STATUSES.join(', ')}, comma-separated`,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(value.split(','))] as OrderDeliveryStatus[];
+    })
+    .optional()
+    .describe(`Orders in any of these delivery statuses, comma-separated: ${ORDER_DELIVERY_STATUSES.join(', ')}.`),
 });
 
 export const ListSalesOrdersQuerySchema = OrderFilterFields.extend({
@@ -229,6 +252,7 @@ export const SalesOrderListItemSchema = SalesOrderSchema.pick({
   customer_reference: true,
   remarks: true,
   delivery_date: true,
+  delivery_status: true,
 }).extend({
   line_count: z.number().int().min(0).max(MAX_DETAIL_LINES),
   deleted_at: dateTime().nullable().describe('Set on soft-deleted orders (only listed with include_deleted=true).'),

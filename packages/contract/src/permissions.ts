@@ -29,6 +29,8 @@ export const Permission = {
   apiKeysManage: 'api_keys.manage',
   /** GET /reports/sales: totals of the orders in the caller's scope (without reading any order itself). */
   reportsRead: 'reports.read',
+  /** Deliveries: record, cancel, return (with sales_orders.read). */
+  deliveriesWrite: 'deliveries.write',
   /** Grants every permission. */
   all: '*',
 } as const;

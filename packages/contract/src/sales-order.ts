@@ -151,7 +151,20 @@ export const SalesOrderDetailSchema = z.object({
   rate: z.number(),
   amount: z.number(),
   remarks: z.string().max(LINE_REMARKS_MAX_LENGTH).nullable(),
+  delivered_quantity: z.number().describe('Everything on its recorded deliveries, before returns.'),
+  returned_quantity: z.number().describe('What came back of it (returns against its deliveries).'),
+  pending_quantity: z
+    .number()
+    .describe('quantity - (delivered - returned) - short_closed, never below 0: what is still to deliver.'),
+  short_closed_quantity: z.number().describe('What a close left undelivered (pending when the order was closed).'),
 });
+
+/** How much of an order has left the depot, net of returns, decided on exact quantities. */
+export const ORDER_DELIVERY_STATUSES = ['not_delivered', 'partly_delivered', 'delivered'] as const;
+export const OrderDeliveryStatusSchema = z
+  .enum(ORDER_DELIVERY_STATUSES)
+  .describe('delivered: no line has anything pending; partly_delivered: something delivered net of returns.');
+export type OrderDeliveryStatus = z.infer<typeof OrderDeliveryStatusSchema>;
 
 export const OtherChargeSchema = z.object({
   other_charge_id: id(),
@@ -198,6 +211,7 @@ const SalesOrderSchemaObject = z.object({
   port_name: name().nullable(),
   customer_reference: z.string().max(CUSTOMER_REFERENCE_MAX_LENGTH).nullable(),
   delivery_date: z.string().max(10).regex(new RegExp(CALENDAR_DATE_PATTERN)).nullable().describe('YYYY-MM-DD'),
+  delivery_status: OrderDeliveryStatusSchema,
 });
 
 type SalesOrderSchemaObject = typeof SalesOrderSchemaObject;

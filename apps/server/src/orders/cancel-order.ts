@@ -1,5 +1,6 @@
-import type { CancelSalesOrderBody, SalesOrder } from '@sales-order/contract';
+import { type CancelSalesOrderBody, DeliveryCode, type SalesOrder } from '@sales-order/contract';
 
+import { stateConflict } from '../errors/domain-error.js';
 import { changesOfTransition } from './order-history.js';
 import { historyTotals } from './order-history.js';
 import { runTransition, type TransitionRequest } from './order-transition.js';
@@ -14,6 +15,13 @@ export const cancelOrder = (
   request: TransitionRequest,
 ): Promise<SalesOrder> =>
   runTransition(deps, id, 'cancel', request, async (tx, order) => {
+    // Under the order's lock, which deliveries and returns take first: what is delivered stays so.
+    if (await orderWriteStore.hasNetDeliveries(tx, id)) {
+      const message = 'goods were delivered against this order (net of returns): take them back first';
+      throw stateConflict('The order has deliveries', [
+        { path: 'status', message, code: DeliveryCode.orderHasDeliveries, current_status: order.status },
+      ]);
+    }
     return orderWriteStore.writeTransition(tx, id, 'cancelled', {
       action: 'cancel',
       actor: request.access.subject,

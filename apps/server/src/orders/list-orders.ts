@@ -32,6 +32,7 @@ export const orderFilterOf = (access: AccessContext, query: OrderFilters): Order
   maxTotal: query.max_total,
   updatedSince: query.updated_since,
   statuses: query.status,
+  deliveryStatuses: query.delivery_status,
   includeDeleted: query.include_deleted ?? false,
 });
 

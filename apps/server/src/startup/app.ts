@@ -27,6 +27,7 @@ import {
   lockContentionHandler,
   overloadHandler,
 } from '../http/database-unavailable.js';
+import { createDeliveriesRouter } from '../http/deliveries-router.js';
 import { sendRenderedJsonAsIs, success } from '../http/envelope.js';
 import {
   errorHandler,
@@ -220,6 +221,7 @@ export const createApp = ({
     ...createImportsRouter(services),
     ...createApiKeysRouter(services),
     ...createReportsRouter(services),
+    ...createDeliveriesRouter(services),
   });
   createExpressEndpoints(apiContract, routes, api, {
     logInitialization: false,

@@ -42,6 +42,20 @@ const integer = (name: string, fallback: number, min: number, max: number) =>
     return parsed;
   });
 
+/** A percentage from 0 to 100 with at most 2 decimal places, kept as its exact decimal text. */
+const percent = (name: string) =>
+  exactString.transform((value, ctx) => {
+    if (value === undefined) return '0';
+    if (!/^(0|[1-9]\d{0,2})(\.\d{1,2})?$/.test(value) || Number(value) > 100) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `${name} must be a percentage from 0 to 100 (at most 2 decimals)`,
+      });
+      return z.NEVER;
+    }
+    return value;
+  });
+
 /** A URL with one of `protocols`; the message never repeats it (it may hold a password). */
 const url = (protocols: string[], message: string) =>
   optionalString.refine((value) => {
@@ -284,6 +298,7 @@ const EnvironmentSchema = z
     ORDER_NUMBER_MAX_AHEAD: integer('ORDER_NUMBER_MAX_AHEAD', Number(DEFAULT_ORDER_NUMBER_MAX_AHEAD), 0, 1_000_000_000),
     SEED_DEMO_DATA: oneOf(['auto', 'always', 'never'], 'auto'),
     BUSINESS_TIME_ZONE: timeZone,
+    OVER_DELIVERY_TOLERANCE_PERCENT: percent('OVER_DELIVERY_TOLERANCE_PERCENT'),
     // The product design promises callers at least a day to retry with the same key.
     IDEMPOTENCY_TTL_HOURS: integer('IDEMPOTENCY_TTL_HOURS', 24, 24, 24 * 366),
     IDEMPOTENCY_WAIT_SECONDS: integer('IDEMPOTENCY_WAIT_SECONDS', 10, 1, 60),
@@ -426,6 +441,8 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
   orderNumberMaxAhead: value.ORDER_NUMBER_MAX_AHEAD,
   /** Where "today" is: the calendar date the server picks when a request gives none. */
   businessTimeZone: value.BUSINESS_TIME_ZONE,
+  /** How far past its ordered quantity a line may be delivered, net of returns (exact decimal text, percent). */
+  overDeliveryTolerancePercent: value.OVER_DELIVERY_TOLERANCE_PERCENT,
   idempotency: {
     ttlHours: value.IDEMPOTENCY_TTL_HOURS,
     waitSeconds: value.IDEMPOTENCY_WAIT_SECONDS,

@@ -484,6 +484,75 @@ conformance-1,${ids.customerId},${ids.locationId},2026-11-15,${ids.productId},1,
     'get',
     await client.GET('/reports/sales', { params: { query: { group_by: 'location', metrics: 'ordered_quantity' } } }),
   );
+  // Deliveries: of a confirmed order, an over-delivery refused, the reads, a return, a cancel it refuses.
+  const toDeliver = record(
+    'create confirmed',
+    '/sales-orders',
+    'post',
+    await client.POST('/sales-orders', { body: { ...orderBody, status: 'confirmed', acknowledge_warnings: true } }),
+  );
+  const orderPath = {
+    params: { path: { id: (toDeliver.data as { data: { sales_order_id: number } }).data.sales_order_id } },
+  };
+  const read = await client.GET('/sales-orders/{id}', orderPath);
+  const orderLine = (read.data as { data: { details: { sales_order_detail_id: number }[] } }).data.details[0]!;
+  const deliveryBody = (quantity: number) => ({
+    delivery_date: '2026-11-15',
+    reference: 'GP-1',
+    lines: [{ sales_order_detail_id: orderLine.sales_order_detail_id, quantity }],
+  });
+  const delivered = record(
+    'deliver',
+    '/sales-orders/{id}/deliveries',
+    'post',
+    await client.POST('/sales-orders/{id}/deliveries', { ...orderPath, body: deliveryBody(2) }),
+  );
+  const delivery = (delivered.data as { data: { delivery_id: number; lines: { delivery_line_id: number }[] } }).data;
+  const deliveryPath = { params: { path: { id: delivery.delivery_id } } };
+  record(
+    'over-deliver: 422',
+    '/sales-orders/{id}/deliveries',
+    'post',
+    await client.POST('/sales-orders/{id}/deliveries', { ...orderPath, body: deliveryBody(2) }),
+  );
+  record(
+    'deliveries of the order',
+    '/sales-orders/{id}/deliveries',
+    'get',
+    await client.GET('/sales-orders/{id}/deliveries', orderPath),
+  );
+  record(
+    'list deliveries',
+    '/deliveries',
+    'get',
+    await client.GET('/deliveries', { params: { query: { q: 'GP-1', status: 'recorded' } } }),
+  );
+  record('read delivery', '/deliveries/{id}', 'get', await client.GET('/deliveries/{id}', deliveryPath));
+  record(
+    'return',
+    '/deliveries/{id}/returns',
+    'post',
+    await client.POST('/deliveries/{id}/returns', {
+      ...deliveryPath,
+      body: {
+        return_date: '2026-11-15',
+        reason: 'damaged',
+        lines: [{ delivery_line_id: delivery.lines[0]!.delivery_line_id, quantity: 1 }],
+      },
+    }),
+  );
+  record(
+    'cancel a delivery with returns: 409',
+    '/deliveries/{id}/cancel',
+    'post',
+    await client.POST('/deliveries/{id}/cancel', { ...deliveryPath, body: { reason: 'no' } }),
+  );
+  record(
+    'read unknown delivery: 404',
+    '/deliveries/{id}',
+    'get',
+    await client.GET('/deliveries/{id}', { params: { path: { id: 999_999 } } }),
+  );
   record(
     'read without credentials: 401',
     '/sales-orders/{id}',

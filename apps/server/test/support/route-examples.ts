@@ -18,6 +18,9 @@ export interface WalkIds {
   order: number;
   /** A detail line of `order`. */
   orderLine: number;
+  /** A recorded delivery of `order` and one of its lines. */
+  delivery: number;
+  deliveryLine: number;
   /** A webhook endpoint, an import and an API key of another caller. */
   endpoint: number;
   importId: number;
@@ -83,6 +86,18 @@ export const routeExamples = (ids: WalkIds): RouteExamples => {
         status: 'draft,confirmed,closed,cancelled',
         include_deleted: 'true',
       },
+    },
+    recordDelivery: {
+      ...order,
+      body: { delivery_date: ORDER_DATE, lines: [{ sales_order_detail_id: ids.orderLine, quantity: 1 }] },
+    },
+    listOrderDeliveries: order,
+    listDeliveries: { query: { location_id: String(ids.location), q: 'DN', status: 'recorded' } },
+    getDelivery: { params: { id: ids.delivery } },
+    cancelDelivery: { params: { id: ids.delivery }, body: { reason: 'walked' } },
+    recordReturn: {
+      params: { id: ids.delivery },
+      body: { return_date: ORDER_DATE, reason: 'walked', lines: [{ delivery_line_id: ids.deliveryLine, quantity: 1 }] },
     },
   };
 };

@@ -39,6 +39,13 @@ const RULES: Record<EventSubject, (reader: ReaderSql) => Prisma.Sql> = {
       ? EVERY
       : Prisma.sql`EXISTS (SELECT 1 FROM api_keys k
           WHERE k.id = e.subject_id AND /* location scope: the reader's */ k.locations IS NOT NULL AND k.locations <@ ${locations})`,
+  // A delivery belongs to its order's location (copied from the order, which keeps it for life):
+  // its events are seen by exactly those who may read the order.
+  delivery: ({ locations }) =>
+    locations === null
+      ? EVERY
+      : Prisma.sql`EXISTS (SELECT 1 FROM deliveries dv
+          WHERE dv.id = e.subject_id AND /* location scope: the reader's */ dv.location_id = ANY(${locations}))`,
   // An import is its owner's alone, as GET /imports/{id} is (even a caller holding `*` sees only
   // its own); for a reader limited to locations, only an import started inside them (its
   // starter's scope then, NULL for every location), as for keys.

@@ -51,6 +51,19 @@ export const subjectEventCtes = ({ type, subjectId, data }: SubjectEvent): Prism
     RETURNING seq),
   event_queued AS (INSERT INTO event_queue (event_seq) SELECT seq FROM event)`;
 
+/**
+ * The CTEs (named `event` and `event_queued`) that write one event of `type`, a subject other than
+ * an order that still carries its order's version (a delivery's), per row of `changed` (columns
+ * `subject_id`, `version`, `occurred_at`, `data` as json), and queue each for the relay.
+ */
+export const subjectEventInsertCtes = (type: EventType, changed: Prisma.Sql): Prisma.Sql => Prisma.sql`
+  event AS (
+    INSERT INTO events (type, subject_type, subject_id, version, occurred_at, data)
+    SELECT ${type}::varchar, split_part(${type}::varchar, '.', 1), c.subject_id, c.version, c.occurred_at, c.data
+    FROM ${changed} c
+    RETURNING seq),
+  event_queued AS (INSERT INTO event_queue (event_seq) SELECT seq FROM event)`;
+
 /** Writes an event of another subject than an order (see subjectEventCtes) as a statement of the transaction `db` holds. */
 export const recordSubjectEvent = async (db: Db, event: SubjectEvent): Promise<void> => {
   await db.$executeRaw`WITH ${subjectEventCtes(event)} SELECT 1`;

@@ -1,4 +1,4 @@
-import type { SalesOrderStatus } from '@sales-order/contract';
+import type { OrderDeliveryStatus, SalesOrderStatus } from '@sales-order/contract';
 
 import type { Scope } from '../../auth/scope.js';
 import { ACROSS_LOCATIONS, withinLocations } from '../../db/within-locations.js';
@@ -27,6 +27,7 @@ export interface OrderListFilter {
   maxTotal?: string;
   updatedSince?: Date;
   statuses?: SalesOrderStatus[];
+  deliveryStatuses?: OrderDeliveryStatus[];
   includeDeleted: boolean;
 }
 
@@ -67,6 +68,9 @@ export const conditionsOf = (filter: OrderListFilter): Prisma.Sql[] => {
   if (filter.maxTotal !== undefined) where.push(Prisma.sql`so.grand_total <= ${filter.maxTotal}::numeric`);
   if (filter.updatedSince !== undefined) where.push(Prisma.sql`so.updated_at >= ${filter.updatedSince}`);
   if (filter.statuses !== undefined) where.push(Prisma.sql`so.status = ANY(${filter.statuses}::text[])`);
+  if (filter.deliveryStatuses !== undefined) {
+    where.push(Prisma.sql`so.delivery_status = ANY(${filter.deliveryStatuses}::text[])`);
+  }
   return where;
 };
 

@@ -58,6 +58,11 @@ const SORT_COLUMNS = {
     cast: Prisma.raw('text'),
     text: Prisma.raw('p.sales_order_no'),
   },
+  delivery_status: {
+    column: Prisma.raw('so.delivery_status'),
+    cast: Prisma.raw('text'),
+    text: Prisma.raw('p.delivery_status'),
+  },
 } as const;
 
 /**
@@ -100,7 +105,7 @@ export const pageQuery = (filter: OrderListFilter, sort: ListSort, cursor: ListC
       ${jsonDateTime('p.created_at')} AS created_at, ${jsonDateTime('p.updated_at')} AS updated_at,
       p.status, ${jsonDateTime('p.status_changed_at')} AS status_changed_at,
       p.cancellation_reason, p.amended_from_id, p.field_officer_id, p.port_id, p.customer_reference,
-      p.remarks, ${jsonDate('p.delivery_date')} AS delivery_date, p.line_count,
+      p.remarks, ${jsonDate('p.delivery_date')} AS delivery_date, p.delivery_status, p.line_count,
       ${jsonDateTime('p.deleted_at')} AS deleted_at) item`;
 };
 

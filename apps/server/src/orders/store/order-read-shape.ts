@@ -28,6 +28,29 @@ export const jsonDate = (column: string): Prisma.Sql => Prisma.raw(`to_char(${co
 export const jsonDecimal = (column: string): Prisma.Sql => Prisma.raw(`trim_scale(${column})`);
 
 /**
+ * What a line `d` (sales_order_details) still has to deliver: ordered - (delivered - returned) -
+ * short-closed, never below 0. The one expression of it: the read shape and the order's
+ * delivery status (deliveries/store) use it.
+ */
+export const PENDING_QUANTITY = Prisma.raw(
+  'greatest(d.quantity - (d.delivered_quantity - d.returned_quantity) - d.short_closed_quantity, 0)',
+);
+
+/**
+ * The delivery status of the order row `so` from its lines as they stand: `delivered` when no line
+ * has anything pending, `partly_delivered` when something is delivered net of returns, else
+ * `not_delivered`; on exact quantities. Written by every change of what lines hold of deliveries.
+ */
+export const DELIVERY_STATUS_OF_ORDER = Prisma.sql`CASE
+    WHEN NOT EXISTS (SELECT 1 FROM sales_order_details d WHERE d.sales_order_id = so.id
+                     AND d.quantity - (d.delivered_quantity - d.returned_quantity) - d.short_closed_quantity > 0)
+      THEN 'delivered'
+    WHEN EXISTS (SELECT 1 FROM sales_order_details d WHERE d.sales_order_id = so.id
+                 AND d.delivered_quantity - d.returned_quantity > 0)
+      THEN 'partly_delivered'
+    ELSE 'not_delivered' END`;
+
+/**
  * Where a statement's order lines and charges are: from-items with the columns of
  * sales_order_details and sales_order_other_charges (the tables, or the RETURNING of the
  * statement's own inserts).
@@ -63,7 +86,10 @@ export const orderLists = ({ lines, charges }: OrderContents, orderId: Prisma.Sq
       FROM ${lines} d JOIN products p ON p.id = d.product_id
       CROSS JOIN LATERAL (SELECT d.id AS sales_order_detail_id, d.product_id, p.name AS product_name, d.packsize_id,
         ${jsonDecimal('d.quantity')} AS quantity, ${jsonDecimal('d.rate')} AS rate,
-        ${jsonDecimal('d.amount')} AS amount, d.remarks) line
+        ${jsonDecimal('d.amount')} AS amount, d.remarks, ${jsonDecimal('d.delivered_quantity')} AS delivered_quantity,
+        ${jsonDecimal('d.returned_quantity')} AS returned_quantity,
+        trim_scale(${PENDING_QUANTITY}) AS pending_quantity,
+        ${jsonDecimal('d.short_closed_quantity')} AS short_closed_quantity) line
       WHERE d.sales_order_id = ${orderId} ORDER BY d.line_no))`,
   otherCharges: Prisma.sql`array_to_json(ARRAY(
       SELECT charge
@@ -94,5 +120,5 @@ export const orderReadShape = (
     o.cancellation_reason, o.amended_from_id,
     o.field_officer_id, (SELECT fo.name FROM field_officers fo WHERE fo.id = o.field_officer_id) AS field_officer_name,
     o.port_id, (SELECT pt.name FROM ports pt WHERE pt.id = o.port_id) AS port_name,
-    o.customer_reference, ${jsonDate('o.delivery_date')} AS delivery_date
+    o.customer_reference, ${jsonDate('o.delivery_date')} AS delivery_date, o.delivery_status
   ) shape)`;

@@ -14,7 +14,7 @@ import type { ChargeToWrite, LineToWrite, TotalsToWrite } from '../order-columns
 import type { HistoryEntryToWrite } from '../order-history.js';
 import type { OrderHeaderValues, PreparedOrder } from '../order-write-model.js';
 import { changedOrders, orderEventCtes } from './order-event-store.js';
-import { orderLists } from './order-read-shape.js';
+import { DELIVERY_STATUS_OF_ORDER, orderLists } from './order-read-shape.js';
 import type { RenderedOrder } from './order-read-store.js';
 import { type FoundReferences, type ReferenceLookup, referencesQuery } from './order-reference-store.js';
 
@@ -561,17 +561,41 @@ export const orderWriteStore = {
   ): Promise<RenderedOrder> => {
     const [row] = await db.$queryRaw<{ version: number; json: string }[]>`
       WITH moved AS (
-        UPDATE sales_orders SET status = ${to}, status_changed_at = stamp.at,
-          cancellation_reason = coalesce(${history.reason ?? null}::text, cancellation_reason),
-          version = version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
+        UPDATE sales_orders so SET status = ${to}, status_changed_at = stamp.at,
+          cancellation_reason = coalesce(${history.reason ?? null}::text, so.cancellation_reason),
+          delivery_status = ${DELIVERY_STATUS_OF_ORDER},
+          version = so.version + 1, updated_at = stamp.at, updated_by = ${history.actor}::text
         FROM ${STAMP}
-        WHERE id = ${id}::int AND ${LOCKED_IN_SCOPE}
-        RETURNING sales_orders.*),
+        WHERE so.id = ${id}::int AND ${LOCKED_IN_SCOPE}
+        RETURNING so.*),
       changed AS MATERIALIZED ${changedOrders(Prisma.sql`moved`)},
       ${eventInsertCtes(TRANSITION_EVENTS[to], Prisma.sql`changed`)},
       history AS (${historyInsert(Prisma.sql`moved`, history, Prisma.sql`${historyJson(history.changes)}::jsonb`)})
       SELECT version, data::text AS json FROM changed`;
     return { version: row!.version, json: new JsonText<SalesOrder>(row!.json) };
+  },
+
+  /**
+   * A close's short-closing, on an order locked by `lockLive`: each line's pending quantity
+   * (ordered less delivered net of returns less short-closed) becomes short-closed, so a closed
+   * order holds only its net delivered quantity of the licence (licence_held_quantity). Before the
+   * transition's write, which decides the delivery status from the lines this leaves.
+   */
+  shortClose: async (db: Db, id: number): Promise<void> => {
+    await db.$executeRaw`
+      UPDATE sales_order_details d
+      SET short_closed_quantity = d.short_closed_quantity
+        + (d.quantity - (d.delivered_quantity - d.returned_quantity) - d.short_closed_quantity)
+      WHERE d.sales_order_id = ${id}::int
+        AND d.quantity - (d.delivered_quantity - d.returned_quantity) - d.short_closed_quantity > 0`;
+  },
+
+  /** Whether any line of an order holds a quantity delivered net of returns (a cancel is then refused). */
+  hasNetDeliveries: async (db: Db, id: number): Promise<boolean> => {
+    const [row] = await db.$queryRaw<{ found: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM sales_order_details d
+        WHERE d.sales_order_id = ${id}::int AND d.delivered_quantity - d.returned_quantity > 0) AS found`;
+    return row!.found;
   },
 
   /**
