@@ -94,7 +94,12 @@ describe('change requests on confirmed orders', () => {
       ]);
       expect(change.order).toMatchObject({ subtotal: 1271.11, other_charges_total: 100, grand_total: 1371.11 });
       expect(change.totals_before).toEqual({ subtotal: 1101, other_charges_total: 100, grand_total: 1201 });
-      expect(change.differences.map((d: { kind: string }) => d.kind)).toEqual(['changed', 'changed', 'removed', 'added']);
+      expect(change.differences.map((d: { kind: string }) => d.kind)).toEqual([
+        'changed',
+        'changed',
+        'removed',
+        'added',
+      ]);
       expect(change.differences[0]).toMatchObject({ quantity_before: 10, quantity_after: 12.5, delivered_quantity: 0 });
       expect(change.licence).toEqual({ validation_message: '', has_warnings: false, warnings: [] });
       // The order is as it was, and stays confirmed.
@@ -113,9 +118,7 @@ describe('change requests on confirmed orders', () => {
         .post(`/sales-orders/${id}/changes/${first.body.data.change_id}/discard`)
         .expect(200);
       expect(discarded.body.data).toMatchObject({ status: 'discarded', ended_by: 'test-harness' });
-      const again = await http()
-        .post(`/sales-orders/${id}/changes/${first.body.data.change_id}/discard`)
-        .expect(409);
+      const again = await http().post(`/sales-orders/${id}/changes/${first.body.data.change_id}/discard`).expect(409);
       expect(again.body.error.details[0].code).toBe('change_not_open');
       const third = await open(id, { reason: 'three', details: [{ sales_order_detail_id: line!.id, quantity: 13 }] });
       expect(third.status).toBe(201);
@@ -133,8 +136,10 @@ describe('change requests on confirmed orders', () => {
       const [line] = await linesOf(id);
       const { lineIds } = await deliver(id, line!.id, '6');
       await recordReturn(prisma(), {
-        deliveryId: (await prisma().$queryRaw<{ id: number }[]>`
-          SELECT delivery_id AS id FROM delivery_lines WHERE id = ${lineIds[0]!}`)[0]!.id,
+        deliveryId: (
+          await prisma().$queryRaw<{ id: number }[]>`
+          SELECT delivery_id AS id FROM delivery_lines WHERE id = ${lineIds[0]!}`
+        )[0]!.id,
         date: ORDER_DATE,
         lines: [{ deliveryLineId: lineIds[0]!, quantity: '1' }],
       });
@@ -164,12 +169,18 @@ describe('change requests on confirmed orders', () => {
         [{ product_id: otherProduct.id, packsize_id: null }, 'details.0.product_id'],
         [{ packsize_id: null }, 'details.0.packsize_id'],
       ] as const) {
-        const response = await open(id, { reason: 'x', details: [{ sales_order_detail_id: delivered!.id, ...change }] });
+        const response = await open(id, {
+          reason: 'x',
+          details: [{ sales_order_detail_id: delivered!.id, ...change }],
+        });
         expect(response.status, JSON.stringify(change)).toBe(422);
         expect(response.body.error.details).toEqual([expect.objectContaining({ path, code: 'line_has_deliveries' })]);
       }
       // A line without deliveries goes.
-      const removed = await open(id, { reason: 'x', details: [{ sales_order_detail_id: untouched!.id, remove: true }] });
+      const removed = await open(id, {
+        reason: 'x',
+        details: [{ sales_order_detail_id: untouched!.id, remove: true }],
+      });
       expect(removed.status, JSON.stringify(removed.body)).toBe(201);
     });
 
@@ -204,16 +215,18 @@ describe('change requests on confirmed orders', () => {
       expect(same.body.error.details[0].code).toBe('empty_change');
       const incomplete = await open(id, { reason: 'x', details: [{ product_id: urea(), quantity: 1 }] });
       expect(incomplete.status).toBe(400);
-      const draft = (
-        await http()
-          .post('/sales-orders')
-          .send(orderBody(suite.fixtures))
-          .expect(201)
-      ).body.data.sales_order_id as number;
+      const draft = (await http().post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+        .sales_order_id as number;
       const [draftLine] = await linesOf(draft);
-      const notConfirmed = await open(draft, { reason: 'x', details: [{ sales_order_detail_id: draftLine!.id, quantity: 2 }] });
+      const notConfirmed = await open(draft, {
+        reason: 'x',
+        details: [{ sales_order_detail_id: draftLine!.id, quantity: 2 }],
+      });
       expect(notConfirmed.status).toBe(409);
-      expect(notConfirmed.body.error.details[0]).toMatchObject({ code: 'order_not_changeable', current_status: 'draft' });
+      expect(notConfirmed.body.error.details[0]).toMatchObject({
+        code: 'order_not_changeable',
+        current_status: 'draft',
+      });
       // If-Match as for PUT: a stale version is 412.
       const stale = await http()
         .post(`/sales-orders/${id}/changes`)
@@ -261,7 +274,13 @@ describe('change requests on confirmed orders', () => {
       const entry = history.at(-1);
       expect(entry).toMatchObject({ version: 3, action: 'change', reason: 'Price agreed again' });
       expect(entry.changes.lines.changed).toEqual([
-        { line_no: 1, changes: [{ field: 'quantity', from: 10, to: 4 }, { field: 'amount', from: 1000, to: 400 }] },
+        {
+          line_no: 1,
+          changes: [
+            { field: 'quantity', from: 10, to: 4 },
+            { field: 'amount', from: 1000, to: 400 },
+          ],
+        },
       ]);
       expect(entry.changes.lines.removed).toEqual([expect.objectContaining({ line_no: 2, quantity: 2 })]);
       expect(entry.changes.lines.added).toEqual([expect.objectContaining({ line_no: 4, quantity: 7, amount: 14 })]);
@@ -334,7 +353,10 @@ describe('change requests on confirmed orders', () => {
       expect((await apply(id, rate.body.data.change_id)).status).toBe(200);
       expect(await used()).toBe('105');
 
-      const decrease = await open(id, { reason: 'less', details: [{ sales_order_detail_id: line!.id, quantity: 49.5 }] });
+      const decrease = await open(id, {
+        reason: 'less',
+        details: [{ sales_order_detail_id: line!.id, quantity: 49.5 }],
+      });
       expect(decrease.body.data.licence.has_warnings).toBe(false);
       expect((await apply(id, decrease.body.data.change_id)).status).toBe(200);
       // The running total follows the lines: 10.5 given back.
@@ -344,7 +366,10 @@ describe('change requests on confirmed orders', () => {
       const fits = await open(id, { reason: 'more', details: [{ sales_order_detail_id: line!.id, quantity: 55 }] });
       expect(fits.body.data.licence.has_warnings).toBe(false);
       await http().post(`/sales-orders/${id}/changes/${fits.body.data.change_id}/discard`).expect(200);
-      const beyond = await open(id, { reason: 'more', details: [{ sales_order_detail_id: line!.id, quantity: 55.001 }] });
+      const beyond = await open(id, {
+        reason: 'more',
+        details: [{ sales_order_detail_id: line!.id, quantity: 55.001 }],
+      });
       expect(beyond.status).toBe(201);
       expect(beyond.body.data.licence.warnings).toEqual([
         expect.objectContaining({ product_id: product.id, code: 'quantity_exceeds_licence' }),
@@ -353,7 +378,10 @@ describe('change requests on confirmed orders', () => {
 
       const refused = await apply(id, beyond.body.data.change_id);
       expect(refused.status).toBe(422);
-      expect(refused.body.error.details[0]).toMatchObject({ path: 'details.0.product_id', code: 'quantity_exceeds_licence' });
+      expect(refused.body.error.details[0]).toMatchObject({
+        path: 'details.0.product_id',
+        code: 'quantity_exceeds_licence',
+      });
       // Acknowledging needs licences.override, as for confirm.
       const clerk = await signJwt({ payload: { permissions: [Permission.change, Permission.read] } });
       const forbidden = await request(suite.server.api)
@@ -446,9 +474,9 @@ describe('change requests on confirmed orders', () => {
         );
         if (applied.status !== 200) expect(applied.status).toBe(412);
         const [after] = await linesOf(id);
-        expect(toDecimal(after!.quantity).gte(new Decimal(after!.delivered_quantity).minus(after!.returned_quantity))).toBe(
-          true,
-        );
+        expect(
+          toDecimal(after!.quantity).gte(new Decimal(after!.delivered_quantity).minus(after!.returned_quantity)),
+        ).toBe(true);
         outcomes.push(applied.status === 200 ? 'apply' : 'delivery');
       }
       expect(outcomes).toHaveLength(12);
