@@ -1,4 +1,5 @@
 import { apiKeyMethods } from './api-keys.js';
+import { changeMethods } from './changes.js';
 import { eventMethods } from './events.js';
 import { importMethods } from './imports.js';
 import type { SalesOrderClientOptions } from './options.js';
@@ -26,6 +27,7 @@ export {
   AccessCode,
   ApiKeyCode,
   AuthenticationCode,
+  ChangeCode,
   DETAIL_CODES,
   ErrorCode,
   EVENT_SUBJECTS,
@@ -54,6 +56,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
   const context = clientContext(options);
   return {
     ...orderMethods(context),
+    ...changeMethods(context),
     ...eventMethods(context),
     ...webhookMethods(context),
     ...importMethods(context),
