@@ -483,3 +483,36 @@ describe('change requests on confirmed orders', () => {
     });
   });
 });
+
+describe('change requests under REQUIRE_IF_MATCH', () => {
+  const suite = useServerWithFixtures({ REQUIRE_IF_MATCH: 'true' });
+
+  it('an open needs If-Match (428 without), as PUT does; apply and discard go by the change', async () => {
+    const http = suite.server.http;
+    const created = await http
+      .post('/sales-orders')
+      .send(
+        orderBody(suite.fixtures, {
+          details: [{ product_id: suite.fixtures.products.otherProduct.id, quantity: 10, rate: 1 }],
+          status: 'confirmed',
+        }),
+      )
+      .expect(201);
+    const order = (await http.get(`/sales-orders/${created.body.data.sales_order_id}`).expect(200)).body.data;
+    const body = {
+      reason: 'x',
+      details: [{ sales_order_detail_id: order.details[0].sales_order_detail_id, quantity: 9 }],
+    };
+    const without = await http.post(`/sales-orders/${order.sales_order_id}/changes`).send(body);
+    expect(without.status).toBe(428);
+    const opened = await http
+      .post(`/sales-orders/${order.sales_order_id}/changes`)
+      .set('If-Match', `"${order.version}"`)
+      .send(body);
+    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    await http
+      .post(`/sales-orders/${order.sales_order_id}/changes/${opened.body.data.change_id}/apply`)
+      .send({})
+      .expect(200);
+  });
+});
