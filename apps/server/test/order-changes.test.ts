@@ -214,7 +214,13 @@ describe('change requests on confirmed orders', () => {
       expect(same.status).toBe(422);
       expect(same.body.error.details[0].code).toBe('empty_change');
       const incomplete = await open(id, { reason: 'x', details: [{ product_id: urea(), quantity: 1 }] });
-      expect(incomplete.status).toBe(400);
+      expect(incomplete.status).toBe(422);
+      expect(incomplete.body.error.details).toEqual([
+        expect.objectContaining({ path: 'details.0.rate', code: 'new_line_incomplete' }),
+      ]);
+      const emptied = await open(id, { reason: 'x', details: [{ sales_order_detail_id: line!.id, remove: true }] });
+      expect(emptied.status).toBe(422);
+      expect(emptied.body.error.details[0]).toMatchObject({ path: 'details', code: 'line_count_out_of_range' });
       const draft = (await http().post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
         .sales_order_id as number;
       const [draftLine] = await linesOf(draft);

@@ -54,6 +54,10 @@ export const ChangeCode = {
   lineHasDeliveries: 'line_has_deliveries',
   /** 422: `sales_order_detail_id` names no line of the order, or names one twice. */
   unknownOrderLine: 'unknown_order_line',
+  /** 422: a new line (without `sales_order_detail_id`) lacks `product_id`, `quantity` or `rate`, or asks to be removed. */
+  newLineIncomplete: 'new_line_incomplete',
+  /** 422: the change would leave the order without lines, or with more than MAX_DETAIL_LINES. */
+  lineCountOutOfRange: 'line_count_out_of_range',
   /** 422: the change changes nothing. */
   emptyChange: 'empty_change',
   /** 412: the order moved on since the change was opened, and the change no longer holds. */
@@ -66,7 +70,9 @@ export const CHANGE_REASON_MAX_LENGTH = 500;
 /** One line of a change request: with an id, a change of that line; without, a new line. */
 export const ChangeLineInputSchema = plainObject({
   sales_order_detail_id: id().optional().describe('The line to change or remove; omit to add a line.'),
-  product_id: id().optional().describe('Required for a new line.'),
+  product_id: id()
+    .optional()
+    .describe('Required for a new line (422 `new_line_incomplete` without it, as without quantity or rate).'),
   packsize_id: id().nullish().describe('Must belong to the product.'),
   quantity: quantity().optional().describe('Required for a new line; never below the net delivered quantity.'),
   rate: rate().optional().describe('Required for a new line.'),
@@ -74,43 +80,19 @@ export const ChangeLineInputSchema = plainObject({
   remove: z.boolean().optional().describe('true (with sales_order_detail_id): remove the line.'),
 });
 
-export const OpenChangeBodySchema = z
-  .object({
-    reason: requiredText(CHANGE_REASON_MAX_LENGTH).describe('Why the order changes (kept in its history).'),
-    details: z
-      .array(ChangeLineInputSchema)
-      .max(MAX_DETAIL_LINES)
-      .optional()
-      .describe('The lines that change; a field left out of a line stays as it is. Lines not named stay.'),
-    other_charges: z
-      .array(OtherChargeInputSchema)
-      .max(MAX_OTHER_CHARGES)
-      .optional()
-      .describe('When sent, replaces the order’s other charges.'),
-  })
-  .superRefine((body, ctx) => {
-    body.details?.forEach((line, index) => {
-      const required = (field: 'product_id' | 'quantity' | 'rate') =>
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: ['details', index, field],
-          message: `a new line (without sales_order_detail_id) needs ${field}`,
-          params: { code: 'required' },
-        });
-      if (line.sales_order_detail_id === undefined) {
-        if (line.remove === true) {
-          ctx.addIssue({
-            code: z.ZodIssueCode.custom,
-            path: ['details', index, 'remove'],
-            message: 'remove needs the sales_order_detail_id of the line to remove',
-          });
-        }
-        if (line.product_id === undefined) required('product_id');
-        if (line.quantity === undefined) required('quantity');
-        if (line.rate === undefined) required('rate');
-      }
-    });
-  });
+export const OpenChangeBodySchema = z.object({
+  reason: requiredText(CHANGE_REASON_MAX_LENGTH).describe('Why the order changes (kept in its history).'),
+  details: z
+    .array(ChangeLineInputSchema)
+    .max(MAX_DETAIL_LINES)
+    .optional()
+    .describe('The lines that change; a field left out of a line stays as it is. Lines not named stay.'),
+  other_charges: z
+    .array(OtherChargeInputSchema)
+    .max(MAX_OTHER_CHARGES)
+    .optional()
+    .describe('When sent, replaces the order’s other charges.'),
+});
 
 export const ApplyChangeBodySchema = ConfirmSalesOrderBodySchema;
 

@@ -1,4 +1,10 @@
-import type { ErrorDetail, LicenceValidation, LicenceWarning, OpenChangeBody } from '@sales-order/contract';
+import {
+  ChangeCode,
+  type ErrorDetail,
+  type LicenceValidation,
+  type LicenceWarning,
+  type OpenChangeBody,
+} from '@sales-order/contract';
 
 import type { Db } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
@@ -39,6 +45,21 @@ export const checkChange = async (
   };
   const planned = planChange(request, { ...stored, totals: totalsBefore });
   const plan = planned.value;
+  const preview = (licence: LicenceValidation): ChangePreview => ({
+    order: previewOrder(plan, stored.charges),
+    totals_before: totalsOf(totalsBefore),
+    differences: plan.differences,
+    licence,
+  });
+  const none: LicenceValidation = { validation_message: '', has_warnings: false, warnings: [] };
+  // A request that cannot be planned (an unknown line, an incomplete new one) is refused before any look-up.
+  if (
+    planned.problems.some(
+      (problem) => problem.code === ChangeCode.unknownOrderLine || problem.code === ChangeCode.newLineIncomplete,
+    )
+  ) {
+    return { value: { plan, preview: preview(none), warnings: [] }, problems: planned.problems };
+  }
   const byId = new Map(stored.lines.map((line) => [line.id, line]));
   const references = await checkOrderReferences(
     db,
@@ -85,16 +106,7 @@ export const checkChange = async (
     warnings,
   };
   return {
-    value: {
-      plan,
-      preview: {
-        order: previewOrder(plan, stored.charges),
-        totals_before: totalsOf(totalsBefore),
-        differences: plan.differences,
-        licence,
-      },
-      warnings,
-    },
+    value: { plan, preview: preview(licence), warnings },
     problems,
   };
 };

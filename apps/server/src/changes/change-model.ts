@@ -5,6 +5,7 @@ import {
   type ErrorDetail,
   type HistoryChanges,
   type HistoryLine,
+  MAX_DETAIL_LINES,
   type OpenChangeBody,
   type OtherChargeInput,
 } from '@sales-order/contract';
@@ -90,6 +91,15 @@ export const planChange = (
     }
     named.add(id);
   });
+  requested.forEach((line, index) => {
+    if (line.sales_order_detail_id !== undefined) return;
+    const incomplete = (field: string, message: string) =>
+      problems.push({ path: `details.${index}.${field}`, message, code: ChangeCode.newLineIncomplete });
+    for (const field of ['product_id', 'quantity', 'rate'] as const) {
+      if (line[field] === undefined) incomplete(field, `a new line (without sales_order_detail_id) needs ${field}`);
+    }
+    if (line.remove === true) incomplete('remove', 'remove needs the sales_order_detail_id of the line to remove');
+  });
   if (problems.length > 0) return { value: emptyPlan(stored), problems };
 
   // Each requested line merged with what it changes: fields left out stay.
@@ -162,6 +172,13 @@ export const planChange = (
     ...added,
   ];
 
+  if (lines.length > MAX_DETAIL_LINES || lines.length === 0) {
+    problems.push({
+      path: 'details',
+      message: `an order has 1 to ${MAX_DETAIL_LINES} lines; the change would leave ${lines.length}`,
+      code: ChangeCode.lineCountOutOfRange,
+    });
+  }
   const subtotal = sum(lines.map((line) => toDecimal(line.amount)));
   const charges = request.other_charges ? chargesOf(request.other_charges) : null;
   const otherChargesTotal = request.other_charges

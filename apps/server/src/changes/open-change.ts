@@ -1,4 +1,4 @@
-import { ChangeCode, type OpenChangeBody, type OrderChange } from '@sales-order/contract';
+import { ChangeCode, type OpenChangeBody, type OrderChange, type SalesOrderStatus } from '@sales-order/contract';
 
 import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
@@ -9,14 +9,14 @@ import { checkChange } from './change-checks.js';
 import { changeStore } from './store/change-store.js';
 
 /** 409 unless the order is confirmed: only a confirmed order takes a change request. */
-export const refuseUnlessConfirmed = (status: string): void => {
+export const refuseUnlessConfirmed = (status: SalesOrderStatus): void => {
   if (status !== 'confirmed') {
     throw stateConflict(`The order is ${status}: only a confirmed order takes a change request`, [
       {
         path: '',
         message: `only a confirmed order takes a change request; this one is ${status}`,
         code: ChangeCode.orderNotChangeable,
-        current_status: status as 'draft',
+        current_status: status,
       },
     ]);
   }
