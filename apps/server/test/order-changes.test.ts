@@ -259,8 +259,13 @@ describe('change requests on confirmed orders', () => {
           { product_id: urea(), quantity: 7, rate: 2 },
         ],
         other_charges: [{ description: 'Insurance', amount: 12.34 }],
+        // Not fields of a change request: ignored, as unknown fields are.
+        sales_order_no: 'X-1',
+        sales_order_date: '2026-12-01',
+        location_id: suite.fixtures.locations.chattogram.id,
       });
       expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+      const header = await read(id);
       const applied = await apply(id, opened.body.data.change_id);
       expect(applied.status, JSON.stringify(applied.body)).toBe(200);
       expect(applied.body.data).toMatchObject({ status: 'applied', applied_version: 3 });
@@ -268,6 +273,12 @@ describe('change requests on confirmed orders', () => {
       const order = await read(id);
       expect(order).toMatchObject({ version: 3, status: 'confirmed', subtotal: 415, other_charges_total: 12.34 });
       expect(order.grand_total).toBe(427.34);
+      // Number, date and location stay what they were.
+      expect([order.sales_order_no, order.sales_order_date, order.location_id]).toEqual([
+        header.sales_order_no,
+        header.sales_order_date,
+        header.location_id,
+      ]);
       const lines = await linesOf(id);
       // The delivered line keeps its id (its deliveries point to it) and its delivered quantity.
       expect(lines.map((line) => [line.id, line.line_no, line.quantity, line.delivered_quantity])).toEqual([
