@@ -455,6 +455,41 @@ describe('change requests on confirmed orders', () => {
       expect((await read(id)).version).toBe(3);
     });
 
+    it('with Idempotency-Key, applies sent at once apply once and every answer is that apply', async () => {
+      const id = await confirmed([{ product_id: urea(), quantity: 10, rate: 1 }]);
+      const [line] = await linesOf(id);
+      const opened = await http()
+        .post(`/sales-orders/${id}/changes`)
+        .set('Idempotency-Key', `open-${id}`)
+        .send({ reason: 'x', details: [{ sales_order_detail_id: line!.id, quantity: 12 }] })
+        .expect(201);
+      const retriedOpen = await http()
+        .post(`/sales-orders/${id}/changes`)
+        .set('Idempotency-Key', `open-${id}`)
+        .send({ reason: 'x', details: [{ sales_order_detail_id: line!.id, quantity: 12 }] });
+      expect(retriedOpen.status).toBe(201);
+      expect(retriedOpen.headers['idempotent-replayed']).toBe('true');
+      expect(retriedOpen.body.data.change_id).toBe(opened.body.data.change_id);
+      const applyOnce = () =>
+        http()
+          .post(`/sales-orders/${id}/changes/${opened.body.data.change_id}/apply`)
+          .set('Idempotency-Key', `apply-${id}`)
+          .send({});
+      const answers = await Promise.all([applyOnce(), applyOnce(), applyOnce()]);
+      // The first holds the key; the others wait for it (or, still running, answer 409 to retry).
+      const applied = answers.filter((answer) => answer.status === 200);
+      expect(applied.length).toBeGreaterThanOrEqual(1);
+      for (const answer of applied) expect(answer.body.data).toMatchObject({ status: 'applied', applied_version: 3 });
+      expect((await applyOnce()).body.data).toMatchObject({ status: 'applied', applied_version: 3 });
+      expect((await read(id)).version).toBe(3);
+      const reused = await http()
+        .post(`/sales-orders/${id}/changes/${opened.body.data.change_id}/apply`)
+        .set('Idempotency-Key', `apply-${id}`)
+        .send({ acknowledge_warnings: true });
+      expect(reused.status).toBe(422);
+      expect(reused.body.error.details[0].code).toBe('idempotency_key_reused');
+    });
+
     /**
      * A delivery as the deliveries routes make it: the order's row lock (`orderFirst`), then its
      * lines' in id order, then what is pending of the line checked, then the delivered quantity.

@@ -32,7 +32,7 @@ import {
   OtherChargeInputSchema,
   SalesOrderIdParamsSchema,
 } from './sales-order.js';
-import { IfMatchHeadersSchema } from './write-safety.js';
+import { IdempotencyHeadersSchema, TransitionHeadersSchema } from './write-safety.js';
 
 /**
  * Changing a confirmed order: a change request names the lines to change, add or remove, is
@@ -185,7 +185,7 @@ export const orderChangesContract = c.router(
       method: 'POST',
       path: '/sales-orders/:id/changes',
       pathParams: SalesOrderIdParamsSchema,
-      headers: IfMatchHeadersSchema,
+      headers: TransitionHeadersSchema,
       body: OpenChangeBodySchema,
       responses: {
         201: successEnvelope(ChangeSchema),
@@ -202,7 +202,8 @@ export const orderChangesContract = c.router(
         'order as it would be, the difference per line and the licence findings of the increase. The order itself is ' +
         'not changed. At most one open change per order. A quantity never goes below the net delivered quantity ' +
         '(422 `quantity_below_delivered`); a line with deliveries keeps its product and pack size and is not removed ' +
-        '(422 `line_has_deliveries`). Only the lines the change names are validated.',
+        '(422 `line_has_deliveries`). Only the lines the change names are validated. With Idempotency-Key, a retry ' +
+        'gets the first answer.',
       metadata: changeMetadata,
     },
     listChanges: {
@@ -217,6 +218,7 @@ export const orderChangesContract = c.router(
       method: 'POST',
       path: '/sales-orders/:id/changes/:change_id/apply',
       pathParams: ChangeParamsSchema,
+      headers: IdempotencyHeadersSchema,
       body: ApplyChangeBodySchema,
       responses: {
         200: successEnvelope(ChangeSchema),
@@ -231,7 +233,8 @@ export const orderChangesContract = c.router(
         'with the reason and the per-line difference) and a `sales_order.changed` event. An order that moved on since ' +
         'the change was opened (a delivery, an edit) is checked again: 412 `change_no_longer_holds` when the change no ' +
         'longer holds. Licence warnings of the increase refuse the apply with 422 unless `acknowledge_warnings` is ' +
-        'true (which needs `licences.override`), as for confirm.',
+        'true (which needs `licences.override`), as for confirm. With Idempotency-Key, a retry gets the first answer ' +
+        '(without one, a retried apply finds the change applied: 409 `change_not_open`).',
       metadata: { ...changeMetadata, fieldPermissions: [ACKNOWLEDGE_WARNINGS_PERMISSION] },
     },
     discardChange: {

@@ -4,6 +4,7 @@ import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, notFound, stateConflict, unprocessable } from '../errors/domain-error.js';
+import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { lockAsExpected } from '../orders/order-preconditions.js';
 import type { OrderDeps } from '../orders/order-use-case.js';
 import type { LockedOrder } from '../orders/store/order-write-store.js';
@@ -47,8 +48,10 @@ export const applyChange = (
   id: number,
   changeId: number,
   body: ApplyChangeBody,
+  idempotency?: IdempotencyGuard<OrderChange>,
 ): Promise<OrderChange> =>
   transactions.withTransaction(async (tx) => {
+    await idempotency?.claim(tx);
     const { order, locked } = await lockOpenChange(tx, access, id, changeId);
     refuseUnlessConfirmed(order.status);
     const stored = await changeStore.linesOf(tx, id, true);
@@ -73,5 +76,7 @@ export const applyChange = (
       changes: historyOfChange({ ...stored, totals: order }, plan),
       acknowledgedWarnings: warnings,
     });
-    return changeStore.end(tx, changeId, access.subject, { status: 'applied', version, preview });
+    const applied = await changeStore.end(tx, changeId, access.subject, { status: 'applied', version, preview });
+    await idempotency?.complete(tx, [applied]);
+    return applied;
   });

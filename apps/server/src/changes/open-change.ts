@@ -3,6 +3,7 @@ import { ChangeCode, type OpenChangeBody, type OrderChange, type SalesOrderStatu
 import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
 import { stateConflict, unprocessable } from '../errors/domain-error.js';
+import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import { type Expected, lockAsExpected } from '../orders/order-preconditions.js';
 import type { OrderDeps } from '../orders/order-use-case.js';
 import { checkChange } from './change-checks.js';
@@ -34,8 +35,10 @@ export const openChange = (
   id: number,
   body: OpenChangeBody,
   expected?: Expected,
+  idempotency?: IdempotencyGuard<OrderChange>,
 ): Promise<OrderChange> =>
   transactions.withTransaction(async (tx) => {
+    await idempotency?.claim(tx);
     const order = await lockAsExpected(tx, id, scopeOf(access), expected);
     refuseUnlessConfirmed(order.status);
     if (await changeStore.hasOpen(tx, id)) {
@@ -51,7 +54,7 @@ export const openChange = (
     const request = { details: body.details, other_charges: body.other_charges };
     const checked = await checkChange(tx, order, stored, request, false);
     if (checked.problems.length > 0) throw unprocessable(checked.problems, 'The change cannot be made');
-    return changeStore.insert(tx, {
+    const change = await changeStore.insert(tx, {
       orderId: id,
       reason: body.reason,
       baseVersion: order.version,
@@ -59,4 +62,6 @@ export const openChange = (
       requested: request,
       preview: checked.value.preview,
     });
+    await idempotency?.complete(tx, [change]);
+    return change;
   });
