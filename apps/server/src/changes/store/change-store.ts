@@ -10,7 +10,7 @@ import type { ChangePlan, StoredLine } from '../change-model.js';
 
 /**
  * Every statement of change requests (`sales_order_changes`, migration
- * 20261207110000_sales_order_changes) and of applying one to the order's lines. A change is
+ * 20261207131000_sales_order_changes) and of applying one to the order's lines. A change is
  * located by its order: each statement either joins the order in the caller's scope or runs after
  * the order's row lock was taken in scope (LOCKED_IN_SCOPE). Decimals travel as text.
  */
