@@ -2,6 +2,7 @@ import type { ListEventsFilters, SalesReportFilters } from '@sales-order/contrac
 
 import { createApiKeyManagement } from './api-keys/api-key-management.js';
 import type { AccessContext } from './auth/access-context.js';
+import { createChangeUseCases } from './changes/change-use-cases.js';
 import type { TransactionPort } from './db/transactions.js';
 import { createDeliveryUseCases } from './deliveries/delivery-use-cases.js';
 import type { EventProcessing } from './events/event-processing.js';
@@ -95,6 +96,7 @@ export const createServices = (
       tolerancePercent: overDeliveryTolerancePercent,
       today: () => todayIn(businessTimeZone),
     }),
+    changes: createChangeUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead) }),
     idempotency,
     imports,
     licences: createLicenceService(transactions.db, () => todayIn(businessTimeZone)),

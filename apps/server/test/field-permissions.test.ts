@@ -188,6 +188,7 @@ describe('permissions asked for by field values', () => {
         { field: 'orders.*.acknowledge_warnings', value: true, permission: Permission.licencesOverride },
       ],
       confirmSalesOrder: [{ field: 'acknowledge_warnings', value: true, permission: Permission.licencesOverride }],
+      applyChange: [{ field: 'acknowledge_warnings', value: true, permission: Permission.licencesOverride }],
     });
     const document = (await request(suite.server.api).get('/openapi.json').expect(200)).body;
     expect(document.paths['/sales-orders'].post['x-field-permissions']).toEqual(declared.createSalesOrder);

@@ -1,4 +1,5 @@
 import { apiKeyMethods } from './api-keys.js';
+import { changeMethods } from './changes.js';
 import { deliveryMethods } from './deliveries.js';
 import { eventMethods } from './events.js';
 import { importMethods } from './imports.js';
@@ -27,6 +28,7 @@ export {
   AccessCode,
   ApiKeyCode,
   AuthenticationCode,
+  ChangeCode,
   DeliveryCode,
   DETAIL_CODES,
   ErrorCode,
@@ -56,6 +58,7 @@ export const createSalesOrderClient = (options: SalesOrderClientOptions) => {
   const context = clientContext(options);
   return {
     ...orderMethods(context),
+    ...changeMethods(context),
     ...eventMethods(context),
     ...webhookMethods(context),
     ...importMethods(context),

@@ -4,6 +4,7 @@ import { apiKeysContract } from './api-keys.js';
 import { deliveriesContract } from './deliveries.js';
 import { eventsContract } from './events.js';
 import { importsContract } from './imports.js';
+import { orderChangesContract } from './order-changes.js';
 import { reportsContract } from './reports.js';
 import { salesOrdersContract } from './sales-orders.contract.js';
 import { webhookEndpointsContract } from './webhook-endpoints.js';
@@ -14,6 +15,7 @@ import { webhookEndpointsContract } from './webhook-endpoints.js';
  * the SDK's .d.ts).
  */
 export type ApiContract = typeof salesOrdersContract &
+  typeof orderChangesContract &
   typeof eventsContract &
   typeof webhookEndpointsContract &
   typeof importsContract &
@@ -24,6 +26,7 @@ export type ApiContract = typeof salesOrdersContract &
 /** Every route of the service, one contract per resource: what the OpenAPI document describes. */
 export const apiContract: ApiContract = initContract().router({
   ...salesOrdersContract,
+  ...orderChangesContract,
   ...eventsContract,
   ...webhookEndpointsContract,
   ...importsContract,

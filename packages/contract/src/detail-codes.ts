@@ -7,6 +7,7 @@ import { ValidationCode } from './errors.js';
 import { FeedCode } from './events.js';
 import { ImportCode } from './imports.js';
 import { LicenceWarningCode } from './licence.js';
+import { ChangeCode } from './order-changes.js';
 import { LifecycleCode } from './order-lifecycle.js';
 import { ReportCode } from './reports.js';
 import { WebhookCode } from './webhook-endpoints.js';
@@ -90,6 +91,7 @@ const DETAIL_CODE_GROUPS = [
   SchemaIssueCode,
   ValidationCode,
   LifecycleCode,
+  ChangeCode,
   LicenceWarningCode,
   WriteSafetyCode,
   WebhookCode,

@@ -25,6 +25,8 @@ export const SALES_ORDER_EVENT_TYPES = [
   'sales_order.closed',
   'sales_order.cancelled',
   'sales_order.amended',
+  /** A change request applied to a confirmed order (POST /sales-orders/{id}/changes/{change_id}/apply). */
+  'sales_order.changed',
 ] as const;
 
 /** The events of an API key: one per entry of its history (GET /api-keys/{id}/history). */

@@ -9,6 +9,7 @@ export * from './errors.js';
 export * from './events.js';
 export * from './imports.js';
 export * from './licence.js';
+export * from './order-changes.js';
 export * from './order-history.js';
 export * from './order-lifecycle.js';
 export * from './order-list.js';

@@ -14,10 +14,23 @@ const SUBJECT_MAX_LENGTH = 200;
 /** GET /sales-orders/{id}/history: one entry per change of an order. */
 
 export const HistoryActionSchema = z
-  .enum(['create', 'update', 'delete', 'confirm', 'cancel', 'close', 'amend', 'deliver', 'cancel_delivery', 'return'])
+  .enum([
+    'create',
+    'update',
+    'delete',
+    'confirm',
+    'cancel',
+    'close',
+    'amend',
+    'deliver',
+    'cancel_delivery',
+    'return',
+    'change',
+  ])
   .describe(
     'amend: the first entry of an order made by amending a cancelled one (amended_from_id names it). deliver, ' +
-      'cancel_delivery, return: a delivery recorded, cancelled, or goods returned (`fields` names the delivery_no).',
+      'cancel_delivery, return: a delivery recorded, cancelled, or goods returned (`fields` names the delivery_no). ' +
+      'change: a change request applied (`reason` holds its reason).',
   );
 
 const changeValue = () => z.union([z.string().max(ORDER_REMARKS_MAX_LENGTH), z.number()]).nullable();
@@ -91,7 +104,7 @@ const HistoryEntrySchemaObject = z.object({
     .string()
     .max(CANCELLATION_REASON_MAX_LENGTH)
     .optional()
-    .describe("cancel: the reason given (also the order's cancellation_reason)."),
+    .describe("cancel: the reason given (also the order's cancellation_reason); change: the change request's reason."),
   acknowledged_warnings: z
     .array(LicenceWarningSchema)
     .max(MAX_DETAIL_LINES)

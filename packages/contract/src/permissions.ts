@@ -10,6 +10,8 @@ export const Permission = {
   cancel: 'sales_orders.cancel',
   /** POST /sales-orders/{id}/close (the host, when the order is fulfilled). */
   close: 'sales_orders.close',
+  /** Change requests on a confirmed order: open, apply, discard, list (POST /sales-orders/{id}/changes...). */
+  change: 'sales_orders.change',
   /** Confirming despite licence warnings (`acknowledge_warnings: true`): a supervisor's decision. */
   licencesOverride: 'licences.override',
   /** GET /events: the change feed; also needed to receive events through a webhook endpoint. */

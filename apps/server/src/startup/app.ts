@@ -19,6 +19,7 @@ import { apiDocsRouter } from '../http/api-docs.js';
 import { createApiKeysRouter } from '../http/api-keys-router.js';
 import { authenticate } from '../http/authenticate.js';
 import { requireFieldPermissions, requirePermission } from '../http/authorize.js';
+import { createChangesRouter } from '../http/changes-router.js';
 import { answerPreflight, corsForAllowedOrigins } from '../http/cors.js';
 import { requireTrustedOriginForSessions } from '../http/csrf.js';
 import {
@@ -216,6 +217,7 @@ export const createApp = ({
       },
       metrics,
     ),
+    ...createChangesRouter(services, { requireIfMatch: config.requireIfMatch }),
     ...createEventsRouter(services),
     ...createWebhookEndpointsRouter(services),
     ...createImportsRouter(services),

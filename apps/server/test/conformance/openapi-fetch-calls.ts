@@ -136,6 +136,49 @@ export const callEveryRoute = async (baseUrl: string, token: string, ids: Confor
       body: { acknowledge_warnings: true },
     }),
   );
+  // A change request on the confirmed order: opened, listed, applied; then refusals.
+  const secondLine = (
+    (await client.GET('/sales-orders/{id}', { params: { path: { id: second } } })).data as {
+      data: { details: { sales_order_detail_id: number }[] };
+    }
+  ).data.details[0]!.sales_order_detail_id;
+  const changeBody = { reason: 'one more', details: [{ sales_order_detail_id: secondLine, quantity: 4 }] };
+  const change = (
+    record(
+      'open change',
+      '/sales-orders/{id}/changes',
+      'post',
+      await client.POST('/sales-orders/{id}/changes', { params: { path: { id: second } }, body: changeBody }),
+    ).data as { data: { change_id: number } }
+  ).data.change_id;
+  record(
+    'open a second change: 409',
+    '/sales-orders/{id}/changes',
+    'post',
+    await client.POST('/sales-orders/{id}/changes', { params: { path: { id: second } }, body: changeBody }),
+  );
+  record(
+    'list changes',
+    '/sales-orders/{id}/changes',
+    'get',
+    await client.GET('/sales-orders/{id}/changes', { params: { path: { id: second } } }),
+  );
+  const changePath = { params: { path: { id: second, change_id: change } } };
+  record(
+    'apply change',
+    '/sales-orders/{id}/changes/{change_id}/apply',
+    'post',
+    await client.POST('/sales-orders/{id}/changes/{change_id}/apply', {
+      ...changePath,
+      body: { acknowledge_warnings: true },
+    }),
+  );
+  record(
+    'discard an applied change: 409',
+    '/sales-orders/{id}/changes/{change_id}/discard',
+    'post',
+    await client.POST('/sales-orders/{id}/changes/{change_id}/discard', changePath),
+  );
   record(
     'close',
     '/sales-orders/{id}/close',

@@ -57,6 +57,14 @@ export const routeExamples = (ids: WalkIds): RouteExamples => {
     cancelSalesOrder: { ...order, body: { reason: 'walked' } },
     closeSalesOrder: order,
     amendSalesOrder: order,
+    openChange: {
+      ...order,
+      body: { reason: 'walked', details: [{ sales_order_detail_id: ids.orderLine, quantity: 3 }] },
+    },
+    listChanges: order,
+    // A change of the order: the order's scope is checked before the change is looked up.
+    applyChange: { params: { id: ids.order, change_id: 1 }, body: { acknowledge_warnings: true } },
+    discardChange: { params: { id: ids.order, change_id: 1 } },
     listEvents: { query: { limit: '100' } },
     createWebhookEndpoint: { body: { url: 'http://127.0.0.1:9/walk' } },
     listWebhookEndpoints: {},

@@ -44,7 +44,15 @@ const sqlTemplates = (source: string): string[] => {
 };
 
 /** The tables of located records: each row belongs to a location, or names the locations it covers. */
-const LOCATED_TABLES = ['sales_orders', 'deliveries', 'webhook_endpoints', 'api_keys', 'imports', 'idempotency_keys'];
+const LOCATED_TABLES = [
+  'sales_orders',
+  'deliveries',
+  'webhook_endpoints',
+  'api_keys',
+  'imports',
+  'idempotency_keys',
+  'sales_order_changes',
+];
 const ABOUT_ORDERS = new RegExp(`\\b(?:FROM|JOIN|UPDATE|INTO)\\s+(?:${LOCATED_TABLES.join('|')})\\b`, 'i');
 const SCOPED = /withinLocations\(|inScope\(|scopedWhere\(|LOCKED_IN_SCOPE|ACROSS_LOCATIONS|location scope/;
 
