@@ -296,8 +296,10 @@ describe('the packed SDK in a fresh project', () => {
     for (const file of ['index.d.ts', 'index.d.cts']) {
       const declarations = await readFile(path.join(installed, file), 'utf8');
       // 399 KB when the contract's zod schemas came with its types, which a consumer's tsc then
-      // checked in full (10 s of a one-file app's 16 s); docs/sdk.md states the size.
-      expect(Buffer.byteLength(declarations), file).toBeLessThan(100_000);
+      // checked in full (10 s of a one-file app's 16 s); docs/sdk.md states the size. Plain types
+      // grow with the API (105 KB with deliveries and change requests): the bound catches schemas
+      // coming back, the line below names them.
+      expect(Buffer.byteLength(declarations), file).toBeLessThan(150_000);
       expect(declarations.match(/\bZod[A-Z]\w*|from 'zod'/g) ?? [], file).toEqual([]);
     }
   });

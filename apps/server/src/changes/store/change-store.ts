@@ -18,8 +18,11 @@ import type { ChangePlan, StoredLine } from '../change-model.js';
 /** What a change keeps of its preview: the order after it, the totals before, the differences and the licence findings. */
 export type ChangePreview = Pick<OrderChange, 'order' | 'totals_before' | 'differences' | 'licence'>;
 
-/** A change's row as the API shows it. */
-const CHANGE_COLUMNS = Prisma.sql`c.id AS change_id, c.sales_order_id,
+/**
+ * A change's row as the API shows it, with its order's location. Only ever selected by a
+ * statement that applies the caller's scope to the order (withinLocations, LOCKED_IN_SCOPE).
+ */
+const CHANGE_COLUMNS = Prisma.sql`/* location scope: the statement selecting these applies it */ c.id AS change_id, c.sales_order_id,
   (SELECT so.location_id FROM sales_orders so WHERE so.id = c.sales_order_id) AS location_id, c.status, c.reason, c.base_version,
   c.applied_version, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS created_at, c.created_by,
   to_char(c.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS ended_at, c.ended_by, c.preview`;
