@@ -21,6 +21,7 @@ const ACTIONS: Record<HistoryEntry['action'], string> = {
   deliver: 'Delivery recorded',
   cancel_delivery: 'Delivery cancelled',
   return: 'Goods returned',
+  change: 'Changed after confirming',
 };
 
 /** Fields holding the id of a master record: shown by the record's name. */

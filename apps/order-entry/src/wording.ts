@@ -170,6 +170,17 @@ export const WORDING = {
   order_has_deliveries: 'Goods were delivered against this order: it cannot be cancelled',
   date_out_of_range: 'That date is outside what is allowed (not in the future, not before what it follows)',
 
+  // Changes to a confirmed order (not on this page yet; worded for completeness).
+  change_already_open: 'A change to this order is already open: apply or discard it first',
+  change_not_open: 'That change was applied or discarded already',
+  order_not_changeable: 'Only a confirmed order can be changed this way',
+  quantity_below_delivered: 'The quantity cannot go below what was delivered on that line',
+  line_has_deliveries: 'Goods were delivered on that line: it cannot be removed or get another product',
+  new_line_incomplete: 'A new line needs a product, a quantity and a rate',
+  line_count_out_of_range: 'An order keeps at least one line and at most the most lines an order may have',
+  empty_change: 'The change changes nothing',
+  change_no_longer_holds: 'The order moved on since the change was opened: open it again',
+
   // API keys (not on this page; worded for completeness).
   permission_not_held: `A key cannot be given a permission you do not have yourself. ${ASK_ADMIN}`,
   location_not_held: `A key cannot reach a location you cannot reach yourself. ${ASK_ADMIN}`,
