@@ -52,8 +52,7 @@ export const ChangeCode = {
   quantityBelowDelivered: 'quantity_below_delivered',
   /** 422: a line with deliveries cannot be removed or change its product or pack size. */
   lineHasDeliveries: 'line_has_deliveries',
-  /** 422: `sales_order_detail_id` names no line of the order, or names one twice. */
-  unknownOrderLine: 'unknown_order_line',
+  // A line id of another order, or one named twice, is 422 `unknown_order_line` (DeliveryCode's).
   /** 422: a new line (without `sales_order_detail_id`) lacks `product_id`, `quantity` or `rate`, or asks to be removed. */
   newLineIncomplete: 'new_line_incomplete',
   /** 422: the change would leave the order without lines, or with more than MAX_DETAIL_LINES. */

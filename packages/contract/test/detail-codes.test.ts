@@ -18,6 +18,8 @@ describe('error detail codes, declared once', () => {
       'AccessCode',
       'ApiKeyCode',
       'AuthenticationCode',
+      'ChangeCode',
+      'DeliveryCode',
       'FeedCode',
       'ImportCode',
       'LicenceWarningCode',

@@ -75,9 +75,12 @@ describe('integer ids in paths and query strings', () => {
     // GET, PUT and DELETE /sales-orders/{id}, its history and its four transitions; GET, PATCH and DELETE
     // /webhook-endpoints/{id}, its rotate-secret, deliveries, replay and ping; GET /imports/{id}, its results and
     // cancel; GET and PATCH /api-keys/{id}, its rotate, revoke and history; max-number, the list and the sales
-    // report filter by year and location.
+    // report filter by year and location; POST and GET /sales-orders/{id}/deliveries, GET /deliveries/{id}, its
+    // cancel and returns, and the delivery list by location; POST and GET /sales-orders/{id}/changes, its apply and
+    // discard.
     expect(ids.map((parameter) => parameter.name).sort()).toEqual([
-      ...Array.from({ length: 23 }, () => 'id'),
+      ...Array.from({ length: 32 }, () => 'id'),
+      'location_id',
       'location_id',
       'location_id',
       'location_id',

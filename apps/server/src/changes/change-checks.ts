@@ -1,5 +1,6 @@
 import {
   ChangeCode,
+  DeliveryCode,
   type ErrorDetail,
   type LicenceValidation,
   type LicenceWarning,
@@ -55,7 +56,7 @@ export const checkChange = async (
   // A request that cannot be planned (an unknown line, an incomplete new one) is refused before any look-up.
   if (
     planned.problems.some(
-      (problem) => problem.code === ChangeCode.unknownOrderLine || problem.code === ChangeCode.newLineIncomplete,
+      (problem) => problem.code === DeliveryCode.unknownOrderLine || problem.code === ChangeCode.newLineIncomplete,
     )
   ) {
     return { value: { plan, preview: preview(none), warnings: [] }, problems: planned.problems };

@@ -2,6 +2,7 @@ import {
   ChangeCode,
   type ChangeDifference,
   type ChangeLine,
+  DeliveryCode,
   type ErrorDetail,
   type HistoryChanges,
   type HistoryLine,
@@ -86,7 +87,7 @@ export const planChange = (
       problems.push({
         path: `details.${index}.sales_order_detail_id`,
         message: `line ${id} ${byId.has(id) ? 'is named twice' : 'is not a line of this order'}`,
-        code: ChangeCode.unknownOrderLine,
+        code: DeliveryCode.unknownOrderLine,
       });
     }
     named.add(id);
