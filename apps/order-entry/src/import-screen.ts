@@ -45,7 +45,7 @@ export const countsOf = (progress: Import): string => {
 };
 
 /** Failed orders listed on the screen; the results file has every one. */
-const FAILED_SHOWN = 100;
+const FAILED_SHOWN = 50;
 
 /**
  * What the status line says once an import has ended. An import that ran to its end is not a

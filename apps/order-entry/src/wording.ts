@@ -146,6 +146,7 @@ export const WORDING = {
   // The change feed (not on this page either).
   cursor_past_retention: 'Changes this far back are no longer kept: start again from the oldest kept change',
   import_not_readable: 'That file is not a CSV or JSON Lines file of orders, or it is empty',
+  duplicate_order_ref: 'An earlier import made this order already (same order ref): it was not made again',
   import_too_many_orders: 'That file holds too many orders: split it into smaller files',
   wrong_column_count: 'That row has more or fewer cells than the header',
   invalid_cell: 'That cell should hold a number',

@@ -9,12 +9,19 @@ export const importMethods = ({ client, options, baseUrl }: ClientContext) => {
      * POST /imports: sends the file as it is (`csv` as text/csv, `ndjson` as application/x-ndjson)
      * and resolves with the queued import; its orders are created in the background.
      */
-    startImport: (file: string | Uint8Array<ArrayBuffer> | Blob, format: ImportFormat): Promise<Import> =>
+    startImport: (
+      file: string | Uint8Array<ArrayBuffer> | Blob,
+      format: ImportFormat,
+      { idempotencyKey, allowDuplicates }: StartImportOptions = {},
+    ): Promise<Import> =>
       unwrap(
         send(options, {
-          path: `${baseUrl}/imports`,
+          path: `${baseUrl}/imports${allowDuplicates ? '?allow_duplicates=true' : ''}`,
           method: 'POST',
-          headers: { 'content-type': IMPORT_CONTENT_TYPES[format] },
+          headers: {
+            'content-type': IMPORT_CONTENT_TYPES[format],
+            ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+          },
           body: file,
         }),
       ),
@@ -65,6 +72,14 @@ export const importMethods = ({ client, options, baseUrl }: ClientContext) => {
     },
   };
 };
+
+/** How an upload is sent: a retry with the same key answers the import the first one started. */
+export interface StartImportOptions {
+  /** `Idempotency-Key`: the same upload sent again (same bytes and options) starts no second import. */
+  idempotencyKey?: string;
+  /** Import orders whose `order_ref` made an order in an earlier import too (else they fail `duplicate_order_ref`). */
+  allowDuplicates?: boolean;
+}
 
 /** The two file formats of an import and the media type each is sent as. */
 export type ImportFormat = 'csv' | 'ndjson';

@@ -13,7 +13,7 @@ import { webhookMethods } from './webhooks.js';
 export * from './errors.js';
 export type { EventFeed, EventOf, EventPageOf, ListEventsOptions } from './events.js';
 export type * from './generated/contract-types.js';
-export type { ImportFormat } from './imports.js';
+export type { ImportFormat, StartImportOptions } from './imports.js';
 export type * from './options.js';
 export type {
   DefaultReportMetric,

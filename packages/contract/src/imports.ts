@@ -1,11 +1,12 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 
-import { dateTime, id, idParam, MAX_ID } from './common.js';
+import { dateTime, id, idParam, MAX_ID, queryBoolean } from './common.js';
 import { ErrorDetailSchema, successEnvelope } from './envelope.js';
 import { CommonErrorResponses, describedError } from './errors.js';
 import { Permission } from './permissions.js';
 import { storedOrderNumber } from './sales-order.js';
+import { IdempotencyHeadersSchema } from './write-safety.js';
 
 /**
  * Imports: a file of many orders (CSV or JSON Lines) sent as the request body, created in the
@@ -36,6 +37,11 @@ export const ImportCode = {
   inconsistentOrder: 'inconsistent_order',
   /** A cancel of an import that has ended already (completed, failed or cancelled): nothing changed. */
   importEnded: 'import_ended',
+  /**
+   * An order whose `order_ref` already made an order in an earlier import of the same caller:
+   * skipped (failed, naming that order) unless the upload says `allow_duplicates=true`.
+   */
+  duplicateOrderRef: 'duplicate_order_ref',
 } as const;
 export type ImportCode = (typeof ImportCode)[keyof typeof ImportCode];
 
@@ -124,6 +130,16 @@ const NotFoundImportResponse = describedError(
   "Not found: no import of the caller has this id (with `imports.admin`: none inside the caller's locations).",
 );
 
+export const StartImportQuerySchema = z
+  .object({
+    allow_duplicates: queryBoolean().describe(
+      'true: import orders whose `order_ref` already made an order in an earlier import of yours (default false: ' +
+        'they fail `duplicate_order_ref`).',
+    ),
+  })
+  .partial();
+export type StartImportQuery = z.infer<typeof StartImportQuerySchema>;
+
 const c = initContract();
 const importing = { permission: Permission.import, tag: 'Imports' } as const;
 
@@ -132,6 +148,8 @@ export const importsContract = c.router(
     startImport: {
       method: 'POST',
       path: '/imports',
+      headers: IdempotencyHeadersSchema,
+      query: StartImportQuerySchema,
       // The file itself, as text/csv or application/x-ndjson (metadata.fileBody): the server
       // reads the bytes (the OpenAPI document describes them as text of those types).
       body: z.custom<string | Uint8Array>(() => true),
@@ -143,7 +161,10 @@ export const importsContract = c.router(
       description:
         'The body is the file (`Content-Type: text/csv` or `application/x-ndjson`), at most IMPORT_MAX_BYTES (20 MiB) ' +
         'and IMPORT_MAX_ORDERS (50,000) orders. A file that is empty or neither CSV nor JSON Lines is 400 ' +
-        '`import_not_readable`. A malformed row fails only its order. See docs/api.md, "Imports", for the columns.',
+        '`import_not_readable`. A malformed row fails only its order. An order whose `order_ref` already made an ' +
+        'order in an earlier import of the same caller fails `duplicate_order_ref` (naming that order) unless ' +
+        '`allow_duplicates=true`. With an `Idempotency-Key`, a retry of the same upload (same bytes, type and query) ' +
+        'answers the import it started. See docs/api.md, "Imports", for the columns.',
       metadata: { ...importing, fileBody: IMPORT_MEDIA_TYPES } as const,
     },
     listImports: {

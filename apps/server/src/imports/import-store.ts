@@ -32,6 +32,7 @@ const withoutFile = {
   finishedAt: true,
   quotaKey: true,
   waitingUntil: true,
+  allowDuplicates: true,
 } satisfies Prisma.ImportSelect;
 
 export interface ResultToStore {
@@ -80,7 +81,15 @@ export const importStore = {
       ...row
     }: Pick<
       Import,
-      'owner' | 'actor' | 'permissions' | 'sessionDigest' | 'tokenExpiresAt' | 'format' | 'ordersTotal' | 'quotaKey'
+      | 'owner'
+      | 'actor'
+      | 'permissions'
+      | 'sessionDigest'
+      | 'tokenExpiresAt'
+      | 'format'
+      | 'ordersTotal'
+      | 'quotaKey'
+      | 'allowDuplicates'
     > & {
       file: Uint8Array<ArrayBuffer>;
       locations: LocationList;
@@ -99,6 +108,26 @@ export const importStore = {
     >`SELECT locations FROM imports WHERE id = ${id}::int /* location scope: the job's, for its starter */`;
     // No such import: no location (it has nothing to create anyway).
     return row === undefined ? [] : row.locations;
+  },
+
+  /**
+   * Of `refs`, those that made an order in an earlier import of `owner` (an import with a lower
+   * id), each with the order it made first: what an import without allow_duplicates skips.
+   */
+  earlierOrdersOf: async (
+    db: Db,
+    owner: string,
+    importId: number,
+    refs: readonly string[],
+  ): Promise<Map<string, { importId: number; orderNumber: string | null }>> => {
+    if (refs.length === 0) return new Map();
+    const rows = await db.$queryRaw<{ order_ref: string; import_id: number; order_number: string | null }[]>`
+      SELECT DISTINCT ON (r.order_ref) r.order_ref, r.import_id, r.order_number
+      FROM import_results r JOIN imports i ON i.id = r.import_id
+      WHERE r.order_ref = ANY(${[...refs]}::text[]) AND r.status = 'created'
+        AND i.owner = ${owner} AND i.id < ${importId}::int /* location scope: the owner's own imports */
+      ORDER BY r.order_ref, r.import_id`;
+    return new Map(rows.map((row) => [row.order_ref, { importId: row.import_id, orderNumber: row.order_number }]));
   },
 
   /** The import's `import.*` event, in the transaction that ends it (the outbox: events/store/outbox-store.ts). */

@@ -27,6 +27,7 @@ import { currentAccessOf } from '../auth/current-access.js';
 import { covers, scopeOf } from '../auth/scope.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
 import { notFound, stateConflict } from '../errors/domain-error.js';
+import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
 import type { Foreground } from '../jobs/foreground.js';
 import type { WriteTurn } from '../orders/bulk-create-orders.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
@@ -150,6 +151,26 @@ export class RefusedImportError extends Error {
     super(message);
   }
 }
+
+/**
+ * What an upload's Idempotency-Key stands for: the file (by its SHA-256, not its bytes), its
+ * media type and whether duplicates are allowed. The same key with another file is refused.
+ */
+export const uploadRequestOf = (file: Buffer, mediaType: ImportMediaType, allowDuplicates: boolean) => ({
+  import: { sha256: digestOf(file), media_type: mediaType, allow_duplicates: allowDuplicates },
+});
+
+/** Why an order whose order_ref made an order in an earlier import is skipped. */
+const duplicateOf = (
+  order: ImportOrder,
+  made: { importId: number; orderNumber: string | null },
+): ImportResult['errors'][number] => ({
+  path: 'order_ref',
+  code: ImportCode.duplicateOrderRef,
+  message:
+    `line ${order.lines[0] ?? 1}: order_ref ${JSON.stringify(order.ref)} already made order ` +
+    `${made.orderNumber ?? '(deleted)'} in import ${made.importId}; send allow_duplicates=true to import it again`,
+});
 
 /**
  * Each order of an import is made through the bulk create with its own idempotency key, derived
@@ -347,12 +368,22 @@ export const createImports = ({
    * back in between: it runs while the chunk before it is written, and beside requests.
    */
   const prepareChunk = async (
+    row: ImportRow,
     access: AccessContext,
     fileOrders: readonly ImportOrder[],
     start: number,
     size: number,
   ) => {
     const chunk = fileOrders.slice(start, start + size);
+    // An order_ref that made an order in an earlier import of the owner is skipped, unless allowed.
+    const earlier = row.allowDuplicates
+      ? new Map<string, { importId: number; orderNumber: string | null }>()
+      : await importStore.earlierOrdersOf(
+          db,
+          row.owner,
+          row.id,
+          chunk.map((order) => order.ref),
+        );
     const results: ResultToStore[] = chunk.map((order, offset) => ({
       position: start + offset,
       orderRef: order.ref,
@@ -365,6 +396,11 @@ export const createImports = ({
     const sent: { at: number; body: CreateSalesOrderBody }[] = [];
     for (const [at, order] of chunk.entries()) {
       if (at > 0 && at % PREPARE_SLICE === 0) await setImmediate();
+      const made = earlier.get(order.ref);
+      if (made) {
+        results[at]!.errors = [duplicateOf(order, made)];
+        continue;
+      }
       const validated = validateOrder(order);
       const refused = refusalOf(access.permissions, order, validated);
       if (refused) results[at]!.errors = refused;
@@ -460,7 +496,15 @@ export const createImports = ({
 
   return {
     /** Checks the file, stores it and queues its first chunk. */
-    start: async (caller: ImportCaller, mediaType: ImportMediaType, file: Buffer): Promise<Import> => {
+    start: async (
+      caller: ImportCaller,
+      mediaType: ImportMediaType,
+      file: Buffer,
+      {
+        allowDuplicates = false,
+        idempotency,
+      }: { allowDuplicates?: boolean; idempotency?: IdempotencyGuard<Import> } = {},
+    ): Promise<Import> => {
       const format = FORMAT_OF_MEDIA_TYPE[mediaType];
       let read: ImportOrder[];
       try {
@@ -481,6 +525,7 @@ export const createImports = ({
         );
       const jobs = await queue();
       const row = await transactions.withTransaction(async (tx) => {
+        await idempotency?.claim(tx);
         const inserted = await importStore.insert(tx, {
           owner: caller.owner,
           actor: caller.actor,
@@ -493,9 +538,11 @@ export const createImports = ({
           format,
           ordersTotal: count,
           quotaKey: caller.quotaKey,
+          allowDuplicates,
           file: new Uint8Array(file),
         });
         await jobs.enqueue(inserted.id, tx);
+        await idempotency?.complete(tx, [toImport(inserted, new Date())]);
         return inserted;
       });
       // Its jobs run in this process too, as a rule: they start from the orders read here
@@ -576,7 +623,7 @@ export const createImports = ({
         });
       const firstSize = await nextChunkSize(row, fileOrders, start);
       if (firstSize.size === 0 && firstSize.resetAt) return waitFor(firstSize.resetAt);
-      const first = await prepareChunk(access, fileOrders, start, firstSize.size);
+      const first = await prepareChunk(row, access, fileOrders, start, firstSize.size);
       start += first.chunk.length;
       let current = startChunk(row, access, first);
       for (;;) {
@@ -608,7 +655,7 @@ export const createImports = ({
             waitingUntil = resetAt;
             last = true;
           } else {
-            const prepared = await prepareChunk(access, fileOrders, start, size);
+            const prepared = await prepareChunk(row, access, fileOrders, start, size);
             start += prepared.chunk.length;
             next = startChunk(row, access, prepared, current);
           }
