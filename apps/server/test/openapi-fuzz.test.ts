@@ -163,8 +163,10 @@ describe('requests generated from the served OpenAPI document', () => {
     for (const [template, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const parameters = operation.parameters ?? [];
-        // A file body (an import) is no JSON to generate: its route is called with its path parameters only.
+        // A file body (an import) is no JSON to generate, and an empty file is rightly 400
+        // import_not_readable: imports.test.ts and import-duplicates.test.ts send files.
         const bodySchema = operation.requestBody?.content['application/json']?.schema;
+        if (operation.requestBody && !bodySchema) continue;
         if (parameters.length === 0 && !bodySchema) continue;
         for (let index = 0; index < REQUESTS_PER_OPERATION; index += 1) {
           seed += 1;
