@@ -17,6 +17,8 @@ import pg from 'pg';
 const dist = process.env.PG_FLOOR_DIST ?? new URL('../dist', import.meta.url).pathname;
 const { pageQuery } = await import(`${dist}/orders/store/order-list-store.js`);
 const { liveOrderQuery } = await import(`${dist}/orders/store/order-read-store.js`);
+// Every location: the system's Scope (auth/scope.ts); a build from before Scope took null.
+const everyLocation = (await import(`${dist}/auth/scope.js`).catch(() => undefined))?.systemScope ?? null;
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const LIMIT = 50;
@@ -35,11 +37,11 @@ const run = async (name, query) => (await pool.query({ name, text: query.text, v
 const server = http.createServer((req, res) => {
   const order = /^\/order\/(\d+)$/.exec(req.url ?? '');
   const work = order
-    ? run('order', liveOrderQuery(Number(order[1]), null)).then((row) =>
+    ? run('order', liveOrderQuery(Number(order[1]), everyLocation)).then((row) =>
         row ? answer(res, 200, '{"success":true,"data":', row.json, '}') : answer(res, 404, '{"success":false}'),
       )
     : req.url === '/list'
-      ? run('list', pageQuery({ scope: null, includeDeleted: false }, SORT, undefined, LIMIT)).then((row) => {
+      ? run('list', pageQuery({ scope: everyLocation, includeDeleted: false }, SORT, undefined, LIMIT)).then((row) => {
           const next =
             row.more && row.last_key !== null
               ? JSON.stringify(encodeListCursor({ s: SORT, k: row.last_key, i: row.last_id }))
