@@ -5,7 +5,6 @@ import {
   DeliveryCode,
   type ErrorDetail,
   type HistoryChanges,
-  type HistoryLine,
   MAX_DETAIL_LINES,
   type OpenChangeBody,
   type OtherChargeInput,
@@ -13,7 +12,7 @@ import {
 
 import type { Checked } from '../errors/checked.js';
 import type { ChargeToWrite, LineToWrite, TotalsToWrite } from '../orders/order-columns.js';
-import { changesBetween, historyCharges, historyTotals } from '../orders/order-history.js';
+import { changesBetween, historyCharges, historyLines, historyTotals } from '../orders/order-history.js';
 import { grandTotal, priceLines, totalCharges } from '../orders/order-pricing.js';
 import { Decimal, sum, toDecimal, toJsonNumber } from '../shared/money.js';
 
@@ -302,25 +301,16 @@ export const historyOfChange = (
   const lastLineNo = Math.max(0, ...stored.lines.map((line) => line.line_no));
   const lineNoOf = new Map(stored.lines.map((line) => [line.id, line.line_no]));
   let next = lastLineNo;
-  const historyLine = (line: LineToWrite, lineNo: number): HistoryLine => ({
-    line_no: lineNo,
-    product_id: line.product_id,
-    packsize_id: line.packsize_id,
-    quantity: toJsonNumber(line.quantity),
-    rate: toJsonNumber(line.rate),
-    amount: toJsonNumber(line.amount),
-    remarks: line.remarks,
-  });
   return changesBetween(
     {
       header: {},
-      lines: stored.lines.map((line) => historyLine(line, line.line_no)),
+      lines: historyLines(stored.lines, (line) => line.line_no),
       charges: historyCharges(stored.charges),
       totals: historyTotals(stored.totals),
     },
     {
       header: {},
-      lines: plan.lines.map((line) => historyLine(line, line.id === null ? (next += 1) : lineNoOf.get(line.id)!)),
+      lines: historyLines(plan.lines, (line) => (line.id === null ? (next += 1) : lineNoOf.get(line.id)!)),
       charges: historyCharges(plan.charges ?? stored.charges),
       totals: historyTotals(plan.totals),
     },

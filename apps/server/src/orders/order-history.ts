@@ -100,10 +100,16 @@ export interface HistoryEntryToWrite {
   acknowledgedWarnings?: LicenceWarning[];
 }
 
-/** Lines as a history entry shows them: the stored scale (numeric(18,3/4/2)), as JSON numbers. */
-export const historyLines = (lines: LineToWrite[]): HistoryLine[] =>
+/**
+ * Lines as a history entry shows them: the stored scale (numeric(18,3/4/2)), as JSON numbers.
+ * Numbered 1.. in order, or by `lineNo` (a change keeps each line's own number).
+ */
+export const historyLines = <Line extends LineToWrite>(
+  lines: readonly Line[],
+  lineNo: (line: Line, index: number) => number = (_, index) => index + 1,
+): HistoryLine[] =>
   lines.map((line, index) => ({
-    line_no: index + 1,
+    line_no: lineNo(line, index),
     product_id: line.product_id,
     packsize_id: line.packsize_id,
     quantity: toJsonNumber(line.quantity),
