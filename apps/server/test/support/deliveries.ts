@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import { DELIVERY_STATUS_OF_ORDER } from '../../src/orders/store/order-read-shape.js';
 
 /**
  * Deliveries and returns written in SQL, exactly as a delivery writes them (the model of
@@ -20,15 +21,9 @@ import type { PrismaClient } from '../../src/generated/prisma/client.js';
  * `not_delivered`.
  */
 
+/** The order's delivery status decided by the server's own rule (order-read-shape.ts). */
 const decideDeliveryStatus = (prisma: PrismaClient, orderId: number) => prisma.$executeRaw`
-  UPDATE sales_orders so SET delivery_status = CASE
-      WHEN NOT EXISTS (SELECT 1 FROM sales_order_details d WHERE d.sales_order_id = so.id
-                       AND d.quantity - (d.delivered_quantity - d.returned_quantity) - d.short_closed_quantity > 0)
-        THEN 'delivered'
-      WHEN EXISTS (SELECT 1 FROM sales_order_details d WHERE d.sales_order_id = so.id
-                   AND d.delivered_quantity - d.returned_quantity > 0)
-        THEN 'partly_delivered'
-      ELSE 'not_delivered' END
+  UPDATE sales_orders so SET delivery_status = ${DELIVERY_STATUS_OF_ORDER}
   WHERE so.id = ${orderId}`;
 
 let sequence = 0;
