@@ -1,4 +1,5 @@
 import { DROPDOWN_TYPES, type DropdownType } from '@sales-order/contract';
+import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { PrismaClient } from '../src/generated/prisma/client.js';
@@ -110,12 +111,16 @@ describe('GET /sales-orders/dropdown-options/{type}', () => {
   it('escapes names: a hostile customer name comes back as text, not markup', async () => {
     const [hostile] = await insertRows(server.database.prisma, 'customers', [{ code: 'HOSTILE', name: HOSTILE_NAME }]);
 
-    const response = await server.http
-      .get('/sales-orders/dropdown-options/customers')
-      .query({ selected_id: hostile!.id });
+    // The list was read (and kept) by the tests above: the insert's notice reaches the server
+    // asynchronously, so wait for it before judging what the new option looks like.
+    let response: Response | undefined;
+    await eventually(async () => {
+      response = await server.http.get('/sales-orders/dropdown-options/customers').query({ selected_id: hostile!.id });
+      return response.body.data?.html.includes(`value="${hostile!.id}"`) === true;
+    }, 10_000);
 
-    expect(response.status).toBe(200);
-    const html: string = response.body.data.html;
+    expect(response!.status).toBe(200);
+    const html: string = response!.body.data.html;
     expect(html).toContain(
       `<option value="${hostile!.id}" selected>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot; &#39;x&#39;</option>`,
     );
@@ -139,9 +144,13 @@ describe('GET /sales-orders/dropdown-options/{type}', () => {
     // without the id tie-break would return them the other way round.
     await prisma.fieldOfficer.update({ where: { id: first!.id }, data: { code: 'TWIN-1A' } });
 
-    const response = await server.http.get('/sales-orders/dropdown-options/field-officers');
-
-    const twins = parseOptions(response.body.data.html).filter((option) => option.text === 'Twin Officer');
+    // Both twins are heard of once the notices arrive (the list was kept by the tests above).
+    let twins: { value: string }[] = [];
+    await eventually(async () => {
+      const response = await server.http.get('/sales-orders/dropdown-options/field-officers');
+      twins = parseOptions(response.body.data.html).filter((option) => option.text === 'Twin Officer');
+      return twins.length === 2;
+    }, 10_000);
     expect(twins.map((option) => option.value)).toEqual([String(first!.id), String(second!.id)]);
   });
 
