@@ -12,6 +12,7 @@ import { createWebhookEndpoints } from './events/webhook-endpoints.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
 import { type ImportQueue, startImportQueue } from './imports/import-queue.js';
 import { type BulkQuota, createImports } from './imports/imports.js';
+import { createUploadTurns } from './imports/upload-turns.js';
 import type { Foreground } from './jobs/foreground.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
@@ -77,6 +78,9 @@ export const createServices = (
     jobSeconds: Math.min(IMPORT_JOB_SECONDS, importOptions.chunkTimeoutSeconds / 4),
     foreground,
     bulkQuota,
+    idempotency,
+    uploadTurns: createUploadTurns(importOptions.uploadsConcurrent),
+    uploadStatementWaitMs: importOptions.uploadStatementWaitMs,
   });
   const importQueue: Promise<ImportQueue> = startImportQueue(queue.boss, {
     chunkTimeoutSeconds: importOptions.chunkTimeoutSeconds,

@@ -145,7 +145,7 @@ describe('GET /sales-orders/dropdown-options/{type}', () => {
     await prisma.fieldOfficer.update({ where: { id: first!.id }, data: { code: 'TWIN-1A' } });
 
     // Both twins are heard of once the notices arrive (the list was kept by the tests above).
-    let twins: { value: string }[] = [];
+    let twins: ReturnType<typeof parseOptions> = [];
     await eventually(async () => {
       const response = await server.http.get('/sales-orders/dropdown-options/field-officers');
       twins = parseOptions(response.body.data.html).filter((option) => option.text === 'Twin Officer');

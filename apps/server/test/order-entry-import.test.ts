@@ -138,10 +138,20 @@ describe.skipIf(!executablePath)(
         '5',
         expect.stringMatching(/^Line 5, column quantity: \S/),
       ]);
-      // The file went as it is, as text/csv, and is stored byte for byte.
+      // The file went as it is, as text/csv: its rows are staged cell for cell, each on its line.
       expect(sent).toEqual(['text/csv']);
       const stored = await latestImport();
-      expect(Buffer.from(stored.file).toString('utf8')).toBe(csv);
+      const staged = await suite.server.database.prisma.importFileRow.findMany({
+        where: { importId: stored.id },
+        orderBy: { seq: 'asc' },
+      });
+      expect(staged.map((fileRow) => [fileRow.line, (JSON.parse(fileRow.content) as string[]).join(',')])).toEqual(
+        csv
+          .trimEnd()
+          .split('\n')
+          .slice(1)
+          .map((line, index) => [index + 2, line]),
+      );
       const id = stored.id;
       expect(await page.getByRole('button', { name: 'Cancel import' }).isHidden()).toBe(true);
       expect(

@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import PQueue from 'p-queue';
 import pg from 'pg';
 
+import { waitForTurn } from '../shared/turns.js';
+
 /**
  * Requests wait their turn for a database connection until their deadline, instead of failing
  * after pg-pool's 1 s acquire timeout (which answered 503 to 40 of 100 concurrent creates on an
@@ -45,6 +47,9 @@ export const isDatabaseOverloaded = (error: unknown): boolean => {
 
 /** The deadline (epoch ms) of the request this code runs for, where a request set one. */
 const requestDeadlines = new AsyncLocalStorage<number>();
+
+/** The deadline (epoch ms) of the request this code runs for, if it runs for one. */
+export const currentRequestDeadline = (): number | undefined => requestDeadlines.getStore();
 
 /** Runs `work` with `deadline` as its request's deadline for every checkout it makes. */
 export const withRequestDeadline = <T>(deadline: number, work: () => T): T => requestDeadlines.run(deadline, work);
@@ -94,23 +99,17 @@ export const createGatedPool = (
         );
       }
     }
-    return new Promise((resolve, reject) => {
-      slots
-        .add(
-          () =>
-            new Promise<void>((done) => {
-              const started = performance.now();
-              resolve(() => {
-                holdMs += HOLD_SMOOTHING * (performance.now() - started - holdMs);
-                done();
-              });
-            }),
-          { signal: AbortSignal.timeout(Math.max(left, 1)) },
-        )
-        .catch(() => {
-          // Aborted while waiting: its deadline passed.
-          reject(new DatabaseOverloadedError('no database connection came free before the request deadline'));
-        });
+    return waitForTurn(
+      slots,
+      left,
+      // Its deadline passed while it waited.
+      () => new DatabaseOverloadedError('no database connection came free before the request deadline'),
+    ).then((done) => {
+      const started = performance.now();
+      return () => {
+        holdMs += HOLD_SMOOTHING * (performance.now() - started - holdMs);
+        done();
+      };
     });
   };
 

@@ -4,6 +4,7 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import { isDatabaseOverloaded } from '../db/connection-gate.js';
 import type { DatabaseAvailability } from '../db/database-availability.js';
 import { isDatabaseUnavailable, isLockNotAvailable, sqlStateOf } from '../db/database-errors.js';
+import { UploadsBusyError } from '../imports/upload-turns.js';
 import { failure } from './envelope.js';
 
 /** Seconds a caller is asked to wait before retrying while the database does not answer. */
@@ -79,6 +80,17 @@ export const overloadHandler = passingTroubleHandler(
       'The service has more requests than it can serve in time: this one could not get a database connection before its deadline. Retry later.',
   },
   (req) => req.log.info('shed: no database connection before the request deadline'),
+);
+
+/** An upload whose turn among the files being read did not come before its deadline: 503 `overloaded`. */
+export const uploadsBusyHandler = passingTroubleHandler(
+  (error) => error instanceof UploadsBusyError,
+  {
+    code: ServiceCode.overloaded,
+    message:
+      'The service is reading as many import files as it reads at once (IMPORT_UPLOADS_CONCURRENT): this one could not start before its deadline. Retry later.',
+  },
+  (req) => req.log.info('shed: no import upload turn before the request deadline'),
 );
 
 /**

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { ErrorCode, type ErrorDetail, RequestCode, ServiceCode } from '@sales-order/contract';
 import { RequestValidationError } from '@ts-rest/express';
-import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 
 import { DomainError, type DomainErrorKind } from '../errors/domain-error.js';
 import { issuesToDetails } from '../errors/validation-details.js';
@@ -246,27 +246,8 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
 const fileBodyOf = (req: Request): readonly string[] | undefined =>
   (req as Request & { tsRestRoute?: { metadata?: { fileBody?: readonly string[] } } }).tsRestRoute?.metadata?.fileBody;
 
-/**
- * The file of a route that takes one (after requireJsonBody has checked its type), read as the
- * bytes sent, up to `limit` bytes (413 beyond); the use case reads them.
- */
-export const readFileBody = (limit: number): RequestHandler => {
-  const parsers = new Map<string, RequestHandler>();
-  return (req, res, next) => {
-    const types = fileBodyOf(req);
-    if (!types) {
-      next();
-      return;
-    }
-    const key = types.join(',');
-    let parser = parsers.get(key);
-    if (!parser) {
-      parser = express.raw({ type: [...types], limit });
-      parsers.set(key, parser);
-    }
-    parser(req, res, next);
-  };
-};
+/** Whether the matched route takes a file as its body (http/file-body.ts streams it). */
+export const takesFileBody = (req: Request): boolean => fileBodyOf(req) !== undefined;
 
 /** Thrown from body-parser's `verify`; body-parser keeps its status and type. */
 class MalformedUtf8Error extends Error {

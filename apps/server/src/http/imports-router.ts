@@ -1,23 +1,17 @@
 import { Readable } from 'node:stream';
 
-import {
-  type Import,
-  IMPORT_MEDIA_TYPES,
-  type ImportMediaType,
-  type ImportResult,
-  ImportSchema,
-  importsContract,
-} from '@sales-order/contract';
+import { IMPORT_MEDIA_TYPES, type ImportMediaType, type ImportResult, importsContract } from '@sales-order/contract';
 import { initServer } from '@ts-rest/express';
 import { stringify } from 'csv-stringify/sync';
 import type { Request } from 'express';
 
-import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
-import { importViewerOf, RefusedImportError, uploadRequestOf } from '../imports/imports.js';
+import { importViewerOf } from '../imports/imports.js';
+import { RefusedImportError } from '../imports/start-import.js';
 import type { Services } from '../services.js';
 import { accessOf, identityOfCaller } from './access.js';
 import { success } from './envelope.js';
 import { BadRequestError } from './error-handler.js';
+import { fileBodyStreamOf } from './file-body.js';
 import { quotaKeyOf } from './rate-limit.js';
 
 const s = initServer();
@@ -59,34 +53,27 @@ const callerOf = (req: Pick<Request, 'access' | 'ip'>) => {
 const viewerOf = (req: Pick<Request, 'access'>) => importViewerOf(accessOf(req));
 
 /** The import routes bound to their use cases. Handlers only translate. */
-export const createImportsRouter = ({ imports, idempotency }: Services) =>
+export const createImportsRouter = ({ imports }: Services) =>
   s.router(importsContract, {
-    startImport: async ({ body, headers, query, req, res }) => {
-      // readFileBody (error-handler.ts) read the file as bytes, of one of the route's media
-      // types; without a body there are none (and the file is empty).
+    startImport: async ({ headers, query, req, res }) => {
+      // The file streams in (http/file-body.ts), as one of the route's media types (requireJsonBody).
       const mediaType = (req.is([...IMPORT_MEDIA_TYPES]) || 'text/csv') as ImportMediaType;
-      const file = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-      const allowDuplicates = query.allow_duplicates ?? false;
-      const key = headers['idempotency-key'];
       try {
-        const start = (guard?: IdempotencyGuard<Import>) =>
-          imports.start(callerOf(req), mediaType, file, { allowDuplicates, idempotency: guard });
-        const access = accessOf(req);
-        const { result, replayed } =
-          key === undefined
-            ? { result: await start(), replayed: false }
-            : await idempotency.run(
-                access,
-                { key, request: uploadRequestOf(file, mediaType, allowDuplicates) },
-                ImportSchema,
-                start,
-                () => access.locations ?? [],
-              );
+        const { started, replayed } = await imports.start(
+          accessOf(req),
+          callerOf(req),
+          mediaType,
+          fileBodyStreamOf(req),
+          {
+            allowDuplicates: query.allow_duplicates ?? false,
+            idempotencyKey: headers['idempotency-key'],
+          },
+        );
         // A retry gets the import as it is now, not as it was queued.
-        const started = replayed ? await imports.get(result.import_id, viewerOf(req)) : result;
+        const answer = replayed ? await imports.get(started.import_id, viewerOf(req)) : started;
         if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-        res.setHeader('Location', `${req.baseUrl}/imports/${started.import_id}`);
-        return { status: 202, body: success(started, 'Import queued') };
+        res.setHeader('Location', `${req.baseUrl}/imports/${answer.import_id}`);
+        return { status: 202, body: success(answer, 'Import queued') };
       } catch (error) {
         if (!(error instanceof RefusedImportError)) throw error;
         throw new BadRequestError(error.message, [{ path: '', message: error.message, code: error.code }]);

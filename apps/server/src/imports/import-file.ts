@@ -1,5 +1,3 @@
-import { isUtf8 } from 'node:buffer';
-
 import {
   type CreateSalesOrderBody,
   CreateSalesOrderBodySchema,
@@ -11,14 +9,13 @@ import {
   type OtherChargeInput,
   type SalesOrderDetailInput,
 } from '@sales-order/contract';
-import { type CsvError, type Options as CsvOptions, parse as parseCsv } from 'csv-parse/sync';
 
 import { issuesToDetails } from '../errors/validation-details.js';
 
 /**
- * Reading an import's file into orders: pure, and the same every time for the same bytes, so the
- * upload (counting and refusing) and every chunk of the job (after a restart too) see the same
- * orders at the same positions. A malformed row fails only its own order, with a message naming
+ * An import file's rows into orders: pure, and the same every time for the same rows, so every
+ * chunk of the job (after a restart too) sees the same orders at the same positions (the upload
+ * stages the rows: import-staging.ts). A malformed row fails only its own order, with a message naming
  * its line and column; only a file that is not CSV or JSON Lines at all is refused whole.
  */
 
@@ -154,74 +151,15 @@ export const validateOrder = ({
 export const locateAll = (details: ErrorDetail[], locate: (path: string) => string): ErrorDetail[] =>
   details.map((detail) => ({ ...detail, message: `${locate(detail.path)}: ${detail.message}` }));
 
-/** Byte-level: the 1-based numbers of the lines that are not valid UTF-8. */
-const linesNotUtf8 = (file: Buffer): Set<number> => {
-  const bad = new Set<number>();
-  // The usual file is valid throughout: one check instead of one per line.
-  if (isUtf8(file)) return bad;
-  let start = 0;
-  for (let line = 1; start <= file.length; line += 1) {
-    const end = file.indexOf(0x0a, start);
-    const stop = end === -1 ? file.length : end;
-    if (!isUtf8(file.subarray(start, stop))) bad.add(line);
-    if (end === -1) break;
-    start = end + 1;
-  }
-  return bad;
-};
-
 const encodingProblem = (line: number): ErrorDetail => ({
   path: '',
   message: `line ${line}: is not valid UTF-8`,
   code: ImportCode.invalidEncoding,
 });
 
-const refuseBinary = (file: Buffer) => {
-  if (file.length === 0 || file.toString('utf8').trim() === '') throw new UnreadableImportError('the file is empty');
-  // A NUL byte is in no text file: a spreadsheet's binary form, an archive, an image.
-  if (file.includes(0)) throw new UnreadableImportError('the file is binary, not text');
-};
-
-/** Every order of the file, in file order; throws UnreadableImportError when it is not of its format. */
-export const readImportFile = (file: Buffer, format: ImportFormat): { orders: ImportOrder[]; rows: number } => {
-  refuseBinary(file);
-  const notUtf8 = linesNotUtf8(file);
-  const text = file.toString('utf8');
-  return format === 'csv' ? readCsv(text, notUtf8) : readJsonLines(text, notUtf8);
-};
-
-interface CsvRow {
-  line: number;
-  cells: string[];
-}
-
-const readCsv = (text: string, notUtf8: Set<number>): { orders: ImportOrder[]; rows: number } => {
-  const skipped: { line: number; message: string }[] = [];
-  // Rows made by on_record: csv-parse's types tie its result to `columns` instead.
-  const options: CsvOptions<CsvRow, string[]> = {
-    bom: true,
-    // Each record as a row with the line it starts on (`lines` is where it ended), made as it
-    // is read: nothing more of csv-parse's per record is kept for the whole file.
-    on_record: (record, { lines }) => ({
-      line: lines - record.reduce((sum, cell) => sum + (cell.includes('\n') ? cell.split('\n').length - 1 : 0), 0),
-      cells: record,
-    }),
-    relax_column_count: true,
-    skip_empty_lines: true,
-    skip_records_with_error: true,
-    on_skip: (error: CsvError | undefined) => {
-      if (error) skipped.push({ line: Number(error.lines ?? 0), message: error.message });
-    },
-  };
-  let records: CsvRow[];
-  try {
-    records = parseCsv(text, options as unknown as CsvOptions) as unknown as CsvRow[];
-  } catch (error) {
-    throw new UnreadableImportError(`the file is not CSV: ${(error as Error).message}`);
-  }
-  const [head, ...data] = records;
-  if (!head) throw new UnreadableImportError('the file has no header row');
-  const header = head.cells.map((name) => name.trim());
+/** The header row's column names, when this service reads each of them; throws UnreadableImportError otherwise. */
+export const checkCsvHeader = (cells: readonly string[]): string[] => {
+  const header = cells.map((name) => name.trim());
   if (!header.includes('order_ref'))
     throw new UnreadableImportError('the header row has no order_ref column (which groups rows into orders)');
   const unknown = header.filter((name) => !CSV_COLUMNS.includes(name));
@@ -229,34 +167,64 @@ const readCsv = (text: string, notUtf8: Set<number>): { orders: ImportOrder[]; r
     throw new UnreadableImportError(
       `the header row names columns this service does not read: ${unknown.join(', ')} (columns: ${CSV_COLUMNS.join(', ')})`,
     );
-  const refColumn = header.indexOf('order_ref');
+  return header;
+};
 
-  // Rows of one order_ref form one order, placed where its first row is.
-  const groups = new Map<string, CsvRow[]>();
-  const orders: ImportOrder[] = [];
-  const placeOf = new Map<string, number>();
-  for (const row of data) {
-    const ref = (row.cells[refColumn] ?? '').trim() || `line-${row.line}`;
-    const rows = groups.get(ref);
-    if (rows) rows.push(row);
-    else {
-      groups.set(ref, [row]);
-      placeOf.set(ref, orders.length);
-      orders.push({ ref, lines: [], problems: [], locate: () => '' });
-    }
+/** A staged row (import-staging.ts) as the job reads it back. */
+export interface FileRow {
+  orderNo: number;
+  line: number;
+  flags: number;
+  content: string;
+}
+
+/** Row flag: the line the row starts on is not valid UTF-8. */
+export const NOT_UTF8 = 1;
+/** Row flag: a JSON Lines line whose order_ref an earlier line has. */
+export const REPEATED_REF = 2;
+
+interface CsvRow {
+  line: number;
+  cells: string[];
+}
+
+/**
+ * The orders of staged rows (each order's rows together, in file order): what a chunk of the
+ * job makes. The same rows make the same orders every time, after a restart too.
+ */
+export const ordersOfRows = (
+  format: ImportFormat,
+  header: readonly string[],
+  rows: readonly FileRow[],
+): ImportOrder[] => {
+  const groups: FileRow[][] = [];
+  for (const row of rows) {
+    const last = groups.at(-1);
+    if (last && last[0]!.orderNo === row.orderNo) last.push(row);
+    else groups.push([row]);
   }
+  if (format === 'ndjson') return groups.map(([row]) => jsonLineOrder(row!));
   const targets = header.map(targetOf);
-  for (const [ref, rows] of groups) orders[placeOf.get(ref)!] = csvOrder(ref, rows, header, targets, notUtf8);
-  // A record csv-parse could not read at all (an unclosed quote) is an order of its own that failed.
-  for (const { line, message } of skipped) {
-    orders.push({
-      ref: `line-${line}`,
-      lines: [line],
-      problems: [{ path: '', message: `line ${line}: ${message}`, code: ImportCode.wrongColumnCount }],
-      locate: () => `line ${line}`,
-    });
-  }
-  return { orders, rows: data.length + skipped.length };
+  const refColumn = header.indexOf('order_ref');
+  return groups.map((group) => {
+    const first = group[0]!;
+    const content = JSON.parse(first.content) as string[] | { skipped: string };
+    // A record csv-parse could not read at all (an unclosed quote) is an order of its own that failed.
+    if (!Array.isArray(content))
+      return {
+        ref: `line-${first.line}`,
+        lines: [first.line],
+        problems: [{ path: '', message: `line ${first.line}: ${content.skipped}`, code: ImportCode.wrongColumnCount }],
+        locate: () => `line ${first.line}`,
+      };
+    const csvRows: CsvRow[] = group.map((row, index) => ({
+      line: row.line,
+      cells: index === 0 ? content : (JSON.parse(row.content) as string[]),
+    }));
+    const ref = (content[refColumn] ?? '').trim() || `line-${first.line}`;
+    const notUtf8 = new Set(group.filter((row) => (row.flags & NOT_UTF8) !== 0).map((row) => row.line));
+    return csvOrder(ref, csvRows, [...header], targets, notUtf8);
+  });
 };
 
 /** A line column's or an other charge's CSV column, by its key in the body. */
@@ -418,44 +386,30 @@ const csvOrder = (
   return { ref: ref.slice(0, ORDER_REF_MAX_LENGTH), lines, raw, problems, locate };
 };
 
-const readJsonLines = (text: string, notUtf8: Set<number>): { orders: ImportOrder[]; rows: number } => {
-  const orders: ImportOrder[] = [];
-  const seen = new Set<string>();
-  let rows = 0;
-  text.split('\n').forEach((content, index) => {
-    const line = index + 1;
-    if (content.trim() === '') return;
-    rows += 1;
-    const locate = (path: string) => (path === '' ? `line ${line}` : `line ${line}, ${path}`);
-    let value: unknown;
-    try {
-      value = JSON.parse(content);
-    } catch {
-      value = undefined;
-    }
-    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-    // The first line decides whether this is JSON Lines at all.
-    if (orders.length === 0 && !isObject)
-      throw new UnreadableImportError(`line ${line} is not a JSON object: the file is not JSON Lines`);
-    const { order_ref: givenRef, ...raw } = (isObject ? value : {}) as Record<string, unknown>;
-    const ref =
-      typeof givenRef === 'string' && givenRef.trim() !== ''
-        ? givenRef.trim().slice(0, ORDER_REF_MAX_LENGTH)
-        : `line-${line}`;
-    const problems: ErrorDetail[] = [];
-    if (notUtf8.has(line)) problems.push(encodingProblem(line));
-    else if (!isObject)
-      problems.push({ path: '', message: `line ${line}: is not a JSON object`, code: ImportCode.invalidLine });
-    if (seen.has(ref))
-      problems.push({
-        path: 'order_ref',
-        message: `line ${line}: order_ref ${ref} is already the ref of an earlier line`,
-        code: ImportCode.inconsistentOrder,
-      });
-    seen.add(ref);
-    orders.push(
-      problems.length > 0 ? { ref, lines: [line], problems, locate } : { ref, lines: [line], raw, problems, locate },
-    );
-  });
-  return { orders, rows };
+/** A JSON Lines line's order: the line is its create body, with its order_ref beside. */
+const jsonLineOrder = ({ line, flags, content }: FileRow): ImportOrder => {
+  const locate = (path: string) => (path === '' ? `line ${line}` : `line ${line}, ${path}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    value = undefined;
+  }
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  const { order_ref: givenRef, ...raw } = (isObject ? value : {}) as Record<string, unknown>;
+  const ref =
+    typeof givenRef === 'string' && givenRef.trim() !== ''
+      ? givenRef.trim().slice(0, ORDER_REF_MAX_LENGTH)
+      : `line-${line}`;
+  const problems: ErrorDetail[] = [];
+  if ((flags & NOT_UTF8) !== 0) problems.push(encodingProblem(line));
+  else if (!isObject)
+    problems.push({ path: '', message: `line ${line}: is not a JSON object`, code: ImportCode.invalidLine });
+  if ((flags & REPEATED_REF) !== 0)
+    problems.push({
+      path: 'order_ref',
+      message: `line ${line}: order_ref ${ref} is already the ref of an earlier line`,
+      code: ImportCode.inconsistentOrder,
+    });
+  return problems.length > 0 ? { ref, lines: [line], problems, locate } : { ref, lines: [line], raw, problems, locate };
 };

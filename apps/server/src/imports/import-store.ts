@@ -6,11 +6,13 @@ import type { Db } from '../db/transactions.js';
 import { withinLocations } from '../db/within-locations.js';
 import { recordSubjectEvent, type SubjectEvent } from '../events/store/outbox-store.js';
 import { type Import, Prisma } from '../generated/prisma/client.js';
+import type { FileRow } from './import-file.js';
+import type { StagedRow } from './import-staging.js';
 
 /** The SQL of imports: their rows, their results, and the progress a chunk records. */
 
 /** An import's row without its file (what GET answers from). */
-export type ImportRow = Omit<Import, 'file' | 'locations'>;
+export type ImportRow = Omit<Import, 'file' | 'locations' | 'csvHeader'>;
 
 const withoutFile = {
   id: true,
@@ -69,11 +71,13 @@ export interface ImportViewer {
 
 /** The imports `viewer` may see (imports `i`). */
 const inScope = ({ owner, all, scope }: ImportViewer) =>
+  // An import still uploading is nobody's yet: it answers once its file is read, or never.
   all
-    ? Prisma.sql`(i.owner = ${owner} OR ${withinLocations(scope, { allOf: 'i.locations' })})`
-    : Prisma.sql`i.owner = ${owner} /* location scope: the owner's own imports (its starter's scope) */`;
+    ? Prisma.sql`(i.owner = ${owner} OR ${withinLocations(scope, { allOf: 'i.locations' })}) AND i.state <> 'uploading'`
+    : Prisma.sql`i.owner = ${owner} AND i.state <> 'uploading' /* location scope: the owner's own imports (its starter's scope) */`;
 
 export const importStore = {
+  /** An import whose file is being uploaded (state `uploading`): its rows are staged next (stageRows). */
   insert: (
     db: Db,
     {
@@ -81,22 +85,90 @@ export const importStore = {
       ...row
     }: Pick<
       Import,
-      | 'owner'
-      | 'actor'
-      | 'permissions'
-      | 'sessionDigest'
-      | 'tokenExpiresAt'
-      | 'format'
-      | 'ordersTotal'
-      | 'quotaKey'
-      | 'allowDuplicates'
+      'owner' | 'actor' | 'permissions' | 'sessionDigest' | 'tokenExpiresAt' | 'format' | 'quotaKey' | 'allowDuplicates'
     > & {
-      file: Uint8Array<ArrayBuffer>;
       locations: LocationList;
     },
   ): Promise<ImportRow> =>
     // An omitted list stays NULL (every location); Prisma's types have no null for a list.
-    db.import.create({ data: locations === null ? row : { ...row, locations: [...locations] }, select: withoutFile }),
+    db.import.create({
+      data: {
+        ...row,
+        ...(locations === null ? {} : { locations: [...locations] }),
+        state: 'uploading',
+        ordersTotal: 0,
+      },
+      select: withoutFile,
+    }),
+
+  /** A batch of the uploading file's rows, in one statement of fixed text whatever its size. */
+  stageRows: async (db: Db, id: number, rows: readonly StagedRow[]): Promise<void> => {
+    await db.$executeRaw`
+      -- location scope: the uploading import's, written by its starter
+      INSERT INTO import_file_rows (import_id, order_no, seq, line, flags, content)
+      SELECT ${id}::int, r.order_no, r.seq, r.line, r.flags, r.content
+      FROM unnest(${rows.map((row) => row.orderNo)}::int[], ${rows.map((row) => row.seq)}::int[],
+        ${rows.map((row) => row.line)}::int[], ${rows.map((row) => row.flags)}::int2[],
+        ${rows.map((row) => row.content)}::text[]) AS r(order_no, seq, line, flags, content)`;
+  },
+
+  /** The file is read whole: the import is queued (answers the row, or null when it was dropped meanwhile). */
+  finishUpload: async (
+    db: Db,
+    id: number,
+    { ordersTotal, header }: { ordersTotal: number; header: string[] },
+  ): Promise<ImportRow | null> => {
+    const updated = await db.$executeRaw`
+      -- location scope: the uploading import's, written by its starter
+      UPDATE imports SET state = 'queued', orders_total = ${ordersTotal}::int, csv_header = ${header}::text[],
+        created_at = now()
+      WHERE id = ${id}::int AND state = 'uploading'`;
+    return updated === 0 ? null : importStore.forJob(db, id);
+  },
+
+  /** An upload that failed or was refused leaves nothing: the import and its staged rows go. */
+  dropUpload: async (db: Db, id: number): Promise<void> => {
+    await db.$executeRaw`
+      DELETE FROM imports WHERE id = ${id}::int AND state = 'uploading' /* location scope: the uploading import's */`;
+  },
+
+  /** Uploads that began before `before` and never finished (their process died): dropped. */
+  dropAbandonedUploads: (db: Db, before: Date): Promise<number> =>
+    db.$executeRaw`
+      DELETE FROM imports WHERE state = 'uploading' AND created_at < ${before} /* location scope: the system's, every location */`,
+
+  /** The staged rows of orders `from` to `to` (exclusive), each order's rows together in file order. */
+  rowsOf: (db: Db, id: number, from: number, to: number): Promise<FileRow[]> =>
+    db.$queryRaw<FileRow[]>`
+      SELECT order_no AS "orderNo", line, flags, content FROM import_file_rows
+      WHERE import_id = ${id}::int AND order_no >= ${from}::int AND order_no < ${to}::int
+      ORDER BY order_no, seq /* location scope: the job's, for its starter */`,
+
+  /** A CSV import's header row, the columns of its rows' cells. */
+  headerOf: async (db: Db, id: number): Promise<string[]> => {
+    const [row] = await db.$queryRaw<{ header: string[] | null }[]>`
+      SELECT csv_header AS header FROM imports WHERE id = ${id}::int /* location scope: the job's, for its starter */`;
+    return row?.header ?? [];
+  },
+
+  /** Forgets the staged rows of an import whose file is staged again (legacyFileOf). */
+  dropStagedRows: async (db: Db, id: number): Promise<void> => {
+    await db.$executeRaw`
+      DELETE FROM import_file_rows WHERE import_id = ${id}::int /* location scope: the job's, for its starter */`;
+  },
+
+  /** The whole file of an import uploaded before files were staged as rows (null: it has none). */
+  legacyFileOf: async (db: Db, id: number): Promise<Buffer | null> => {
+    const row = await db.import.findUnique({ where: { id }, select: { file: true } });
+    return row?.file ? Buffer.from(row.file) : null;
+  },
+
+  /** Once its rows are staged, such an import keeps them instead of its file. */
+  replaceLegacyFile: async (db: Db, id: number, header: string[]): Promise<void> => {
+    await db.$executeRaw`
+      UPDATE imports SET file = NULL, csv_header = ${header}::text[]
+      WHERE id = ${id}::int /* location scope: the job's, for its starter */`;
+  },
 
   /**
    * The starter's location scope. Read in SQL: Prisma reads a NULL list as [], which would turn
@@ -151,20 +223,9 @@ export const importStore = {
     });
   },
 
-  /** The row a chunk works from, without its file (fileOf) or scope (scopeOf). */
+  /** The row a chunk works from, without its rows (rowsOf) or scope (scopeOf). */
   forJob: (db: Db, id: number): Promise<ImportRow | null> =>
     db.import.findUnique({ where: { id }, select: withoutFile }),
-
-  /** The import's file, read only when the chunk has not got its orders already (up to IMPORT_MAX_BYTES). */
-  fileOf: async (db: Db, id: number): Promise<Buffer> =>
-    Buffer.from((await db.import.findUniqueOrThrow({ where: { id }, select: { file: true } })).file),
-
-  /** The SHA-256 of the import's stored file, in hex (null: no such import). */
-  digestOf: async (db: Db, id: number): Promise<string | null> => {
-    const [row] = await db.$queryRaw<{ digest: string }[]>`
-      SELECT encode(sha256(file), 'hex') AS digest FROM imports WHERE id = ${id}::int /* location scope: the job's, for its starter */`;
-    return row?.digest ?? null;
-  },
 
   /** Where the next chunk starts: results are written in position order, a chunk at a time. */
   nextPosition: async (db: Db, id: number): Promise<number> => {

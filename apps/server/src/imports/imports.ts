@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 
 import {
@@ -7,14 +6,12 @@ import {
   type ErrorDetail,
   type Import,
   ImportCode,
-  type ImportMediaType,
   type ImportResult,
   ImportSchema,
   Permission,
   permissionsForBody,
   salesOrdersContract,
 } from '@sales-order/contract';
-import { LRUCache } from 'lru-cache';
 
 import {
   type AccessContext,
@@ -27,21 +24,21 @@ import { currentAccessOf } from '../auth/current-access.js';
 import { covers, scopeOf } from '../auth/scope.js';
 import type { Db, TransactionPort } from '../db/transactions.js';
 import { notFound, stateConflict } from '../errors/domain-error.js';
-import type { IdempotencyGuard } from '../idempotency/idempotency-service.js';
+import type { IdempotencyService } from '../idempotency/idempotency-service.js';
 import type { Foreground } from '../jobs/foreground.js';
 import type { WriteTurn } from '../orders/bulk-create-orders.js';
 import type { OrderUseCases } from '../orders/order-use-cases.js';
-import { formatDateTime } from '../shared/calendar.js';
 import {
-  FORMAT_OF_MEDIA_TYPE,
   type ImportFormat,
   type ImportOrder,
   locateAll,
-  readImportFile,
+  ordersOfRows,
   UnreadableImportError,
   validateOrder,
 } from './import-file.js';
 import type { ImportJob, ImportQueue } from './import-queue.js';
+import { toImport } from './import-shape.js';
+import { stageImportFile } from './import-staging.js';
 import {
   type ImportEnd,
   type ImportProgress,
@@ -50,9 +47,14 @@ import {
   type ImportViewer,
   type ResultToStore,
 } from './import-store.js';
+import { createStartImport } from './start-import.js';
+import type { UploadTurns } from './upload-turns.js';
 
-/** A file's bytes as importStore.digestOf reads them stored. */
-const digestOf = (file: Buffer) => createHash('sha256').update(file).digest('hex');
+/** An import's orders, read a chunk at a time (`slice`: `size` orders from position `start`). */
+interface FileOrders {
+  total: number;
+  slice(start: number, size: number): Promise<ImportOrder[]>;
+}
 
 /** A chunk whose orders are being made: settles once they are written, and once committed. */
 interface ChunkUnderWay {
@@ -133,6 +135,11 @@ export interface ImportDeps {
   jobSeconds: number;
   /** The requests this process serves: chunks give way to them. */
   foreground: Foreground;
+  idempotency: IdempotencyService;
+  /** How many uploads are read at once (IMPORT_UPLOADS_CONCURRENT). */
+  uploadTurns: UploadTurns;
+  /** How long each statement of an upload waits for a connection, counted from the statement. */
+  uploadStatementWaitMs: number;
   bulkQuota?: BulkQuota;
 }
 
@@ -141,24 +148,6 @@ const importEnded = (state: string) =>
   stateConflict(`The import has ended (${state}): there is nothing to cancel`, [
     { path: '', message: `the import is ${state}`, code: ImportCode.importEnded },
   ]);
-
-/** The file was refused whole at upload: 400, nothing stored. */
-export class RefusedImportError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * What an upload's Idempotency-Key stands for: the file (by its SHA-256, not its bytes), its
- * media type and whether duplicates are allowed. The same key with another file is refused.
- */
-export const uploadRequestOf = (file: Buffer, mediaType: ImportMediaType, allowDuplicates: boolean) => ({
-  import: { sha256: digestOf(file), media_type: mediaType, allow_duplicates: allowDuplicates },
-});
 
 /** Why an order whose order_ref made an order in an earlier import is skipped. */
 const duplicateOf = (
@@ -178,29 +167,6 @@ const duplicateOf = (
  * crash gets the orders it had made back instead of making them twice.
  */
 export const importKeyOf = (importId: number, ref: string) => `import:${importId}:${ref}`;
-
-const toImport = (row: ImportRow, now: Date): Import => {
-  const done = row.ordersCreated + row.ordersFailed;
-  const elapsed = row.startedAt ? now.getTime() - row.startedAt.getTime() : 0;
-  return {
-    import_id: row.id,
-    state: row.state as Import['state'],
-    format: row.format as ImportFormat,
-    orders_total: row.ordersTotal,
-    rows_read: row.rowsRead,
-    orders_created: row.ordersCreated,
-    orders_failed: row.ordersFailed,
-    created_at: formatDateTime(row.createdAt),
-    started_at: row.startedAt ? formatDateTime(row.startedAt) : null,
-    finished_at: row.finishedAt ? formatDateTime(row.finishedAt) : null,
-    // The orders left at the rate so far; unknown until one is done.
-    estimated_seconds_left:
-      row.state === 'running' && done > 0 ? Math.round(((elapsed / done) * (row.ordersTotal - done)) / 1000) : null,
-    error: row.error,
-    waiting_until:
-      row.waitingUntil && (row.state === 'queued' || row.state === 'running') ? formatDateTime(row.waitingUntil) : null,
-  };
-};
 
 /**
  * Records a chunk's results and counts in the transaction `tx` holds; `finish` ends the import,
@@ -316,29 +282,43 @@ export const createImports = ({
   jobSeconds,
   foreground,
   bulkQuota,
+  idempotency,
+  uploadTurns,
+  uploadStatementWaitMs,
 }: ImportDeps) => {
   const { db } = transactions;
-  // Each chunk needs its import's orders: those of the last few files (read at upload, or by a
-  // job) are kept with their bytes' digest, so that the file (up to IMPORT_MAX_BYTES) is read and
-  // parsed again only by another process, after them, or when the stored file is not those bytes.
-  const files = new LRUCache<number, { digest: string; orders: ImportOrder[] }>({ max: 2 });
-  /** The import's orders; undefined after failing the import when its file cannot be read as it was at upload. */
-  const ordersOf = async (row: { id: number; format: string }): Promise<ImportOrder[] | undefined> => {
-    // A database that fails here fails the chunk, which runs again.
-    const cached = files.get(row.id);
-    if (cached && cached.digest === (await importStore.digestOf(db, row.id))) return cached.orders;
-    const file = await importStore.fileOf(db, row.id);
-    try {
-      const read = readImportFile(file, row.format as ImportFormat).orders;
-      files.set(row.id, { digest: digestOf(file), orders: read });
-      return read;
-    } catch (error) {
-      // Read at upload, so only a file changed since could fail here: the import cannot go on.
-      await transactions.withTransaction((tx) =>
-        recordChunk(tx, row.id, [], { state: 'failed', error: (error as Error).message.slice(0, 500) }, new Date()),
-      );
-      return undefined;
+  /**
+   * The import's orders, read a chunk at a time from its staged rows. An import uploaded before
+   * files were staged as rows has its file staged first (once: its file then goes); undefined
+   * after failing the import when that file cannot be read.
+   */
+  const ordersOf = async (row: ImportRow): Promise<FileOrders | undefined> => {
+    const format = row.format as ImportFormat;
+    const legacy = await importStore.legacyFileOf(db, row.id);
+    if (legacy) {
+      try {
+        await transactions.withTransaction(async (tx) => {
+          await importStore.dropStagedRows(tx, row.id);
+          const read = await stageImportFile([legacy], format, {
+            maxOrders: Number.MAX_SAFE_INTEGER,
+            write: (rows) => importStore.stageRows(tx, row.id, rows),
+          });
+          await importStore.replaceLegacyFile(tx, row.id, read.header);
+        });
+      } catch (error) {
+        if (!(error instanceof UnreadableImportError)) throw error;
+        await transactions.withTransaction((tx) =>
+          recordChunk(tx, row.id, [], { state: 'failed', error: error.message.slice(0, 500) }, new Date()),
+        );
+        return undefined;
+      }
     }
+    const header = format === 'csv' ? await importStore.headerOf(db, row.id) : [];
+    return {
+      total: row.ordersTotal,
+      slice: async (start, size) =>
+        ordersOfRows(format, header, await importStore.rowsOf(db, row.id, start, start + size)),
+    };
   };
 
   /** The chunk size now: IMPORT_CHUNK_SIZE, or the smaller one while requests are under way. */
@@ -349,8 +329,8 @@ export const createImports = ({
    * The size of the chunk from `start`: as many of its orders as the starter's bulk-order window
    * lets through now (counted there), and when the window resets (null: not counted).
    */
-  const nextChunkSize = async (row: ImportRow, fileOrders: readonly ImportOrder[], start: number) => {
-    const wanted = Math.min(chunkSizeNow(), fileOrders.length - start);
+  const nextChunkSize = async (row: ImportRow, fileOrders: FileOrders, start: number) => {
+    const wanted = Math.min(chunkSizeNow(), fileOrders.total - start);
     if (wanted <= 0 || row.quotaKey === null || !bulkQuota) return { size: wanted, resetAt: null };
     const { granted, resetAt } = await bulkQuota.takeUpTo(row.quotaKey, wanted);
     return { size: granted, resetAt };
@@ -370,11 +350,11 @@ export const createImports = ({
   const prepareChunk = async (
     row: ImportRow,
     access: AccessContext,
-    fileOrders: readonly ImportOrder[],
+    fileOrders: FileOrders,
     start: number,
     size: number,
   ) => {
-    const chunk = fileOrders.slice(start, start + size);
+    const chunk = await fileOrders.slice(start, size);
     // An order_ref that made an order in an earlier import of the owner is skipped, unless allowed.
     const earlier = row.allowDuplicates
       ? new Map<string, { importId: number; orderNumber: string | null }>()
@@ -495,61 +475,7 @@ export const createImports = ({
   }
 
   return {
-    /** Checks the file, stores it and queues its first chunk. */
-    start: async (
-      caller: ImportCaller,
-      mediaType: ImportMediaType,
-      file: Buffer,
-      {
-        allowDuplicates = false,
-        idempotency,
-      }: { allowDuplicates?: boolean; idempotency?: IdempotencyGuard<Import> } = {},
-    ): Promise<Import> => {
-      const format = FORMAT_OF_MEDIA_TYPE[mediaType];
-      let read: ImportOrder[];
-      try {
-        read = readImportFile(file, format).orders;
-      } catch (error) {
-        if (error instanceof UnreadableImportError)
-          throw new RefusedImportError(
-            `The file is not ${format === 'csv' ? 'CSV' : 'JSON Lines'}: ${error.message}`,
-            ImportCode.importNotReadable,
-          );
-        throw error;
-      }
-      const count = read.length;
-      if (count > maxOrders)
-        throw new RefusedImportError(
-          `The file holds ${count} orders; at most ${maxOrders} (IMPORT_MAX_ORDERS) are imported at once`,
-          ImportCode.importTooManyOrders,
-        );
-      const jobs = await queue();
-      const row = await transactions.withTransaction(async (tx) => {
-        await idempotency?.claim(tx);
-        const inserted = await importStore.insert(tx, {
-          owner: caller.owner,
-          actor: caller.actor,
-          permissions: [...caller.permissions],
-          locations: caller.locations,
-          sessionDigest:
-            caller.credential && 'sessionDigest' in caller.credential ? caller.credential.sessionDigest : null,
-          tokenExpiresAt:
-            caller.credential && 'tokenExpiresAt' in caller.credential ? caller.credential.tokenExpiresAt : null,
-          format,
-          ordersTotal: count,
-          quotaKey: caller.quotaKey,
-          allowDuplicates,
-          file: new Uint8Array(file),
-        });
-        await jobs.enqueue(inserted.id, tx);
-        await idempotency?.complete(tx, [toImport(inserted, new Date())]);
-        return inserted;
-      });
-      // Its jobs run in this process too, as a rule: they start from the orders read here
-      // instead of reading the file again.
-      files.set(row.id, { digest: digestOf(file), orders: read });
-      return toImport(row, new Date());
-    },
+    start: createStartImport({ transactions, idempotency, queue, maxOrders, uploadTurns, uploadStatementWaitMs }),
 
     get: async (id: number, viewer: ImportViewer): Promise<Import> =>
       toImport(await visibleOrNotFound(id, viewer), new Date()),
@@ -606,7 +532,6 @@ export const createImports = ({
       let access = await starterNow(db, starter);
       if (!access) {
         await transactions.withTransaction((tx) => recordChunk(tx, id, [], accessEnded, new Date()));
-        files.delete(id);
         return;
       }
       const jobs = await queue();
@@ -627,7 +552,7 @@ export const createImports = ({
       start += first.chunk.length;
       let current = startChunk(row, access, first);
       for (;;) {
-        const done = start >= fileOrders.length;
+        const done = start >= fileOrders.total;
         let last = done || Date.now() >= until;
         // How the import ends with this chunk: completed, or failed when its starter's access ended.
         let ends: ImportEnd | undefined = done ? { state: 'completed' } : undefined;
@@ -692,7 +617,6 @@ export const createImports = ({
         recording.catch(() => {});
         if (last) {
           await recording;
-          if (ends) files.delete(id);
           return;
         }
         current = next!;

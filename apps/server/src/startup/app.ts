@@ -27,6 +27,7 @@ import {
   databaseUnavailableHandler,
   lockContentionHandler,
   overloadHandler,
+  uploadsBusyHandler,
 } from '../http/database-unavailable.js';
 import { createDeliveriesRouter } from '../http/deliveries-router.js';
 import { sendRenderedJsonAsIs, success } from '../http/envelope.js';
@@ -34,11 +35,12 @@ import {
   errorHandler,
   isJsonContent,
   notFoundHandler,
-  readFileBody,
   refuseMalformedUtf8,
   requireJsonBody,
+  takesFileBody,
 } from '../http/error-handler.js';
 import { createEventsRouter } from '../http/events-router.js';
+import { streamFileBody } from '../http/file-body.js';
 import { createImportsRouter } from '../http/imports-router.js';
 import { orderEntryRouter } from '../http/order-entry-page.js';
 import { ordersPerMinutePerClient, rateLimitPerClient } from '../http/rate-limit.js';
@@ -234,7 +236,7 @@ export const createApp = ({
       requirePermission,
       refuseUnknownQueryParameters,
       requireJsonBody,
-      readFileBody(config.imports.maxBytes),
+      streamFileBody(takesFileBody, config.imports.maxBytes),
       express.json({
         limit: config.bodyLimit,
         // body-parser asks only once the request has a body, as requireJsonBody does.
@@ -254,6 +256,7 @@ export const createApp = ({
   app.use(notFoundHandler);
   app.use(lockContentionHandler);
   app.use(overloadHandler);
+  app.use(uploadsBusyHandler);
   app.use(databaseUnavailableHandler(database.availability, () => metrics.databaseUnavailable.inc()));
   app.use(errorHandler);
   return app;

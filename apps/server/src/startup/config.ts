@@ -334,6 +334,7 @@ const EnvironmentSchema = z
     IMPORT_MAX_ORDERS: integer('IMPORT_MAX_ORDERS', 50_000, 1, 10_000_000),
     IMPORT_CHUNK_SIZE: integer('IMPORT_CHUNK_SIZE', 100, 1, 10_000),
     IMPORT_CHUNK_TIMEOUT_SECONDS: integer('IMPORT_CHUNK_TIMEOUT_SECONDS', 600, 1, 86_400),
+    IMPORT_UPLOADS_CONCURRENT: integer('IMPORT_UPLOADS_CONCURRENT', 6, 1, 1_000),
     REPORT_CSV_MAX_ROWS: integer('REPORT_CSV_MAX_ROWS', REPORT_CSV_MAX_ROWS_DEFAULT, 1, 10_000_000),
     REPORT_STATEMENT_TIMEOUT_MS: integer('REPORT_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
   })
@@ -527,6 +528,13 @@ const ConfigSchema = EnvironmentSchema.transform((value) => ({
     chunkSize: value.IMPORT_CHUNK_SIZE,
     /** A chunk's job not finished within this is taken to be of a dead process and run again. */
     chunkTimeoutSeconds: value.IMPORT_CHUNK_TIMEOUT_SECONDS,
+    /** Files read at once; more wait their turn until their request's deadline (503 overloaded after). */
+    uploadsConcurrent: value.IMPORT_UPLOADS_CONCURRENT,
+    /**
+     * How long each statement of an upload in its turn waits for a connection (REQUEST_DEADLINE_MS,
+     * counted from the statement): a large file takes longer than one request's deadline to read.
+     */
+    uploadStatementWaitMs: value.REQUEST_DEADLINE_MS,
   },
   reports: {
     /** Most rows a CSV report answers (more is 422 report_too_large). */

@@ -9,6 +9,7 @@ import { seedDemoData } from '../demo/seed.js';
 import { startEventProcessing } from '../events/event-processing.js';
 import { closeRedis, connectRedis } from '../http/redis-client.js';
 import { startIdempotencyPurge } from '../idempotency/idempotency-purge.js';
+import { startUploadPurge } from '../imports/upload-purge.js';
 import { startLicenceHoldingsJobs } from '../licences/licence-holdings-jobs.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, noMetrics } from '../observability/metrics.js';
@@ -105,6 +106,7 @@ export const serve = async (
   const idempotencyPurge = runsPeriodicJobs
     ? startIdempotencyPurge(database.prisma, { intervalSeconds: config.idempotency.purgeIntervalSeconds, logger })
     : undefined;
+  const uploadPurge = runsPeriodicJobs ? startUploadPurge(database.prisma, logger) : undefined;
   const licenceHoldings = runsPeriodicJobs
     ? startLicenceHoldingsJobs(database.prisma, { ...config.licenceHoldings, logger, metrics })
     : undefined;
@@ -169,6 +171,7 @@ export const serve = async (
     onShutdown: async (received) => {
       logger.info({ signal: worker ? signalled : received }, 'shutting down: finishing in-flight requests');
       await idempotencyPurge?.stop();
+      await uploadPurge?.stop();
       await licenceHoldings?.stop();
       metricsServer?.close();
       // A delivery cut short here is sent again once its lease runs out.

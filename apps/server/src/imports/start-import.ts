@@ -1,0 +1,134 @@
+import { type Import, ImportCode, type ImportMediaType, ImportSchema } from '@sales-order/contract';
+
+import type { AccessContext } from '../auth/access-context.js';
+import { withRequestDeadline } from '../db/connection-gate.js';
+import type { TransactionPort } from '../db/transactions.js';
+import type { IdempotencyGuard, IdempotencyService } from '../idempotency/idempotency-service.js';
+import { FORMAT_OF_MEDIA_TYPE, UnreadableImportError } from './import-file.js';
+import type { ImportQueue } from './import-queue.js';
+import { toImport } from './import-shape.js';
+import { stageImportFile, TooManyOrdersError } from './import-staging.js';
+import { importStore } from './import-store.js';
+import type { ImportCaller } from './imports.js';
+import type { UploadTurns } from './upload-turns.js';
+
+/** The file was refused whole at upload: 400, nothing stored. */
+export class RefusedImportError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What an upload's Idempotency-Key stands for: the file (by its SHA-256, not its bytes), its
+ * media type and whether duplicates are allowed. The same key with another file is refused.
+ */
+export const uploadRequestOf = (sha256: string, mediaType: ImportMediaType, allowDuplicates: boolean) => ({
+  import: { sha256, media_type: mediaType, allow_duplicates: allowDuplicates },
+});
+
+export interface StartImportDeps {
+  transactions: TransactionPort;
+  idempotency: IdempotencyService;
+  /** Set once the job queue has started (it starts after the routes are built). */
+  queue: () => Promise<ImportQueue>;
+  maxOrders: number;
+  uploadTurns: UploadTurns;
+  uploadStatementWaitMs: number;
+}
+
+export interface StartImportOptions {
+  allowDuplicates?: boolean;
+  /** The upload's Idempotency-Key: a retry with the same file answers the import it made. */
+  idempotencyKey?: string;
+}
+
+/**
+ * Starts an import: reads the file as it streams in (in its turn among uploads, UploadTurns),
+ * staging its rows in batches under an import nobody sees yet, then queues it with its first job
+ * in one transaction, which also claims and completes the Idempotency-Key. A file refused, a
+ * replay, or any failure drops what was staged: a failed upload leaves nothing.
+ */
+export const createStartImport =
+  ({ transactions, idempotency, queue, maxOrders, uploadTurns, uploadStatementWaitMs }: StartImportDeps) =>
+  async (
+    access: AccessContext,
+    caller: ImportCaller,
+    mediaType: ImportMediaType,
+    file: AsyncIterable<Buffer>,
+    { allowDuplicates = false, idempotencyKey }: StartImportOptions = {},
+  ): Promise<{ started: Import; replayed: boolean }> => {
+    const { db } = transactions;
+    const format = FORMAT_OF_MEDIA_TYPE[mediaType];
+    const row = await importStore.insert(db, {
+      owner: caller.owner,
+      actor: caller.actor,
+      permissions: [...caller.permissions],
+      locations: caller.locations,
+      sessionDigest: caller.credential && 'sessionDigest' in caller.credential ? caller.credential.sessionDigest : null,
+      tokenExpiresAt:
+        caller.credential && 'tokenExpiresAt' in caller.credential ? caller.credential.tokenExpiresAt : null,
+      format,
+      quotaKey: caller.quotaKey,
+      allowDuplicates,
+    });
+    let queued = false;
+    // Once its turn came, the upload's request deadline no longer bounds it: a 20 MiB file on a
+    // busy machine takes longer to read. Each of its statements waits for a connection within a
+    // deadline of its own instead, so a database that does not answer still fails it.
+    const inTime = <T>(work: () => Promise<T>) => withRequestDeadline(Date.now() + uploadStatementWaitMs, work);
+    try {
+      const staged = await uploadTurns
+        .run(() =>
+          stageImportFile(file, format, {
+            maxOrders,
+            write: (rows) => inTime(() => importStore.stageRows(db, row.id, rows)),
+          }),
+        )
+        .catch((error: unknown) => {
+          if (error instanceof UnreadableImportError)
+            throw new RefusedImportError(
+              `The file is not ${format === 'csv' ? 'CSV' : 'JSON Lines'}: ${error.message}`,
+              ImportCode.importNotReadable,
+            );
+          if (error instanceof TooManyOrdersError)
+            throw new RefusedImportError(error.message, ImportCode.importTooManyOrders);
+          throw error;
+        });
+      const jobs = await queue();
+      const enqueue = async (guard?: IdempotencyGuard<Import>) => {
+        const started = await inTime(() =>
+          transactions.withTransaction(async (tx) => {
+            await guard?.claim(tx);
+            const ready = await importStore.finishUpload(tx, row.id, {
+              ordersTotal: staged.orders,
+              header: staged.header,
+            });
+            if (!ready) throw new Error(`import ${row.id}: its upload was dropped while it was read`);
+            await jobs.enqueue(row.id, tx);
+            const answer = toImport(ready, new Date());
+            await guard?.complete(tx, [answer]);
+            return answer;
+          }),
+        );
+        queued = true;
+        return started;
+      };
+      if (idempotencyKey === undefined) return { started: await enqueue(), replayed: false };
+      const { result, replayed } = await inTime(() =>
+        idempotency.run(
+          access,
+          { key: idempotencyKey, request: uploadRequestOf(staged.digest, mediaType, allowDuplicates) },
+          ImportSchema,
+          enqueue,
+          () => access.locations ?? [],
+        ),
+      );
+      return { started: result, replayed };
+    } finally {
+      if (!queued) await inTime(() => importStore.dropUpload(db, row.id));
+    }
+  };
