@@ -48,7 +48,14 @@ interface Context {
   listStatus: HTMLElement;
   /** Where a cancel or return form opens, under the deliveries. */
   actionBox: HTMLElement;
+  /** The panel's heading: the focus goes back to it when what held it is gone. */
+  heading: HTMLElement;
 }
+
+/** After a write or a closed form took away the focused control, the focus goes to the panel's heading. */
+const keepFocus = (ctx: Context) => {
+  if (!document.activeElement || document.activeElement === document.body) ctx.heading.focus();
+};
 
 /** Today on the clerk's calendar, as a date input holds it (YYYY-MM-DD). */
 const todayDate = () => {
@@ -221,6 +228,7 @@ const write = (ctx: Context, order: SalesOrder, outcome: Outcome, run: () => Pro
       async (done) => {
         await ctx.reopen(order.sales_order_id);
         say(line, done);
+        keepFocus(ctx);
       },
       (error: unknown) => refuse(ctx, order, outcome, error),
     )
@@ -322,6 +330,7 @@ const actionForm = (ctx: Context, title: string, submit: HTMLButtonElement, keep
   close.addEventListener('click', () => {
     ctx.actionBox.replaceChildren();
     ctx.actionBox.hidden = true;
+    keepFocus(ctx);
   });
   return form;
 };
@@ -501,11 +510,12 @@ const createPanel = (client: SalesOrderClient, reopen: Reopen) => {
     recordStatus: statusLine('delivery-record-status'),
     listStatus: statusLine('deliveries-status'),
     actionBox: el('div', { class: 'delivery-action', hidden: true }),
+    heading: el('h3', { id: 'deliveries-heading', tabindex: '-1' }, 'Deliveries'),
   };
   const section = el(
     'section',
     { class: 'deliveries', 'aria-labelledby': 'deliveries-heading', hidden: true },
-    el('h3', { id: 'deliveries-heading' }, 'Deliveries'),
+    ctx.heading,
     summary,
     linesBox,
     el('h4', {}, 'Deliveries of this order'),

@@ -180,6 +180,8 @@ describe.skipIf(!executablePath)(
         ['2', urea, '2.5', '1.25', '0', '1.25'],
         ['3', urea, '7.125', '7.125', '0', '0'],
       ]);
+      // The pressed button is gone with the form it was in: the focus is on the panel's heading.
+      expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Deliveries');
       const second = (await deliveriesOf(id)).find((delivery) => delivery.delivery_no === secondNo)!;
       expect(second.lines.map((line) => [line.sales_order_detail_id, line.quantity])).toEqual([
         [lines[1], 1.25],
