@@ -12,6 +12,7 @@ import { typedNumber, typedTotals } from '@sales-order/pricing';
 
 import { addCheck, requiredRule, runCheck, runChecks } from './checks.js';
 import { createPicker } from './combobox.js';
+import { mountDeliveries } from './deliveries-panel.js';
 import { el, errorSlot, labelled, showError } from './dom.js';
 import { describe, FieldErrors, isSessionEnded } from './errors.js';
 import { formatAmount } from './format.js';
@@ -426,6 +427,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     applyStatus();
     for (const charge of order.other_charges) editor.addCharge(charge);
     showTotals(order);
+    mountDeliveries(root, client, order, open);
     const historyShown = loadHistory(order);
     if (!(await editor.addStoredLines(order.details))) return;
     ready = true;
@@ -453,6 +455,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     errors.clear();
     historySection.hidden = true;
     history.replaceChildren();
+    mountDeliveries(root, client, undefined, open);
     await loadSelects();
     editor.addLine();
     askedLicence = '';

@@ -45,7 +45,14 @@ export const FIELDS: Readonly<Record<string, Field>> = {
   amount: field('Amount', 'Enter an amount'),
   other_charges: field('Other charges', 'Enter the other charges'),
   description: field('Charge description', 'Enter a description'),
-  reason: field('Cancellation reason', 'Enter the reason for cancelling'),
+  // An order's cancel, a delivery's cancel and a return all send their reason as `reason`.
+  reason: field('Reason', 'Enter the reason'),
+  // A delivery and a return (deliveries-panel.ts): `lines.{n}.quantity` is worded by `quantity`.
+  reference: field('Challan or gate pass no.', 'Enter the challan or gate pass number'),
+  return_date: field('Date returned', 'Enter the date the goods came back'),
+  lines: field('Lines', 'Enter a quantity on at least one line'),
+  sales_order_detail_id: field('Line', 'Choose a line of the order'),
+  delivery_line_id: field('Line', 'Choose a line of the delivery'),
   acknowledge_warnings: field(
     'Acknowledge licence warnings',
     "Tick 'Acknowledge licence warnings' to confirm despite them",
@@ -161,12 +168,12 @@ export const WORDING = {
   not_by_delivery_date: 'By delivery date a report shows only what was delivered and returned',
   report_too_large: 'That report has too many rows to download: choose a shorter period or fewer groups',
 
-  // Deliveries (not on this page; worded for completeness, and for the cancel of an order).
+  // Deliveries (the Deliveries panel, deliveries-panel.ts; and the cancel of an order).
   order_not_deliverable: 'Only a confirmed order takes deliveries',
   over_delivery: 'That is more than the line still has to deliver',
   unknown_order_line: 'That line is not a line of this order',
   unknown_delivery_line: 'That line is not a line of this delivery',
-  return_exceeds_delivered: 'That is more than was delivered on that line',
+  return_exceeds_delivered: 'That is more than this delivery left of the line, less what came back already',
   delivery_has_returns: 'Goods came back against this delivery: it cannot be cancelled',
   order_has_deliveries: 'Goods were delivered against this order: it cannot be cancelled',
   date_out_of_range: 'That date is outside what is allowed (not in the future, not before what it follows)',
