@@ -162,6 +162,26 @@ describe('import CLI', () => {
     expect(again.stdout).toContain('\r');
   });
 
+  it('the same file twice: its orders fail duplicate_order_ref (exit 3); --allow-duplicates makes them again (exit 0)', async () => {
+    const f = suite.fixtures;
+    const file = fileOf('twice.csv', [HEADER, row(f, 'twice-1'), row(f, 'twice-2')].join('\n'));
+    expect((await runCli([file], env)).code).toBe(0);
+
+    const again = await runCli([file], env);
+    expect(again.code, again.stderr).toBe(3);
+    expect(again.stdout).toMatch(/0 created, 2 failed/);
+    expect(again.stdout).toMatch(/order_ref "twice-1" already made order /);
+
+    const allowed = await runCli([file, '--allow-duplicates'], env);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toMatch(/2 created, 0 failed/);
+    expect(
+      await suite.server.database.prisma.salesOrder.count({
+        where: { customerReference: { in: ['twice-1', 'twice-2'] } },
+      }),
+    ).toBe(4);
+  });
+
   it('refusals: usage (2), a file the service will not read, a wrong key, no service (1); --no-wait', async () => {
     const usage = await runCli([fileOf('orders.txt', 'x')], env);
     expect(usage).toMatchObject({ code: 2, stdout: '' });

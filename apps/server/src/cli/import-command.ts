@@ -29,6 +29,7 @@ const wrapped = (words: readonly string[], indent: string, width = 96): string =
 
 export const IMPORT_USAGE = `usage:
   import FILE [--url <API address>] [--api-key-file <file>] [--format csv|ndjson] [--results <file>] [--no-wait]
+         [--allow-duplicates]
 
 Uploads a CSV (.csv) or JSON Lines (.jsonl, .ndjson) file of orders to a running service
 (POST /imports), shows its progress until it ends, and prints where its results are. Files are
@@ -48,6 +49,9 @@ options:
   --format        the file's format when its name does not say it
   --results       also save the results there: CSV when it ends in .csv, else JSON Lines
   --no-wait       print the import's address once it is queued, and exit
+  --allow-duplicates
+                  import an order whose order_ref made an order in an earlier import of this
+                  key (otherwise it fails duplicate_order_ref: sending a file twice makes nothing twice)
 Exit status: 0 every order created, 3 the import completed with failed orders, 1 the file was
 refused, the import failed or was cancelled, or the service could not be reached, 2 usage.`;
 
@@ -138,6 +142,7 @@ export const runImportCommand = async (
       format: { type: 'string' },
       results: { type: 'string' },
       'no-wait': { type: 'boolean' },
+      'allow-duplicates': { type: 'boolean' },
     },
     IMPORT_USAGE,
     err,
@@ -175,7 +180,9 @@ export const runImportCommand = async (
 
   let queued: Import;
   try {
-    queued = await client.startImport(new Uint8Array(bytes), format);
+    queued = await client.startImport(new Uint8Array(bytes), format, {
+      allowDuplicates: values['allow-duplicates'] ?? false,
+    });
   } catch (error) {
     err(problemOf(error, base));
     return 1;
