@@ -177,12 +177,33 @@ describe('api_key.* events', () => {
     expect(keyEventsOf(items)).toEqual([]);
     const typed = await feedOf((query) => as(ordersOnly).get('/events', query), { types: 'api_key.created' });
     expect(typed).toEqual([]);
-    // The same caller with api_keys.manage sees them.
-    const manager = await token([Permission.eventsRead, Permission.apiKeysManage]);
+    // The same caller with api_keys.manage (and the permission of the keys it may manage) sees them.
+    const manager = await token([Permission.eventsRead, Permission.apiKeysManage, Permission.read]);
     expect(keyEventsOf(await feedOf((query) => as(manager).get('/events', query))).length).toBeGreaterThan(0);
     // And api_keys.manage without events.read reads no feed at all.
     const noFeed = await token([Permission.apiKeysManage]);
     expect((await as(noFeed).get('/events')).status).toBe(403);
+  });
+
+  it('shows a manager only the events of keys within its reach: none of a key holding a permission it lacks', async () => {
+    const readerKey = await createKey({ name: 'reads orders', permissions: [Permission.read] });
+    const confirmerKey = await createKey({
+      name: 'confirms orders',
+      permissions: [Permission.read, Permission.confirm],
+    });
+    const weaker = await token([Permission.eventsRead, Permission.apiKeysManage, Permission.read], undefined, 'weaker');
+    const seen = new Set(
+      keyEventsOf(await feedOf((query) => as(weaker).get('/events', query))).map((event) => event.api_key_id),
+    );
+    expect(seen.has(readerKey.id)).toBe(true);
+    expect(seen.has(confirmerKey.id)).toBe(false);
+    // As the key routes answer it: the stronger key is not there for this manager.
+    expect((await as(weaker).get(`/api-keys/${confirmerKey.id}`)).status).toBe(404);
+    // A holder of `*` sees both.
+    const all = new Set(
+      keyEventsOf(await feedOf((query) => as(admin).get('/events', query))).map((event) => event.api_key_id),
+    );
+    expect([all.has(readerKey.id), all.has(confirmerKey.id)]).toEqual([true, true]);
   });
 
   it('shows a caller limited to locations only the events of keys inside them', async () => {
@@ -196,7 +217,11 @@ describe('api_key.* events', () => {
     });
     const everywhere = await createKey({ name: 'everywhere', permissions: [Permission.read] });
     const none = await createKey({ name: 'none', permissions: [Permission.read], locations: [] });
-    const dhakaReader = await token([Permission.eventsRead, Permission.apiKeysManage], [dhaka.code], 'dhaka-reader');
+    const dhakaReader = await token(
+      [Permission.eventsRead, Permission.apiKeysManage, Permission.read],
+      [dhaka.code],
+      'dhaka-reader',
+    );
     const seen = new Set(
       keyEventsOf(await feedOf((query) => as(dhakaReader).get('/events', query))).map((event) => event.api_key_id),
     );
@@ -206,7 +231,7 @@ describe('api_key.* events', () => {
     // A key limited to Dhaka reads the same through the feed.
     const dhakaKey = await createKey({
       name: 'dhaka events',
-      permissions: [Permission.eventsRead, Permission.apiKeysManage],
+      permissions: [Permission.eventsRead, Permission.apiKeysManage, Permission.read],
       locations: [dhaka.code],
     });
     const byKey = keyEventsOf(await feedOf((query) => asKey(dhakaKey).get('/events', query))).map(
@@ -227,11 +252,14 @@ describe('api_key.* events', () => {
       return { receiver, endpoint: response.body.data as { id: number; secret: string } };
     };
     const receiving = [Permission.eventsRead, Permission.webhooksManage];
-    const keyAdmin = await createKey({ name: 'key admin hook', permissions: [...receiving, Permission.apiKeysManage] });
+    const keyAdmin = await createKey({
+      name: 'key admin hook',
+      permissions: [...receiving, Permission.apiKeysManage, Permission.read],
+    });
     const orderOnly = await createKey({ name: 'orders hook', permissions: receiving });
     const dhakaAdmin = await createKey({
       name: 'dhaka admin hook',
-      permissions: [...receiving, Permission.apiKeysManage],
+      permissions: [...receiving, Permission.apiKeysManage, Permission.read],
       locations: [dhaka.id],
     });
     // Their own creations are positioned before any endpoint exists: not offered to them.

@@ -10,16 +10,21 @@ import { Prisma } from '../../generated/prisma/client.js';
  * an event of a kind when it holds the kind's permission besides events.read (EVENT_SUBJECTS in
  * the contract: none for orders, api_keys.manage for keys, sales_orders.import for imports) and
  * the kind's rule below holds for it: for a reader limited to locations, the subject lies inside
- * them; an import's events are its owner's only.
+ * them; a key's, only to a reader holding each of its permissions (who may manage it); an
+ * import's events are its owner's only.
  *
  * A new kind of subject: its types and permission in the contract's EVENT_SUBJECTS and its event
  * schema there, and here its rule. Nothing else: the feed, the fan-out and replays read this.
  */
 
-/** A reader as SQL expressions: its identity (`api_key:<prefix>`, `jwt:<sub>`, ...) and its locations (int[]; null: every one). */
+/**
+ * A reader as SQL expressions: its identity (`api_key:<prefix>`, `jwt:<sub>`, ...), its locations
+ * (int[]; null: every one) and its permissions (text[]; null: it holds `*`).
+ */
 interface ReaderSql {
   identity: Prisma.Sql;
   locations: Prisma.Sql | null;
+  permissions: Prisma.Sql | null;
 }
 
 const EVERY = Prisma.sql`TRUE`;
@@ -32,13 +37,20 @@ const RULES: Record<EventSubject, (reader: ReaderSql) => Prisma.Sql> = {
       ? EVERY
       : Prisma.sql`EXISTS (SELECT 1 FROM sales_orders o
           WHERE o.id = e.subject_id AND /* location scope: the reader's */ o.location_id = ANY(${locations}))`,
-  // A key keeps its locations for life (a rotation makes a new key with the same ones); one for
-  // every location (NULL) lies inside no list.
-  api_key: ({ locations }) =>
-    locations === null
+  // A key's events reach whoever may manage it (api-keys/store/api-key-store.ts, KeyReach): every
+  // permission of the key is one the reader holds (`*` only by `*`), and its locations lie inside
+  // the reader's. A key keeps both for life (a rotation makes a new key with the same ones); one
+  // for every location (NULL) lies inside no list.
+  api_key: ({ locations, permissions }) =>
+    locations === null && permissions === null
       ? EVERY
-      : Prisma.sql`EXISTS (SELECT 1 FROM api_keys k
-          WHERE k.id = e.subject_id AND /* location scope: the reader's */ k.locations IS NOT NULL AND k.locations <@ ${locations})`,
+      : Prisma.sql`EXISTS (SELECT 1 FROM api_keys k WHERE k.id = e.subject_id AND ${
+          permissions === null ? EVERY : Prisma.sql`('*' = ANY(${permissions}) OR k.permissions <@ ${permissions})`
+        } AND ${
+          locations === null
+            ? EVERY
+            : Prisma.sql`/* location scope: the reader's */ k.locations IS NOT NULL AND k.locations <@ ${locations}`
+        })`,
   // A delivery belongs to its order's location (copied from the order, which keeps it for life):
   // its events are seen by exactly those who may read the order.
   delivery: ({ locations }) =>
@@ -78,6 +90,7 @@ export const visibleToReader = (reader: Pick<AccessContext, 'method' | 'subject'
   const sql: ReaderSql = {
     identity: Prisma.sql`${identityOf(reader)}::varchar`,
     locations: reader.locations === null ? null : Prisma.sql`${[...reader.locations]}::int[]`,
+    permissions: reader.permissions.has(Permission.all) ? null : Prisma.sql`${[...reader.permissions]}::text[]`,
   };
   const arms = SUBJECTS.flatMap((subject): [EventSubject, Prisma.Sql][] => {
     const permission = permissionOf(subject);
@@ -102,9 +115,10 @@ export const visibleToEndpoint = (owner: { permissions: Prisma.Sql; locations: P
       const held =
         permission === null ? EVERY : Prisma.sql`(${owner.permissions}) && ${[permission, Permission.all]}::text[]`;
       const identity = Prisma.sql`w.owner`;
+      const permissions = owner.permissions;
       const within = (locations: Prisma.Sql) =>
-        Prisma.sql`CASE WHEN ${locations} IS NULL THEN ${RULES[subject]({ identity, locations: null })}
-          ELSE ${RULES[subject]({ identity, locations })} END`;
+        Prisma.sql`CASE WHEN ${locations} IS NULL THEN ${RULES[subject]({ identity, locations: null, permissions })}
+          ELSE ${RULES[subject]({ identity, locations, permissions })} END`;
       return [subject, Prisma.sql`${held} AND ${within(Prisma.sql`w.locations`)} AND ${within(owner.locations)}`];
     }),
   );
