@@ -75,21 +75,6 @@ const PREPARE_SLICE = 20;
 const BUSY_CHUNK_DIVISOR = 10;
 const BUSY_PAUSE_FACTOR = 3;
 
-/** Who starts an import: the orders are created as this caller, with its permissions. */
-export interface ImportCaller {
-  /** auth/access-context.ts identityOf: whose imports these are, and the space of the orders' idempotency keys. */
-  owner: string;
-  /** Recorded as each order's created_by. */
-  actor: string;
-  permissions: ReadonlySet<string>;
-  /** The orders go only into these locations (the starter's scope). */
-  locations: LocationList;
-  /** How each chunk looks at the starter's credential again (AccessContext.credential). */
-  credential: AccessContext['credential'];
-  /** The key its orders count under in the BULK_ORDERS_PER_MINUTE window (null: not counted). */
-  quotaKey: string | null;
-}
-
 /**
  * The starter's BULK_ORDERS_PER_MINUTE window (http/rate-limit.ts): a chunk takes its orders
  * from it, as a bulk create does, and the import waits for the reset when none are left.

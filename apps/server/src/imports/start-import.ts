@@ -1,6 +1,6 @@
 import { type Import, ImportCode, type ImportMediaType, ImportSchema } from '@sales-order/contract';
 
-import type { AccessContext } from '../auth/access-context.js';
+import type { AccessContext, LocationList } from '../auth/access-context.js';
 import { withRequestDeadline } from '../db/connection-gate.js';
 import type { TransactionPort } from '../db/transactions.js';
 import type { IdempotencyGuard, IdempotencyService } from '../idempotency/idempotency-service.js';
@@ -9,8 +9,22 @@ import type { ImportQueue } from './import-queue.js';
 import { toImport } from './import-shape.js';
 import { stageImportFile, TooManyOrdersError } from './import-staging.js';
 import { importStore } from './import-store.js';
-import type { ImportCaller } from './imports.js';
 import type { UploadTurns } from './upload-turns.js';
+
+/** Who starts an import: the orders are created as this caller, with its permissions. */
+export interface ImportCaller {
+  /** auth/access-context.ts identityOf: whose imports these are, and the space of the orders' idempotency keys. */
+  owner: string;
+  /** Recorded as each order's created_by. */
+  actor: string;
+  permissions: ReadonlySet<string>;
+  /** The orders go only into these locations (the starter's scope). */
+  locations: LocationList;
+  /** How each chunk looks at the starter's credential again (AccessContext.credential). */
+  credential: AccessContext['credential'];
+  /** The key its orders count under in the BULK_ORDERS_PER_MINUTE window (null: not counted). */
+  quotaKey: string | null;
+}
 
 /** The file was refused whole at upload: 400, nothing stored. */
 export class RefusedImportError extends Error {
