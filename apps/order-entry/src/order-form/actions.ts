@@ -8,10 +8,10 @@ import {
 import type { SalesOrder } from '@sales-order/contract';
 
 import { addCheck, requiredRule, runCheck, runChecks } from '../checks.js';
-import { el, errorSlot, labelled, showError } from '../dom.js';
+import { acknowledgement, el, labelled, showError } from '../dom.js';
 import { describe, isSessionEnded } from '../errors.js';
 import type { LineEditor } from '../lines.js';
-import { say, statusLine } from '../notice.js';
+import { say, statusLine, whileOff } from '../notice.js';
 import { FIELDS } from '../wording.js';
 import { type FormContext, isOpen, statusOf } from './context.js';
 import type { Header } from './header.js';
@@ -135,14 +135,11 @@ export const createActions = (context: FormContext, host: ActionsHost) => {
   const save = el('button', { type: 'submit', class: 'primary', disabled: true }, 'Save');
   const newOrder = el('button', { type: 'button' }, 'New order');
   const confirm = el('button', { type: 'button', hidden: true }, 'Confirm');
-  const acknowledge = el('input', { type: 'checkbox', id: 'acknowledge-warnings' });
-  const acknowledgeError = errorSlot();
-  const acknowledgeBox = el(
-    'span',
-    { class: 'acknowledge', hidden: true },
-    el('label', {}, acknowledge, ' Acknowledge licence warnings'),
-    acknowledgeError,
-  );
+  const {
+    control: acknowledge,
+    error: acknowledgeError,
+    box: acknowledgeBox,
+  } = acknowledgement('acknowledge-warnings', 'Acknowledge licence warnings');
   errors.register('acknowledge_warnings', acknowledgeError);
 
   /** One key per new-order draft: a second Save of the same draft (a double click, a retry) makes no second order. */
@@ -212,21 +209,17 @@ export const createActions = (context: FormContext, host: ActionsHost) => {
   const transition: Transition = (button, line, run, done) => {
     if (!state.current) return;
     const order = state.current;
-    button.disabled = true;
     errors.clear();
-    run(order)
-      .then(
+    whileOff(button, report, () =>
+      run(order).then(
         async (changed) => {
           await host.show(changed);
           say(notice, done(changed));
           host.onSaved();
         },
         (error: unknown) => refused(error, line),
-      )
-      .catch(report)
-      .finally(() => {
-        button.disabled = false;
-      });
+      ),
+    );
   };
 
   confirm.addEventListener('click', () => {
@@ -247,7 +240,7 @@ export const createActions = (context: FormContext, host: ActionsHost) => {
 
   /** Which buttons the order's status offers. */
   function applyStatus() {
-    const open = isOpen(state);
+    const open = isOpen(state) && state.changing === undefined;
     save.disabled = !open || !state.ready;
     confirm.hidden = statusOf(state) !== 'draft' || state.current === undefined;
     acknowledgeBox.hidden = confirm.hidden;

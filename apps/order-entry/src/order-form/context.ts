@@ -20,6 +20,11 @@ export interface FormState {
   current: SalesOrder | undefined;
   /** Save waits for the dropdowns: an order saved before its selects are filled would lose its choices. */
   ready: boolean;
+  /**
+   * A change to the confirmed order under way (change.ts): its lines typed in (`editing`), or the
+   * change opened and previewed; the header and the other buttons wait meanwhile.
+   */
+  changing: 'editing' | 'previewing' | undefined;
 }
 
 export type OrderStatus = SalesOrder['status'];

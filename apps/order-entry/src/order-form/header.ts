@@ -226,7 +226,8 @@ export const createHeader = (context: FormContext, customers: Picker) => {
     /** What the order's status lets the clerk change (docs/api.md: confirmed orders keep their lines). */
     applyStatus() {
       const editable = { draft: linesEditable(context.state), open: isOpen(context.state) };
-      for (const [, spec, field] of entries) field.control.disabled = !editable[spec.changes];
+      for (const [, spec, field] of entries)
+        field.control.disabled = !editable[spec.changes] || context.state.changing !== undefined;
     },
   };
 };

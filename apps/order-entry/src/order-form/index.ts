@@ -10,6 +10,7 @@ import { createLineEditor } from '../lines.js';
 import { reportOn, say, statusLine } from '../notice.js';
 import type { Options } from '../options.js';
 import { createActions } from './actions.js';
+import { createChangePanel } from './change.js';
 import { createChargesSection } from './charges.js';
 import { type FormContext, type FormState, linesEditable } from './context.js';
 import { createHeader } from './header.js';
@@ -51,7 +52,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   const form = el('form', { novalidate: true, 'aria-labelledby': 'order-heading' });
   const notice = statusLine('notice');
   const report = reportOn(notice);
-  const state: FormState = { current: undefined, ready: false };
+  const state: FormState = { current: undefined, ready: false, changing: undefined };
   const context: FormContext = { client, options, form, errors, report, state };
 
   /** A picker over a kept dropdown list: type-to-search, asking the service only for a list that is truncated. */
@@ -78,6 +79,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   const lines = createLinesSection(context, editor, header.orderDate, liveChange);
   const charges = createChargesSection(editor);
   const actions = createActions(context, { header, editor, notice, show, open, startNew, onSaved });
+  const change = createChangePanel(context, { editor, applyStatus, show, open, onSaved });
 
   const history = el('ol', { class: 'history', 'aria-label': 'History' });
   const historySection = el(
@@ -97,6 +99,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
     generalErrors,
     actions.row,
     actions.cancelBox,
+    change.box,
     customers.popup,
     products.popup,
   );
@@ -118,12 +121,12 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   });
 
   /** What the order's status lets the clerk change (docs/api.md: confirmed orders keep their lines). */
-  const applyStatus = () => {
+  function applyStatus() {
     header.applyStatus();
     lines.applyStatus();
     charges.applyStatus(linesEditable(state));
     actions.applyStatus();
-  };
+  }
 
   const loadHistory = async (order: SalesOrder) => {
     const page = await client.getSalesOrderHistory(order.sales_order_id);
@@ -140,6 +143,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
   async function show(order: SalesOrder) {
     state.current = order;
     state.ready = false;
+    change.show(order);
     heading.textContent = `Order ${order.sales_order_no} (${order.status})`;
     root.dataset.open = '';
     editor.clear();
@@ -167,6 +171,7 @@ export const createOrderForm = (root: HTMLElement, client: SalesOrderClient, opt
 
   async function startNew() {
     state.current = undefined;
+    change.show(undefined);
     actions.newDraft();
     heading.textContent = 'New order';
     delete root.dataset.open;

@@ -94,16 +94,19 @@ export const createLinesSection = (
       askedLicence = '';
       editor.showWarnings([]);
     },
-    /** Locks the lines unless the order is a draft (or `unlocked`), and says why. */
-    applyStatus(unlocked = false) {
+    /** Locks the lines unless the order is a draft or a change is typed in (not its charges), and says why. */
+    applyStatus() {
       const status = statusOf(state);
-      const editable = unlocked || linesEditable(state);
-      editor.setLocked(!editable);
+      const changing = state.changing === 'editing';
+      const editable = changing || linesEditable(state);
+      editor.setLocked(!editable, !linesEditable(state));
       lockedNote.hidden = editable;
       lockedNote.textContent =
-        status === 'confirmed'
-          ? 'Confirmed: the lines are locked. Field officer, port, customer reference, delivery date and remarks can still change.'
-          : `This order is ${status}: nothing on it can change.`;
+        state.changing === 'previewing'
+          ? 'The change is open: apply it or discard it below.'
+          : status === 'confirmed'
+            ? 'Confirmed: the lines are locked. Field officer, port, customer reference, delivery date and remarks can still change.'
+            : `This order is ${status}: nothing on it can change.`;
       addLine.disabled = !editable;
     },
   };
