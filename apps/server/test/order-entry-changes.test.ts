@@ -12,7 +12,8 @@ import { useServerWithFixtures } from './support/test-server.js';
  * A change to a confirmed order on the order entry page, in a real Chromium against the real
  * server: "Change this order" unlocks the lines, "Preview change" opens the change and shows the
  * difference and the totals before and after, "Apply change" applies it (read back through the
- * API), and a quantity below what was delivered is refused in the clerk's words at its line.
+ * API), a quantity below what was delivered is refused in the clerk's words at its line, and a
+ * licence warning of the change is shown before Apply, which then waits for the clerk's tick.
  */
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 });
 
@@ -78,24 +79,32 @@ describe.skipIf(!executablePath)(
           ),
         );
 
+    /** A confirmed order of Urea (no licence needed) in the lines given, made through the API. */
+    const confirmedOrder = async (reference: string, lines: { quantity: string; rate: string }[]) =>
+      (
+        await http()
+          .post('/sales-orders')
+          .send(
+            orderBody(suite.fixtures, {
+              customer_reference: reference,
+              status: 'confirmed',
+              details: lines.map((typed) => ({
+                product_id: suite.fixtures.products.otherProduct.id,
+                quantity: +typed.quantity,
+                rate: +typed.rate,
+              })),
+            }),
+          )
+          .expect(201)
+      ).body.data as { sales_order_id: number; order_number: string };
+
     it('edits a quantity and a rate as a change: the preview shows the difference and totals, Apply changes the order', async () => {
       const urea = suite.fixtures.products.otherProduct;
       const lines = [
         { quantity: '10', rate: '120' },
         { quantity: '4', rate: '75.5' },
       ];
-      const created = (
-        await http()
-          .post('/sales-orders')
-          .send(
-            orderBody(suite.fixtures, {
-              customer_reference: 'PO-CHANGE',
-              status: 'confirmed',
-              details: lines.map((typed) => ({ product_id: urea.id, quantity: +typed.quantity, rate: +typed.rate })),
-            }),
-          )
-          .expect(201)
-      ).body.data as { sales_order_id: number; order_number: string };
+      const created = await confirmedOrder('PO-CHANGE', lines);
       const id = created.sales_order_id;
       const before = (await http().get(`/sales-orders/${id}`).expect(200)).body.data;
       expect(before.status).toBe('confirmed');
@@ -229,6 +238,58 @@ describe.skipIf(!executablePath)(
         version: delivered.version,
         grand_total: applied.grand_total,
       });
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 120_000);
+
+    it("a line added of a product without a licence: the preview warns in the clerk's words, Apply waits for the tick", async () => {
+      const licensed = suite.fixtures.products.product;
+      const created = await confirmedOrder('PO-CHANGE-LICENCE', [{ quantity: '3', rate: '100' }]);
+      const { page, problems, context } = await openPage();
+      await openOrder(page, created.order_number);
+      await page.getByRole('button', { name: 'Change this order' }).click();
+      await page.getByRole('button', { name: 'Add line' }).click();
+      const added = line(page, 2);
+      await added.getByLabel('Product', { exact: true }).fill(licensed.name);
+      await added.getByLabel('Quantity').fill('2');
+      await added.getByLabel('Rate').fill('455.5');
+      await page.getByLabel('Reason for the change').fill('Customer adds a pesticide');
+      await page.getByRole('button', { name: 'Preview change' }).click();
+      await eventually(() => changeStatus(page).textContent()).toBe(
+        'Check the change below, then apply or discard it.',
+      );
+
+      const preview = page.getByRole('region', { name: 'Preview of the change' });
+      expect(await rowsOf(preview.getByRole('table', { name: 'What the change does' }))).toEqual([
+        ['New line', licensed.name, '— → 2', '— → 455.5', `— → ${money(amountOf('2', '455.5'))}`, '0'],
+      ]);
+      expect(await preview.getByRole('list', { name: 'Licence warnings of the change' }).textContent()).toBe(
+        `${licensed.name}: Needs a licence, and none is valid on the order date`,
+      );
+      expect(await accessibilityViolations(page), 'a preview with a licence warning').toEqual([]);
+
+      // Apply without the tick is refused, and asks for it; with it, the line is added.
+      const tick = preview.getByLabel('Apply despite the licence warnings');
+      await preview.getByRole('button', { name: 'Apply change' }).click();
+      await eventually(() => changeStatus(page).textContent()).toBe(
+        "Not applied: tick 'Apply despite the licence warnings' to apply it despite them.",
+      );
+      expect(await tick.getAttribute('aria-invalid')).toBe('true');
+      expect((await http().get(`/sales-orders/${created.sales_order_id}`).expect(200)).body.data.details).toHaveLength(
+        1,
+      );
+      await tick.check();
+      await preview.getByRole('button', { name: 'Apply change' }).click();
+      await eventually(() => changeStatus(page).textContent()).toBe(
+        `Change applied: ${created.order_number} now reads as previewed.`,
+      );
+      const applied = (await http().get(`/sales-orders/${created.sales_order_id}`).expect(200)).body.data;
+      expect(
+        applied.details.map((detail: { product_id: number; quantity: number }) => [detail.product_id, detail.quantity]),
+      ).toEqual([
+        [suite.fixtures.products.otherProduct.id, 3],
+        [licensed.id, 2],
+      ]);
       expect(problems).toEqual([]);
       await context.close();
     }, 120_000);
