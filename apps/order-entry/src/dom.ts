@@ -61,3 +61,11 @@ export const showError = (slot: HTMLElement, message: string | undefined) => {
     control.setAttribute('aria-describedby', slot.id);
   }
 };
+
+/** A checkbox that acknowledges licence warnings, with its error slot, in a box hidden until they stand. */
+export const acknowledgement = (id: string, text: string) => {
+  const control = el('input', { type: 'checkbox', id });
+  const error = errorSlot();
+  const box = el('span', { class: 'acknowledge', hidden: true }, el('label', {}, control, ` ${text}`), error);
+  return { control, error, box };
+};

@@ -280,16 +280,17 @@ export const createLineEditor = (products: Picker, errors: FieldErrors, onChange
     },
     /**
      * Locks or unlocks what the order's status freezes (lines and charges after confirm): lines
-     * built from here on are built so, those in place are switched.
+     * built from here on are built so, those in place are switched. A change to a confirmed
+     * order unlocks the lines only (`charges`).
      */
-    setLocked(lock: boolean) {
+    setLocked(lock: boolean, lockCharges = lock) {
       locked = lock;
       for (const line of lines) {
         for (const control of [line.product, line.quantity, line.rate]) control.disabled = lock;
         line.remove.disabled = !canRemove();
       }
       for (const charge of charges)
-        for (const control of [charge.description, charge.amount, charge.remove]) control.disabled = lock;
+        for (const control of [charge.description, charge.amount, charge.remove]) control.disabled = lockCharges;
     },
     productOf: (line: LineRow) => products.valueOf(line.product),
     /** The lines as the create and update bodies take them (the page's checks passed before this is sent). */

@@ -4,7 +4,7 @@ import { createSalesOrderClient } from '@sales-order/client';
 
 import { createImportScreen } from './import-screen.js';
 import { createOptions } from './options.js';
-import { createOrderForm } from './order-form.js';
+import { createOrderForm } from './order-form/index.js';
 import { createOrderList } from './order-list.js';
 import { rateGate } from './rate-gate.js';
 import { createReportsScreen } from './reports-screen.js';
@@ -42,7 +42,7 @@ const imports = createImportScreen(document.getElementById('import')!, client, o
 // Only for a caller who may read reports (reports.read): it shows itself once its first report answers.
 const reports = createReportsScreen(document.getElementById('reports')!, client);
 
-// While the dropdowns and the list load: a busy page, a message, and Save off (order-form.ts).
+// While the dropdowns and the list load: a busy page, a message, and Save off (order-form/index.ts).
 main.setAttribute('aria-busy', 'true');
 form.say('Loading the order form…');
 Promise.all([

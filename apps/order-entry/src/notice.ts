@@ -24,3 +24,16 @@ export const reportOn = (line: HTMLElement) => (error: unknown) => {
   }
   say(line, describe(error), true);
 };
+
+/**
+ * Runs `call` with `button` off until it settles, so a double click sends once; what `call`
+ * lets fail goes to `report`.
+ */
+export const whileOff = (button: HTMLButtonElement, report: (error: unknown) => void, call: () => Promise<unknown>) => {
+  button.disabled = true;
+  call()
+    .catch(report)
+    .finally(() => {
+      button.disabled = false;
+    });
+};

@@ -53,6 +53,7 @@ export const FIELDS: Readonly<Record<string, Field>> = {
   lines: field('Lines', 'Enter a quantity on at least one line'),
   sales_order_detail_id: field('Line', 'Choose a line of the order'),
   delivery_line_id: field('Line', 'Choose a line of the delivery'),
+  change_reason: field('Reason for the change', 'Enter the reason for the change'),
   acknowledge_warnings: field(
     'Acknowledge licence warnings',
     "Tick 'Acknowledge licence warnings' to confirm despite them",
@@ -178,7 +179,7 @@ export const WORDING = {
   order_has_deliveries: 'Goods were delivered against this order: it cannot be cancelled',
   date_out_of_range: 'That date is outside what is allowed (not in the future, not before what it follows)',
 
-  // Changes to a confirmed order (not on this page yet; worded for completeness).
+  // Changes to a confirmed order (the change panel of a confirmed order).
   change_already_open: 'A change to this order is already open: apply or discard it first',
   change_not_open: 'That change was applied or discarded already',
   order_not_changeable: 'Only a confirmed order can be changed this way',
