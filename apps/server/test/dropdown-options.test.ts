@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import { eventually } from './support/eventually.js';
-import { parseOptions } from './support/option-html.js';
+import { type ParsedOption, parseOptions } from './support/option-html.js';
 import { type QueryCountingServer, startQueryCountingServer } from './support/query-counting-server.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -145,7 +145,7 @@ describe('GET /sales-orders/dropdown-options/{type}', () => {
     await prisma.fieldOfficer.update({ where: { id: first!.id }, data: { code: 'TWIN-1A' } });
 
     // Both twins are heard of once the notices arrive (the list was kept by the tests above).
-    let twins: { value: string }[] = [];
+    let twins: ParsedOption[] = [];
     await eventually(async () => {
       const response = await server.http.get('/sales-orders/dropdown-options/field-officers');
       twins = parseOptions(response.body.data.html).filter((option) => option.text === 'Twin Officer');
