@@ -68,6 +68,11 @@
  * most 1.2 x, as the licence check reads running totals, not the lines
  * (`pnpm bench --only 'licence window'`, with BENCH_LIST_ORDERS=0 to skip the list's orders).
  *
+ * Deliveries (scripts/bench/deliveries.ts): POST deliveries of 5 lines on confirmed 5-line orders
+ * (made before the row), bound at 1.5 x the 5-line create's CPU per request; then GET order of a
+ * confirmed 5-line order without deliveries and of one with 10, back to back, the second bound at
+ * 1.3 x the first's cost (`pnpm bench --only 'one series)$,deliver'`).
+ *
  * Import (scripts/bench/import.ts): a CSV of BENCH_IMPORT_ORDERS (10,000) orders of the create
  * row's five lines in one series, imported alone: its orders per second from the upload to
  * `completed` (read against the 5-line create's req/s and the bulk rows'); then the same file

@@ -70,7 +70,7 @@ const runScenarios = async (run: Run, scopedHeaders: Record<string, string>) => 
   for (const scenario of scenarios.filter(({ name }) => wanted(name))) {
     await run.standIn?.settle();
     const measured = await runScenario(run.target, scenario, run.service.child.pid);
-    const { name, against, floor, pgFloor, unscoped, floorTarget, cpuCap, history } = scenario;
+    const { name, against, floor, pgFloor, unscoped, floorTarget, cpuCap, history, bound } = scenario;
     run.rows.push({
       scenario: name,
       ...measured.result,
@@ -82,6 +82,7 @@ const runScenarios = async (run: Run, scopedHeaders: Record<string, string>) => 
       floorTarget,
       cpuCap,
       history,
+      bound,
     });
     webhookFigures = measured.webhookFigures ?? webhookFigures;
   }

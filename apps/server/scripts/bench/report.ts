@@ -33,8 +33,26 @@ const against = (rows: Row[], row: Row, name: string | undefined, label: string)
     : '';
 };
 
+/** `row` over the row it is bound against (Row.bound): its cost and its CPU per request. */
+const boundRatios = (rows: Row[], row: Row) => {
+  const other = rows.find((each) => each.scenario === row.bound?.row);
+  if (!other) return undefined;
+  return {
+    cost: other.rps / Math.max(1, row.rps),
+    cpu: row.cpuUs === null || other.cpuUs === null ? null : row.cpuUs / Math.max(1, other.cpuUs),
+  };
+};
+
 /** The row's target and where it stands in this run; '' for a row without one. */
 const targetOf = (rows: Row[], row: Row) => {
+  const ratios = boundRatios(rows, row);
+  if (row.bound && ratios) {
+    const { on, at, label } = row.bound;
+    const ratio = ratios[on];
+    return ratio === null
+      ? ''
+      : `${on === 'cpu' ? 'CPU' : 'cost'} <= ${at} x ${label}: ${ratio.toFixed(2)} x, ${ratio <= at ? 'met' : 'not met'}`;
+  }
   const small = rows.find((each) => each.scenario === row.history);
   if (small) {
     const cost = small.rps / Math.max(1, row.rps);
@@ -90,6 +108,12 @@ const ratioOf = (rows: Row[], row: Row, anchor: Figures['anchor']): string => {
       return against(rows, row, row.idle, 'idle').slice(2) || '-';
     case 'history':
       return against(rows, row, row.history, 'the smaller history').slice(2) || '-';
+    case 'bound': {
+      const ratios = boundRatios(rows, row);
+      return ratios
+        ? `cost ${ratios.cost.toFixed(2)} x, CPU ${ratios.cpu === null ? '-' : ratios.cpu.toFixed(2)} x ${row.bound!.label}`
+        : '-';
+    }
     case null:
       return 'baseline';
   }

@@ -67,9 +67,15 @@ export interface Row {
    */
   history?: string;
   /**
+   * A bound on this row against another row run before it (`row`, by name): `cpu`, this row's
+   * CPU per request over the other's; `cost`, the other's req/s over this one's; at most `at`.
+   */
+  bound?: { row: string; label: string; on: 'cpu' | 'cost'; at: number };
+  /**
    * `read` / `create`: compared with the cost of the 5-line read / create (its req/s over this
    * one's); `create-rate`: this row's req/s over the 5-line create's (confirms against creates);
-   * `bulk`: its orders per second over the 5-line create's, and its latency over the create's.
+   * `bulk`: its orders per second over the 5-line create's, and its latency over the create's;
+   * `bound`: both its cost and its CPU over `bound.row`'s.
    */
   against:
     | 'hello'
@@ -83,11 +89,12 @@ export interface Row {
     | 'idle'
     | 'bulk'
     | 'history'
+    | 'bound'
     | null;
 }
 
 export type Scenario = Load &
-  Pick<Row, 'against' | 'floor' | 'pgFloor' | 'unscoped' | 'floorTarget' | 'cpuCap' | 'history'> & {
+  Pick<Row, 'against' | 'floor' | 'pgFloor' | 'unscoped' | 'floorTarget' | 'cpuCap' | 'history' | 'bound'> & {
     name: string;
     webhook?: true;
     /** Work done right before the scenario, after those listed above it: what it sends. */

@@ -4,6 +4,7 @@ import { calculateTotalsScenario } from './calculate-totals.js';
 import { checkScenarios } from './checks.js';
 import { confirmScenarios } from './confirm.js';
 import { create500Scenario, createScenario } from './create.js';
+import { deliveryScenarios } from './deliveries.js';
 import { licenceScenarios } from './licence.js';
 import { listScenarios } from './list.js';
 import { middlewareScenario } from './middleware.js';
@@ -23,6 +24,7 @@ export const scenariosOf = (target: Target, scopedHeaders: Record<string, string
   ...bulkScenarios(target.origin),
   webhookScenario(target.origin),
   ...confirmScenarios(target),
+  ...deliveryScenarios(target),
   ...licenceScenarios(target),
   create500Scenario(target.origin),
   ...updateScenarios(target),

@@ -62,6 +62,7 @@ export const prepareTarget = async (
     largeOrderId,
     putFive,
     putFiveHundred,
+    createRate,
     confirmations: confirmationsOf(createOrder, createRate),
     databaseUrl,
     historyConfirmations: historyConfirmationsOf(databaseUrl),
@@ -85,6 +86,7 @@ export const runScenario = async (
     floorTarget: _target,
     cpuCap: _cap,
     history: _history,
+    bound: _bound,
     webhook,
     prepare,
     ...listed
