@@ -3,7 +3,7 @@
 // requests), and for a read one round trip through Prisma 7 over the same adapter and pool size
 // as the service, and nothing else: no logging, security headers, rate limit, authentication,
 // arithmetic or mapping. Each route answers the exact bytes the service answered for the same
-// request (FLOOR_ANSWERS, captured by bench.ts), so the response work is the same too.
+// request (FLOOR_ANSWERS, captured by the bench), so the response work is the same too.
 // `pnpm bench` runs it on the same Node binary as the service, after `pnpm build`.
 import { PrismaPg } from '@prisma/adapter-pg';
 import { salesOrdersContract } from '@sales-order/contract';

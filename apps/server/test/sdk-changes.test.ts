@@ -45,6 +45,13 @@ describe('SDK: change requests', () => {
       .catch((error: unknown) => error);
     expect(below).toBeInstanceOf(SalesOrderUnprocessableError);
     expect((below as SalesOrderUnprocessableError).details[0]!.code).toBe(ChangeCode.quantityBelowDelivered);
+    // Asked by code: the detail with it, none with another.
+    expect((below as SalesOrderUnprocessableError).hasCode('quantity_below_delivered')).toBe(true);
+    expect((below as SalesOrderUnprocessableError).hasCode(ChangeCode.lineHasDeliveries)).toBe(false);
+    expect((below as SalesOrderUnprocessableError).detailsWithCode('quantity_below_delivered')).toEqual([
+      (below as SalesOrderUnprocessableError).details[0],
+    ]);
+    expect((below as SalesOrderUnprocessableError).detailsWithCode('over_delivery')).toEqual([]);
 
     const change = await client.openChange(
       order.sales_order_id,

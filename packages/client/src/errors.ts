@@ -1,4 +1,4 @@
-import type { ErrorDetail, SalesOrderStatus } from './generated/contract-types.js';
+import type { DetailCode, ErrorDetail, SalesOrderStatus } from './generated/contract-types.js';
 
 /** A failed call: the HTTP status and the error envelope's `code`, `message` and `details`. */
 export class SalesOrderApiError extends Error {
@@ -16,6 +16,19 @@ export class SalesOrderApiError extends Error {
     readonly requestId: string | undefined,
   ) {
     super(message);
+  }
+
+  /**
+   * Whether any of `details` has `code`, one of the contract's detail codes (`DetailCode`): a
+   * misspelt code does not compile.
+   */
+  hasCode(code: DetailCode): boolean {
+    return this.details.some((detail) => detail.code === code);
+  }
+
+  /** The details with `code`, in order: e.g. each `over_delivery` with the `path` of its line. */
+  detailsWithCode(code: DetailCode): ErrorDetail[] {
+    return this.details.filter((detail) => detail.code === code);
   }
 }
 

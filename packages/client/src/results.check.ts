@@ -5,7 +5,7 @@
 import type { ApiContract } from '@sales-order/contract';
 import type { ClientInferResponses } from '@ts-rest/core';
 
-import type { SalesOrderClient } from './index.js';
+import type { DetailCode, ErrorDetail, SalesOrderApiError, SalesOrderClient } from './index.js';
 import type { DataOf } from './transport.js';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -139,3 +139,16 @@ export const EVERY_ROUTE_HAS_A_METHOD: Same<
 /** The probe: a method claiming another route's result (an order's data as Totals) does not compile. */
 // @ts-expect-error SalesOrder's data is assignable to Totals, but it is not Totals
 export const A_WRONG_RESULT_FAILS: Same<Result<'getSalesOrder'>, RouteData<'calculateTotals'>> = true;
+
+/** An error is asked for a detail code by the contract's union: a misspelt code does not compile. */
+export const ASKS_BY_DETAIL_CODE: {
+  hasCode: Same<Parameters<SalesOrderApiError['hasCode']>[0], DetailCode>;
+  detailsWithCode: Same<Parameters<SalesOrderApiError['detailsWithCode']>[0], DetailCode>;
+} = { hasCode: true, detailsWithCode: true };
+export const askByCode = (error: SalesOrderApiError): ErrorDetail[] => [
+  ...(error.hasCode('over_delivery') ? error.detailsWithCode('over_delivery') : []),
+  // @ts-expect-error a misspelt code
+  ...error.detailsWithCode('over_delivered'),
+  // @ts-expect-error the constant's name, not its code
+  ...(error.hasCode('overDelivery') ? error.details : []),
+];

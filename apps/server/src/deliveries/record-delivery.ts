@@ -61,13 +61,17 @@ export const recordDelivery = (
       code: ValidationCode.deliveryBeforeOrderDate,
     };
     checkDate(body.delivery_date, 'delivery_date', orderDate, today());
-    const lines = await deliveryStore.lockLines(tx, orderId);
+    const { lines, series } = await deliveryStore.lockLinesWithSeries(
+      tx,
+      orderId,
+      order.location_id,
+      body.delivery_date,
+    );
     const rows = body.lines.map((line) => ({ id: line.sales_order_detail_id, quantity: line.quantity }));
     const problems = deliveryRowProblems(lines, rows, tolerancePercent);
     if (problems.length > 0) throw unprocessable(problems, 'The delivery is refused');
     await checkLicences(tx, order.sales_order_date, orderId, lines, rows);
 
-    const series = await deliveryStore.seriesOf(tx, order.location_id, body.delivery_date);
     if (!series) {
       throw unprocessable([
         {

@@ -13,16 +13,26 @@ export const formatDateTime = (date: Date): string => date.toISOString().slice(0
 const DAY_MS = 86_400_000;
 
 /**
+ * One formatter per time zone, made on first use: making one costs some 0.3 ms of CPU, far more
+ * than formatting with it, and a delivery asks for today on every request. At most one per IANA
+ * zone.
+ */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+const dayFormatOf = (timeZone: string): Intl.DateTimeFormat => {
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
+    dayFormats.set(timeZone, format);
+  }
+  return format;
+};
+
+/**
  * Today's calendar date where the business is (BUSINESS_TIME_ZONE, an IANA name), the
  * service's one notion of "today": at 02:00 in Dhaka it is still yesterday in UTC.
  */
 export const todayIn = (timeZone: string, now: Date = new Date()): Date => {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-  }).formatToParts(now);
+  const parts = dayFormatOf(timeZone).formatToParts(now);
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((item) => item.type === type)!.value);
   return new Date(Date.UTC(part('year'), part('month') - 1, part('day')));
 };

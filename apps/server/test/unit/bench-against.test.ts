@@ -2,7 +2,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { buildRef, compareRounds, type Round, roundsText } from '../../scripts/bench-against.js';
+import { buildRef, compareRounds, type Round, roundsText } from '../../scripts/bench/against.js';
 
 /** `pnpm bench --against`: how two builds' interleaved rounds are read, and a ref the clone lacks. */
 

@@ -94,6 +94,21 @@ const listConditions = (filter: DeliveryListFilter, cursor: DeliveryCursor | und
   return where;
 };
 
+/** An order's lines, each locked in id order for the rest of the transaction; quantities as text. */
+const lineLocks = (orderId: number) => Prisma.sql`
+  SELECT d.id, d.line_no, d.product_id, d.quantity::text AS quantity,
+    d.delivered_quantity::text AS delivered_quantity, d.returned_quantity::text AS returned_quantity,
+    d.short_closed_quantity::text AS short_closed_quantity
+  FROM sales_order_details d WHERE d.sales_order_id = ${orderId}::int
+  ORDER BY d.id FOR UPDATE`;
+
+/** The series of a delivery at `locationId` dated `date`: no row when no financial year holds the date. */
+const seriesRow = (locationId: number, date: string) => Prisma.sql`
+  SELECT l.code AS location_code, fy.id AS financial_year_id, extract(year FROM fy.start_date)::int AS year
+  FROM locations l CROSS JOIN financial_years fy
+  WHERE l.id = ${locationId}::int AND ${date}::date BETWEEN fy.start_date AND fy.end_date
+  ORDER BY fy.start_date DESC LIMIT 1`;
+
 export const deliveryStore = {
   /** The order a delivery in the caller's scope belongs to, or null. */
   orderOf: async (db: Db, deliveryId: number, scope: Scope): Promise<number | null> => {
@@ -108,12 +123,26 @@ export const deliveryStore = {
    * transaction (after the order's row, as every writer of an order locks).
    */
   lockLines: async (db: Db, orderId: number): Promise<DeliverableLine[]> =>
-    db.$queryRaw<DeliverableLine[]>`
-      SELECT d.id, d.line_no, d.product_id, d.quantity::text AS quantity,
-        d.delivered_quantity::text AS delivered_quantity, d.returned_quantity::text AS returned_quantity,
-        d.short_closed_quantity::text AS short_closed_quantity
-      FROM sales_order_details d WHERE d.sales_order_id = ${orderId}::int
-      ORDER BY d.id FOR UPDATE`,
+    db.$queryRaw<DeliverableLine[]>(lineLocks(orderId)),
+
+  /**
+   * lockLines, with the series of a new delivery at `locationId` dated `date` read in the same
+   * round trip (null when no financial year holds the date): what a delivery reads under its
+   * order's lock before it is numbered.
+   */
+  lockLinesWithSeries: async (
+    db: Db,
+    orderId: number,
+    locationId: number,
+    date: string,
+  ): Promise<{ lines: DeliverableLine[]; series: DeliverySeries | null }> => {
+    const rows = await db.$queryRaw<(DeliverableLine & { series: DeliverySeries | null })[]>`
+      WITH locked AS (${lineLocks(orderId)})
+      SELECT line.*, (SELECT json_build_object('location_code', s.location_code,
+          'financial_year_id', s.financial_year_id, 'year', s.year) FROM (${seriesRow(locationId, date)}) s) AS series
+      FROM locked line ORDER BY line.id`;
+    return { lines: rows.map(({ series: _series, ...line }) => line), series: rows[0]?.series ?? null };
+  },
 
   /** A delivery of an order this transaction locked in scope, its row locked too. */
   lockDelivery: async (db: Db, deliveryId: number): Promise<LockedDelivery | null> => {
@@ -124,16 +153,6 @@ export const deliveryStore = {
           FROM delivery_lines dl WHERE dl.delivery_id = dv.id), '[]') AS lines
       FROM deliveries dv WHERE dv.id = ${deliveryId}::int AND ${LOCKED_IN_SCOPE}
       FOR UPDATE OF dv`;
-    return row ?? null;
-  },
-
-  /** The series of a delivery at `locationId` dated `date`: null when no financial year holds the date. */
-  seriesOf: async (db: Db, locationId: number, date: string): Promise<DeliverySeries | null> => {
-    const [row] = await db.$queryRaw<DeliverySeries[]>`
-      SELECT l.code AS location_code, fy.id AS financial_year_id, extract(year FROM fy.start_date)::int AS year
-      FROM locations l CROSS JOIN financial_years fy
-      WHERE l.id = ${locationId}::int AND ${date}::date BETWEEN fy.start_date AND fy.end_date
-      ORDER BY fy.start_date DESC LIMIT 1`;
     return row ?? null;
   },
 

@@ -11,6 +11,10 @@
  */
 import pg from 'pg';
 
+import { createBody, today } from './bodies.js';
+import { seconds } from './options.js';
+import type { Scenario } from './rows.js';
+
 export const LICENCE_HISTORY_LINES = { small: 1_000, large: 1_000_000 } as const;
 /** The 1,000,000-line row's cost over the 1,000-line row's, at most (the target). */
 export const LICENCE_HISTORY_TARGET = 1.2;
@@ -30,7 +34,7 @@ const daysBefore = (day: string, days: number) =>
  * valid from 364 days before `today` to 400 days after, `lines` confirmed lines of it dated over
  * that year (LINES_PER_ORDER a order, quantity 1), then analysed. Returns the product's id.
  */
-export const loadLicenceHistory = async (
+const loadLicenceHistory = async (
   url: string,
   { lines, today, customerId, locationId }: { lines: number; today: string; customerId: number; locationId: number },
 ): Promise<number> => {
@@ -78,7 +82,7 @@ export const loadLicenceHistory = async (
 };
 
 /** `count` one-line drafts of `productId` dated `today` (quantity 1), written in SQL: their ids. */
-export const licenceDrafts = async (
+const licenceDrafts = async (
   url: string,
   {
     productId,
@@ -116,3 +120,49 @@ export const licenceDrafts = async (
     await client.end();
   }
 };
+
+/**
+ * The licence history rows' requests on the database at `databaseUrl`: the product and its
+ * `lines` loaded once per service, then one-line drafts of it to confirm, enough for the
+ * scenario's time (confirms of one limited product take turns on its quota lock: far fewer than
+ * 2,000 a second).
+ */
+export const historyConfirmationsOf = (databaseUrl: string | undefined) => {
+  const histories = new Map<number, Promise<number>>();
+  return async (lines: number) => {
+    const where = { today, customerId: createBody.customer_id, locationId: createBody.location_id };
+    let product = histories.get(lines);
+    if (!product) {
+      console.log(`loading ${lines.toLocaleString('en')} lines of a licensed product...`);
+      product = loadLicenceHistory(databaseUrl!, { lines, ...where });
+      histories.set(lines, product);
+    }
+    const drafts = await licenceDrafts(databaseUrl!, { productId: await product, count: seconds * 2_000, ...where });
+    return { rotate: drafts.map((id) => ({ path: `/api/sales-orders/${id}/confirm`, body: {} })) };
+  };
+};
+
+/**
+ * A PostgreSQL server only: a million lines are the database's work, not the embedded one's.
+ * The larger history first: writes are not warmed up, so it runs on the colder process.
+ */
+export const licenceScenarios = ({
+  origin,
+  databaseUrl,
+  historyConfirmations,
+}: {
+  origin: string;
+  databaseUrl: string | undefined;
+  historyConfirmations: ReturnType<typeof historyConfirmationsOf>;
+}): Scenario[] =>
+  databaseUrl
+    ? [LICENCE_HISTORY_LINES.large, LICENCE_HISTORY_LINES.small].map((lines): Scenario => ({
+        name: licenceHistoryRow(lines),
+        ...(lines === LICENCE_HISTORY_LINES.small
+          ? { against: 'create-rate' }
+          : { against: 'history', history: licenceHistoryRow(LICENCE_HISTORY_LINES.small) }),
+        method: 'POST',
+        url: origin,
+        prepare: () => historyConfirmations(lines),
+      }))
+    : [];

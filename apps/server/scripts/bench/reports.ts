@@ -10,7 +10,9 @@
  */
 import pg from 'pg';
 
-import { benchFetch } from './bench-import.js';
+import { seconds, wanted } from './options.js';
+import type { Run } from './run.js';
+import { benchFetch } from './setup.js';
 
 /** The live statuses a report counts when `status` is not given. */
 const LIVE = `status IN ('draft', 'confirmed', 'closed')`;
@@ -52,10 +54,10 @@ const timingOf = (times: number[]): Timing => {
   return { runs: times.length, p50: times[Math.floor(times.length / 2)]!, max: times.at(-1)! };
 };
 
-/** Runs `once` one after another for `seconds` (at least 5 times): its latencies in ms. */
-const repeat = async (seconds: number, once: () => Promise<void>): Promise<Timing> => {
+/** Runs `once` one after another for `forSeconds` (at least 5 times): its latencies in ms. */
+const repeat = async (forSeconds: number, once: () => Promise<void>): Promise<Timing> => {
   const times: number[] = [];
-  const until = performance.now() + seconds * 1_000;
+  const until = performance.now() + forSeconds * 1_000;
   while (times.length < 5 || performance.now() < until) {
     const started = performance.now();
     await once();
@@ -68,7 +70,7 @@ const repeat = async (seconds: number, once: () => Promise<void>): Promise<Timin
  * Four more lines for each bulk-loaded order (products in turn), and delivery running totals as
  * deliveries and returns would have left them; then vacuumed and analysed, as the list's load is.
  */
-export const loadReportLines = async (url: string): Promise<number> => {
+const loadReportLines = async (url: string): Promise<number> => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -95,18 +97,14 @@ export const loadReportLines = async (url: string): Promise<number> => {
 };
 
 /** Each report scenario on the service and its floor on PostgreSQL, one request at a time. */
-export const benchReports = async ({
+const benchReports = async ({
   origin,
   url,
   headers,
-  seconds,
-  wanted,
 }: {
   origin: string;
   url: string;
   headers: Record<string, string>;
-  seconds: number;
-  wanted: (name: string) => boolean;
 }): Promise<ReportFigures[]> => {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -133,6 +131,19 @@ export const benchReports = async ({
     await client.end();
   }
   return figures;
+};
+
+/**
+ * Last on a server with loaded orders: the report rows add four lines to every loaded order
+ * (1,000,000 lines for 200,000 orders).
+ */
+export const runReports = async ({ standIn, env, target: { origin, headers } }: Run) => {
+  const url = env.DATABASE_URL!;
+  console.log('adding four lines to each loaded order for the report scenarios...');
+  const lines = await loadReportLines(url);
+  console.log(`${lines} order lines`);
+  await standIn?.settle();
+  return benchReports({ origin, url, headers });
 };
 
 /** The rows as the bench prints them beside the others. */

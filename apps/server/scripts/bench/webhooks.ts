@@ -2,10 +2,23 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { createBody } from './bodies.js';
+import type { Scenario } from './rows.js';
+
 /**
- * The webhook side of `pnpm bench`: a receiver on loopback that notes when each order's first
- * delivery arrived, and the figures read from it.
+ * The webhook side of `pnpm bench`: the 5-line create again with one enabled webhook endpoint
+ * (read as a cost against the create without), a receiver on loopback that notes when each
+ * order's first delivery arrived, and the figures read from it.
  */
+
+export const webhookScenario = (origin: string): Scenario => ({
+  name: 'POST order (5 lines, server numbering, one series) + 1 webhook endpoint',
+  against: 'create',
+  method: 'POST',
+  url: `${origin}/api/sales-orders`,
+  body: createBody,
+  webhook: true,
+});
 
 export interface BenchReceiver {
   url: string;
@@ -102,3 +115,16 @@ export const webhookLatency = async (
     probes: latencies.length,
   };
 };
+
+export const describeWebhooks = ({
+  deliveriesPerSecond,
+  delivered,
+  duplicates,
+  expected,
+  p50,
+  p99,
+  probes,
+}: WebhookFigures) =>
+  `webhooks: events of ${delivered} orders received (${expected} creates answered 201, ${duplicates} sent twice), ` +
+  `${deliveriesPerSecond} deliveries/s from the first receipt to the last; ` +
+  `commit -> receipt p50 ${p50} ms, p99 ${p99} ms (${probes} creates one at a time)`;

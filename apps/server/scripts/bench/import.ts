@@ -1,10 +1,17 @@
 import { loadavg } from 'node:os';
 
+import { createBody, fiveLines, today } from './bodies.js';
+import { load, measure } from './load.js';
+import { peakRss } from './processes.js';
+import { SCENARIO } from './rows.js';
+import type { Run } from './run.js';
+import { benchFetch } from './setup.js';
+
 /**
  * The import rows of `pnpm bench`: a CSV of BENCH_IMPORT_ORDERS (default 10,000)
  * orders of the create row's five lines, in one series, sent to POST /imports on the one service
  * process; its orders per second from the upload to `completed` (the service's default chunk of
- * IMPORT_CHUNK_SIZE orders); and, while it runs, whatever `beside` measures (bench.ts: nothing
+ * IMPORT_CHUNK_SIZE orders); and, while it runs, whatever `beside` measures (the bench: nothing
  * for the import alone, then GET order driven as its idle row is, whose p99 is read against the
  * idle row's: target within 2 x). The machine's load average is taken at the upload and at the end.
  */
@@ -53,30 +60,6 @@ export const importCsv = (
         ].join(','),
       );
   return { csv: `${rows.join('\n')}\n`, rows: rows.length - 1 };
-};
-
-/**
- * fetch, with a failure that names its request and the socket's error: `fetch failed` alone
- * (ECONNRESET, twice in earlier runs, not reproduced since) does not say which call met it.
- * A GET (the progress reads) is sent once more when its kept-alive connection was reset: the
- * service may close an idle connection just as it is reused.
- */
-export const benchFetch = async (url: string, init: RequestInit = {}): Promise<Response> => {
-  const method = init.method ?? 'GET';
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await fetch(url, init);
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      if (method === 'GET' && attempt === 1 && cause?.code === 'ECONNRESET') continue;
-      throw new Error(
-        `${method} ${url}: ${(error as Error).message} (${cause?.code ?? cause?.message ?? 'no cause'})`,
-        {
-          cause: error,
-        },
-      );
-    }
-  }
 };
 
 interface ImportReading {
@@ -168,3 +151,54 @@ export const describeImport = (
   `(${(getP99.beside / Math.max(1, getP99.idle)).toFixed(1)} x, target <= 2 x` +
   `${figures.besideWhileRunning ? '' : '; the import ended before the GET load did'}); ` +
   `load average ${figures.load[0].toFixed(1)} at the upload, ${figures.load[1].toFixed(1)} at the end`;
+
+/**
+ * A file of BENCH_IMPORT_ORDERS orders of the create row's lines in one series, imported alone,
+ * then again with GET order driven as its idle row is while the import runs (target: p99 within
+ * 2 x): the import's row and the read's beside it, and the line describing both.
+ */
+export const runImport = async ({ rows, standIn, service, target: { origin, headers, orderId } }: Run) => {
+  const read = { method: 'GET' as const, url: `${origin}/api/sales-orders/${orderId}`, headers };
+  if (!rows.some((row) => row.scenario === SCENARIO.getOrder)) {
+    await standIn?.settle();
+    rows.push({ scenario: SCENARIO.getOrder, ...(await measure(service.child.pid, read)), against: 'hello' });
+  }
+  const orders = Number(process.env.BENCH_IMPORT_ORDERS ?? 10_000);
+  const file = importCsv(orders, {
+    customerId: createBody.customer_id,
+    locationId: createBody.location_id,
+    date: today,
+    lines: fiveLines,
+  });
+  // The import alone (its rate, read against the bulk rows), then the same file again with
+  // GET order driven beside it: an import gives way to requests (docs/decisions/imports-give-way-to-requests.md), so its
+  // rate beside them is not its rate.
+  await standIn?.settle();
+  const { figures: alone } = await importBeside({ origin, headers, ...file }, () => Promise.resolve());
+  await standIn?.settle();
+  const { figures, beside } = await importBeside({ origin, headers, ...file }, () =>
+    peakRss(service.child.pid, () => load(read, service.child.pid)),
+  );
+  const failed = alone.failed + figures.failed;
+  rows.push({
+    scenario: `import: ${orders} five-line orders, one series, CSV (orders/s)`,
+    rps: alone.ordersPerSecond,
+    p50: null,
+    p99: null,
+    failed,
+    answered: alone.orders + figures.orders,
+    failures: failed > 0 ? `${failed} orders of the imports failed` : '',
+    rssMb: null,
+    cpuUs: null,
+    against: 'create-rate',
+  });
+  rows.push({
+    scenario: `${SCENARIO.getOrder} while the import runs`,
+    ...beside.result,
+    rssMb: beside.rssMb,
+    against: 'idle',
+    idle: SCENARIO.getOrder,
+  });
+  const idle = rows.find((row) => row.scenario === SCENARIO.getOrder)!;
+  return describeImport(alone, figures, { beside: beside.result.p99, idle: idle.p99 ?? 0 });
+};

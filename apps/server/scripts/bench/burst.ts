@@ -5,6 +5,8 @@
  * moment, no connection limit; the figures are each status's count (a refusal with its detail
  * code) and the p50/p99 of the requests' latencies. Target: only 2xx and 422, none 503.
  */
+import { createBody } from './bodies.js';
+import type { Run } from './run.js';
 
 export interface BurstFigures {
   name: string;
@@ -47,3 +49,37 @@ export const describeBurst = ({ name, statuses, p50, p99, totalMs }: BurstFigure
   `${name}: ${Object.entries(statuses)
     .map(([status, count]) => `${count} x ${status}`)
     .join(', ')}; p50 ${p50} ms, p99 ${p99} ms, all answered in ${totalMs} ms`;
+
+/** Both bursts on the run's one service process and its default pool; none may be 503. */
+export const runBursts = async ({
+  standIn,
+  target: { origin, headers, createOrder },
+}: Run): Promise<BurstFigures[]> => {
+  const post = (url: string, body: unknown) => () =>
+    fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  await standIn?.settle();
+  const creates = await burst(
+    'burst: 200 concurrent creates, one series',
+    Array.from({ length: 200 }, () => post(`${origin}/api/sales-orders`, createBody)),
+  );
+  // The demo data's product 2 is licensed for 150 units: the confirms past them answer 422.
+  const drafts: number[] = [];
+  for (let start = 0; start < 200; start += 10) {
+    drafts.push(
+      ...(await Promise.all(
+        Array.from({ length: 10 }, () =>
+          createOrder({ ...createBody, details: [{ product_id: 2, quantity: 1, rate: 10 }] }),
+        ),
+      )),
+    );
+  }
+  const confirms = await burst(
+    'burst: 200 concurrent confirms sharing a limited product',
+    drafts.map((id) => post(`${origin}/api/sales-orders/${id}/confirm`, {})),
+  );
+  return [creates, confirms];
+};
