@@ -2,7 +2,7 @@ import type { ErrorDetail } from '@sales-order/contract';
 
 import type { LocationList } from '../auth/access-context.js';
 import type { Scope } from '../auth/scope.js';
-import type { Db } from '../db/transactions.js';
+import { type Db, type Reader, readRows } from '../db/transactions.js';
 import { withinLocations } from '../db/within-locations.js';
 import { recordSubjectEvent, type SubjectEvent } from '../events/store/outbox-store.js';
 import { type Import, Prisma } from '../generated/prisma/client.js';
@@ -101,15 +101,22 @@ export const importStore = {
       select: withoutFile,
     }),
 
-  /** A batch of the uploading file's rows, in one statement of fixed text whatever its size. */
-  stageRows: async (db: Db, id: number, rows: readonly StagedRow[]): Promise<void> => {
-    await db.$executeRaw`
+  /**
+   * A batch of the uploading file's rows, in one statement of fixed text whatever its size; on
+   * the pool where there is one (`reader`): Prisma would carry its megabyte of parameters through
+   * JSON and back.
+   */
+  stageRows: async (reader: Reader, id: number, rows: readonly StagedRow[]): Promise<void> => {
+    await readRows(
+      reader,
+      Prisma.sql`
       -- location scope: the uploading import's, written by its starter
       INSERT INTO import_file_rows (import_id, order_no, seq, line, flags, content)
       SELECT ${id}::int, r.order_no, r.seq, r.line, r.flags, r.content
       FROM unnest(${rows.map((row) => row.orderNo)}::int[], ${rows.map((row) => row.seq)}::int[],
         ${rows.map((row) => row.line)}::int[], ${rows.map((row) => row.flags)}::int2[],
-        ${rows.map((row) => row.content)}::text[]) AS r(order_no, seq, line, flags, content)`;
+        ${rows.map((row) => row.content)}::text[]) AS r(order_no, seq, line, flags, content)`,
+    );
   },
 
   /** The file is read whole: the import is queued (answers the row, or null when it was dropped meanwhile). */

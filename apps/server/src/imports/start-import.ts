@@ -8,6 +8,7 @@ import { FORMAT_OF_MEDIA_TYPE, UnreadableImportError } from './import-file.js';
 import type { ImportQueue } from './import-queue.js';
 import { toImport } from './import-shape.js';
 import { stageImportFile, TooManyOrdersError } from './import-staging.js';
+import { withSpooledFile } from './spooled-file.js';
 import { importStore } from './import-store.js';
 import type { UploadTurns } from './upload-turns.js';
 
@@ -61,8 +62,9 @@ export interface StartImportOptions {
 }
 
 /**
- * Starts an import: reads the file as it streams in (in its turn among uploads, UploadTurns),
- * staging its rows in batches under an import nobody sees yet, then queues it with its first job
+ * Starts an import: in its turn among uploads (UploadTurns), receives the file into a temporary
+ * file as it streams in (withSpooledFile), then reads it, staging its rows in batches under an
+ * import nobody sees yet, then queues it with its first job
  * in one transaction, which also claims and completes the Idempotency-Key. A file refused, a
  * replay, or any failure drops what was staged: a failed upload leaves nothing.
  */
@@ -97,10 +99,12 @@ export const createStartImport =
     try {
       const staged = await uploadTurns
         .run(() =>
-          stageImportFile(file, format, {
-            maxOrders,
-            write: (rows) => inTime(() => importStore.stageRows(db, row.id, rows)),
-          }),
+          withSpooledFile(file, (bytes) =>
+            stageImportFile(bytes, format, {
+              maxOrders,
+              write: (rows) => inTime(() => importStore.stageRows(transactions.reader, row.id, rows)),
+            }),
+          ),
         )
         .catch((error: unknown) => {
           if (error instanceof UnreadableImportError)
