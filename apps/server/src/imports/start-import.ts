@@ -8,8 +8,8 @@ import { FORMAT_OF_MEDIA_TYPE, UnreadableImportError } from './import-file.js';
 import type { ImportQueue } from './import-queue.js';
 import { toImport } from './import-shape.js';
 import { stageImportFile, TooManyOrdersError } from './import-staging.js';
-import { withSpooledFile } from './spooled-file.js';
 import { importStore } from './import-store.js';
+import { withSpooledFile } from './spooled-file.js';
 import type { UploadTurns } from './upload-turns.js';
 
 /** Who starts an import: the orders are created as this caller, with its permissions. */
