@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { PrismaClient } from '../src/db/database.js';
-import { isDatabaseUnavailable, isLockNotAvailable, sqlStateOf } from '../src/db/database-errors.js';
+import { isContention, isDatabaseUnavailable, isLockNotAvailable, sqlStateOf } from '../src/db/database-errors.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 /** The error a piece of real database work rejects with. */
@@ -26,15 +26,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     });
     afterAll(() => server?.close());
 
-    it('counts a statement cancelled by statement_timeout as unavailable; a lock_timeout is contention, read from its SQLSTATE', async () => {
+    it('counts a statement cancelled by statement_timeout, and a lock_timeout, as contention (the database answered), not unavailable, read from its SQLSTATE', async () => {
       const statementTimeout = await failureOf(() =>
         prisma.$transaction(async (tx) => {
           await tx.$executeRaw`SET LOCAL statement_timeout = 100`;
           await tx.$queryRaw`SELECT pg_sleep(2)`;
         }),
       );
-      expect(isDatabaseUnavailable(statementTimeout)).toBe(true);
+      expect(isDatabaseUnavailable(statementTimeout)).toBe(false);
       expect(sqlStateOf(statementTimeout)).toBe('57014');
+      expect(isContention(statementTimeout)).toBe(true);
       expect(isLockNotAvailable(statementTimeout)).toBe(false);
 
       // A model query (P2039) waiting on a lock another transaction holds.

@@ -223,17 +223,14 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
       expect(new Set(codes).size).toBeGreaterThan(0);
       for (const [index, { response, elapsed }] of results.entries()) {
         if (codes[index] === 'busy') expectBusy(response, `create ${index}`);
-        // Known gap: a queued create whose connection wait ends in
-        // the pool's own timeout is still called database_unavailable, not overloaded.
-        else
-          expect(['overloaded', 'database_unavailable'], `create ${index}: ${JSON.stringify(response.body)}`).toContain(
-            codes[index],
-          );
+        // A create queued behind the held lock and the creates waiting on it is cancelled by its
+        // statement timeout (57014), which is contention too: never database_unavailable.
+        else expect(codes[index], `create ${index}: ${JSON.stringify(response.body)}`).toBe('overloaded');
         expect(elapsed, `create ${index}`).toBeLessThan(REQUEST_DEADLINE_MS + 2 * REQUEST_BOUND_MS);
       }
       expect(codes.filter((code) => code === 'busy').length).toBeGreaterThan(0);
       expect(readiness.elapsed).toBeLessThan(REQUEST_BOUND_MS);
-      // Only alerts about the database (the availability monitor, the queue's poll): the known gap above.
+      // Only alerts about the database: the readiness probe, starved of connections, may open an episode.
       const alerts = log.since(mark).filter((entry) => entry.level >= WARN_LEVEL);
       for (const { msg } of alerts) expect(msg).toMatch(/database/);
     } finally {

@@ -3,34 +3,31 @@ import { describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually.js';
 import { orderBody } from './support/fixtures.js';
 import { captureLog, WARN_LEVEL } from './support/log-capture.js';
+import { orderWriteGate } from './support/order-write-gate.js';
 import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, useServerWithFixtures } from './support/test-server.js';
 
 /**
  * A request that waits for a lock another transaction holds past DATABASE_LOCK_TIMEOUT_MS meets
- * contention, not an outage: 503 `busy` with a short Retry-After, nothing at warn or above in
- * the log, and the database still counted as available. At the service's own timeouts.
+ * contention, not an outage: it tries again while its deadline (REQUEST_DEADLINE_MS, 6 s here)
+ * leaves room for another wait, then 503 `busy` with a short Retry-After, nothing at warn or
+ * above in the log, and the database still counted as available. At the service's own timeouts.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)(
   'lock contention is not a database outage (skipped without TEST_DATABASE_URL)',
   () => {
     const log = captureLog();
     const suite = useServerWithFixtures(
-      { ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, LOG_LEVEL: 'info', REDIS_URL: '' },
+      { ...SERVICE_DEFAULT_DATABASE_TIMEOUTS, REQUEST_DEADLINE_MS: '6000', LOG_LEVEL: 'info', REDIS_URL: '' },
       { logStream: log.stream },
     );
 
-    it('a PUT waiting past the lock timeout on a row another transaction holds: 503 busy, Retry-After 1, logged below warn', async () => {
-      const { prisma } = suite.server.database;
-      // A background poll slowed at start-up on a loaded machine can open an outage episode of
-      // its own; the contention below must be judged from a database counted as available.
-      await eventually(async () => suite.server.database.availability.available, 60_000);
-      const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
-        .sales_order_id as number;
+    /** Holds the order's row lock in a transaction of this test's own until `release()`. */
+    const holdOrder = async (id: number) => {
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       let held!: () => void;
       const isHeld = new Promise<void>((resolve) => (held = resolve));
-      const holder = prisma
+      const holder = suite.server.database.prisma
         .$transaction(
           async (tx) => {
             await tx.$queryRaw`SELECT 1 FROM sales_orders WHERE id = ${id} FOR UPDATE`;
@@ -41,11 +38,81 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         )
         .catch(() => undefined);
       await isHeld;
+      return async () => {
+        release();
+        await holder;
+      };
+    };
+
+    /** When the transactions now waiting for a lock in this database began. */
+    const lockWaitsStarted = async (): Promise<string[]> => {
+      const rows = await suite.server.database.prisma.$queryRaw<{ started: Date }[]>`
+        SELECT xact_start AS started FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      return rows.map((row) => row.started.toISOString());
+    };
+
+    /** Waits until a lock wait began, then until another transaction waits in its place: a retry. */
+    const secondLockWait = async () => {
+      let first: string | undefined;
+      await eventually(async () => {
+        [first] = await lockWaitsStarted();
+        return first !== undefined;
+      }, 10_000);
+      await eventually(async () => {
+        const waits = await lockWaitsStarted();
+        return waits.length === 1 && waits[0] !== first;
+      }, 10_000);
+    };
+
+    it('a create (one statement) whose wait for its series ends while its deadline has room tries again: 201', async () => {
+      const gate = await orderWriteGate(suite.server.database.pool.options.connectionString);
+      await gate.shut();
+      const answer = suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures))
+        .then((r) => r);
+      try {
+        await secondLockWait();
+      } finally {
+        await gate.open();
+        await gate.close();
+      }
+      expect((await answer).status).toBe(201);
+    });
+
+    it('a PUT whose lock wait ends while its deadline has room tries again, and is answered 200 once the lock is free', async () => {
+      const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+        .sales_order_id as number;
+      const release = await holdOrder(id);
+      const answer = suite.server.http
+        .put(`/sales-orders/${id}`)
+        .send({ remarks: 'waited its turn' })
+        .then((r) => r);
+      try {
+        // The PUT's first transaction waits; once lock_timeout (1 s) ends it, a new transaction
+        // of the same request waits in its place. Only then is the lock released.
+        await secondLockWait();
+      } finally {
+        await release();
+      }
+      const response = await answer;
+      expect(response.status).toBe(200);
+      const read = await suite.server.http.get(`/sales-orders/${id}`).expect(200);
+      expect(read.body.data.remarks).toBe('waited its turn');
+    });
+
+    it('a PUT whose lock is held past its deadline: 503 busy, Retry-After 1, logged below warn', async () => {
+      // A background poll slowed at start-up on a loaded machine can open an outage episode of
+      // its own; the contention below must be judged from a database counted as available.
+      await eventually(async () => suite.server.database.availability.available, 60_000);
+      const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+        .sales_order_id as number;
+      const release = await holdOrder(id);
       const mark = log.entries.length;
 
       const response = await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'contended' });
-      release();
-      await holder;
+      await release();
 
       expect(response.status).toBe(503);
       expect(response.headers['retry-after']).toBe('1');

@@ -30,18 +30,23 @@ const UNAVAILABLE_PRISMA_CODES = new Set([
 const TRANSACTION_START_TIMEOUT = 'Unable to start a transaction in the given time';
 
 /**
- * SQLSTATEs that mean the server could not serve the statement now: cancelled by
- * statement_timeout (57014), server shutting down or starting (57P01-57P03), a connection
- * exception (class 08) or insufficient resources (class 53). Not lock_timeout (55P03): a wait
- * for a lock another request holds is contention, not an outage (isLockNotAvailable).
- * Configuration keeps lock_timeout below statement_timeout, so a lock wait ends as 55P03 and a
- * 57014 means the statement itself was too slow.
+ * SQLSTATEs that mean the server could not serve the statement now: shutting down or starting
+ * (57P01-57P03), a connection exception (class 08) or insufficient resources (class 53). Not a
+ * statement the server itself ended, lock_timeout (55P03) or statement_timeout (57014): the
+ * database answered, and what held the statement is contention (isContention).
  */
-const isUnavailableSqlState = (code: string): boolean =>
-  code === '57014' || /^57P0[123]$/.test(code) || /^(08|53)/.test(code);
+const isUnavailableSqlState = (code: string): boolean => /^57P0[123]$/.test(code) || /^(08|53)/.test(code);
 
 /** PostgreSQL's lock_not_available: lock_timeout ended a wait for a lock another transaction holds. */
 export const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * PostgreSQL's query_canceled: statement_timeout ended the statement. On a database that answers
+ * this is a statement queued behind other transactions' locks: each lock wait is shorter than
+ * the statement timeout, but a statement can wait for more than one (a row's tuple lock, then
+ * its holder), and a whole queue of creates on one series' counter does.
+ */
+export const QUERY_CANCELED = '57014';
 
 /** pg and pg-pool raise these as plain errors, without a code. */
 const UNAVAILABLE_PG_MESSAGES = new Set([
@@ -129,6 +134,16 @@ export const sqlStateOf = (error: unknown): string | undefined => {
 
 /** True when lock_timeout ended the statement's wait for another transaction's lock. */
 export const isLockNotAvailable = (error: unknown): boolean => sqlStateOf(error) === LOCK_NOT_AVAILABLE;
+
+/**
+ * True when the database answered but ended the statement itself, for its lock wait or its
+ * statement timeout: contention (503 `busy`), not an outage. An outage is a database that does
+ * not answer, which the availability monitor's own ping judges.
+ */
+export const isContention = (error: unknown): boolean => {
+  const sqlState = sqlStateOf(error);
+  return sqlState === LOCK_NOT_AVAILABLE || sqlState === QUERY_CANCELED;
+};
 
 /** True when `error` (or an error it wraps) says the database is unreachable, hung or overloaded. */
 export const isDatabaseUnavailable = (error: unknown): boolean => {

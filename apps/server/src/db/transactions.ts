@@ -1,4 +1,6 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { currentRequestDeadline, isDatabaseOverloaded } from './connection-gate.js';
+import { isLockNotAvailable } from './database-errors.js';
 import { StatementReader } from './statement-reader.js';
 
 /**
@@ -28,8 +30,16 @@ export interface TransactionPort {
    * of them through JSON).
    */
   readonly reader: Reader;
-  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. A
+   * transaction ended by a lock wait is run again while its request's deadline allows.
+   */
   withTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs `attempt` (a single statement that is its own transaction) again while it fails on a
+   * lock wait (lock_timeout, 55P03) and its request's deadline leaves room for another wait.
+   */
+  retryingLockWaits<T>(attempt: () => Promise<T>): Promise<T>;
   /**
    * Runs `work` inside the open transaction `tx` under a savepoint: when it throws, what it wrote
    * is undone and the transaction goes on (a failed statement no longer aborts all of it).
@@ -52,10 +62,39 @@ const withSavepoint = async <T>(tx: Db, work: () => Promise<T>): Promise<T> => {
   return result;
 };
 
-/** The port over a Prisma client (its interactive transactions, bounded as database.ts configures them). */
-export const transactionPort = (prisma: PrismaClient, reader: Reader = prisma): TransactionPort => ({
+/**
+ * A wait for another request's lock that lock_timeout ended is contention, not a fault: what the
+ * attempt wrote was rolled back whole, so it is run again, as long as the request that runs it
+ * has at least one more lock wait (`lockTimeoutMs`) before its deadline. Past that, or outside a
+ * request (jobs, the CLI, whose own retries apply), the error goes on: 503 `busy`.
+ */
+const retryingLockWaits = async <T>(attempt: () => Promise<T>, lockTimeoutMs: number): Promise<T> => {
+  let lockWait: Error | undefined;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      // A retry that found no connection before the deadline still failed for the lock: `busy`.
+      if (lockWait !== undefined && isDatabaseOverloaded(error)) throw lockWait;
+      const deadline = currentRequestDeadline();
+      if (!isLockNotAvailable(error) || deadline === undefined || deadline - Date.now() < lockTimeoutMs) throw error;
+      lockWait = error as Error; // what isLockNotAvailable accepted is a driver error
+    }
+  }
+};
+
+/**
+ * The port over a Prisma client (its interactive transactions, bounded as database.ts configures
+ * them). `lockTimeoutMs` is DATABASE_LOCK_TIMEOUT_MS, the longest one lock wait.
+ */
+export const transactionPort = (
+  prisma: PrismaClient,
+  reader: Reader = prisma,
+  { lockTimeoutMs }: { lockTimeoutMs: number } = { lockTimeoutMs: 1_000 },
+): TransactionPort => ({
   db: prisma,
   reader,
-  withTransaction: (work) => prisma.$transaction((tx) => work(tx)),
+  withTransaction: (work) => retryingLockWaits(() => prisma.$transaction((tx) => work(tx)), lockTimeoutMs),
+  retryingLockWaits: (attempt) => retryingLockWaits(attempt, lockTimeoutMs),
   withSavepoint,
 });

@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 
 import { isDatabaseOverloaded } from '../db/connection-gate.js';
 import type { DatabaseAvailability } from '../db/database-availability.js';
-import { isDatabaseUnavailable, isLockNotAvailable, sqlStateOf } from '../db/database-errors.js';
+import { isContention, isDatabaseUnavailable, sqlStateOf } from '../db/database-errors.js';
 import { UploadsBusyError } from '../imports/upload-turns.js';
 import { failure } from './envelope.js';
 
@@ -55,15 +55,17 @@ const passingTroubleHandler =
   };
 
 /**
- * Lock contention (lock_timeout ended a wait for another request's lock): 503 `busy`. A failed
- * write was rolled back as a whole, so the same request can be retried as it is.
+ * Contention: lock_timeout ended a wait for another request's lock (after the retries its
+ * deadline allowed, db/transactions.ts), or statement_timeout ended a statement queued behind
+ * such locks: 503 `busy`. A failed write was rolled back as a whole, so the same request can be
+ * retried as it is.
  */
-export const lockContentionHandler = passingTroubleHandler(
-  isLockNotAvailable,
+export const contentionHandler = passingTroubleHandler(
+  isContention,
   {
     code: ServiceCode.busy,
     message:
-      'The service is busy: another request held what this one needed (the order or its series) for too long. Retry later.',
+      'The service is busy: another request held what this one needed (the order or its series) for too long, or its statement ran past its time. Retry later.',
   },
   (req, error) => req.log.info({ sqlState: sqlStateOf(error) }, 'lock wait timed out: another request held the lock'),
 );

@@ -100,7 +100,7 @@ export const createOrder = async (
   // refused after the statement when too far ahead of the counter, and a confirm after it,
   // rolling the order and its number back.
   if (!idempotency && numbering.kind !== 'supplied-series' && !confirm)
-    return (await write(transactions.reader)).result;
+    return (await transactions.retryingLockWaits(() => write(transactions.reader))).result;
   return transactions.withTransaction(async (tx) => {
     await idempotency?.claim(tx);
     const { result, counter } = await write(tx);

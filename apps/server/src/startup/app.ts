@@ -25,7 +25,7 @@ import { requireTrustedOriginForSessions } from '../http/csrf.js';
 import {
   answerServiceUnavailable,
   databaseUnavailableHandler,
-  lockContentionHandler,
+  contentionHandler,
   overloadHandler,
   uploadsBusyHandler,
 } from '../http/database-unavailable.js';
@@ -180,7 +180,7 @@ export const createApp = ({
     limitPerMinute: config.bulk.ordersPerMinute,
   });
   const services = createServices(
-    transactionPort(database.prisma, database.reader),
+    transactionPort(database.prisma, database.reader, { lockTimeoutMs: config.database.lockTimeoutMs }),
     config,
     events,
     foreground,
@@ -254,7 +254,7 @@ export const createApp = ({
   app.use(config.basePath || '/', api);
 
   app.use(notFoundHandler);
-  app.use(lockContentionHandler);
+  app.use(contentionHandler);
   app.use(overloadHandler);
   app.use(uploadsBusyHandler);
   app.use(databaseUnavailableHandler(database.availability, () => metrics.databaseUnavailable.inc()));
