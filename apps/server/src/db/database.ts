@@ -77,6 +77,9 @@ const serverTimeouts = ({ statementTimeoutMs, lockTimeoutMs }: AppConfig['databa
   query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
 });
 
+/** Pooled connections kept open when idle (pg-pool's `min`). */
+const WARM_CONNECTIONS = 2;
+
 /** Beyond this many distinct statement texts (dynamic SQL), statements go unnamed: unprepared. */
 const MAX_NAMED_STATEMENTS = 500;
 const statementNames = new Map<string, string>();
@@ -133,6 +136,10 @@ export const openDatabase = async (
         connectionString: url,
         options: SESSION_OPTIONS,
         max: connections,
+        // Kept open when idle: the availability ping and the first requests after a quiet spell
+        // find a connection instead of opening one, which on a loaded machine can take longer
+        // than DATABASE_CONNECT_TIMEOUT_MS and read as an outage.
+        min: Math.min(WARM_CONNECTIONS, connections),
         // The opening of a new connection: the wait for a free one is the gate's, up to the request's deadline.
         connectionTimeoutMillis: config.database.connectTimeoutMs,
         idleTimeoutMillis: 30_000,
