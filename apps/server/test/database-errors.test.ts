@@ -1,5 +1,7 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { isDatabaseOverloaded } from '../src/db/connection-gate.js';
 import type { PrismaClient } from '../src/db/database.js';
 import { isContention, isDatabaseUnavailable, isLockNotAvailable, sqlStateOf } from '../src/db/database-errors.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -53,6 +55,24 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       expect(isLockNotAvailable(lockTimeout)).toBe(true);
       // The SQLSTATE field decides, not a substring of the error's serialised metadata.
       expect(isLockNotAvailable({ meta: { message: 'waited for 55P03 things' } })).toBe(false);
+    });
+
+    it("counts a full pool's own wait for a free connection as a shed (overloaded), not an outage", async () => {
+      const pool = new pg.Pool({
+        connectionString: server.database.pool.options.connectionString,
+        max: 1,
+        connectionTimeoutMillis: 100,
+      });
+      const held = await pool.connect();
+      try {
+        const waited = await failureOf(() => pool.connect());
+        expect((waited as Error).message).toBe('timeout exceeded when trying to connect');
+        expect(isDatabaseOverloaded(waited)).toBe(true);
+        expect(isDatabaseUnavailable(waited)).toBe(false);
+      } finally {
+        held.release();
+        await pool.end();
+      }
     });
 
     it('leaves genuine faults to the 500 path: bad SQL, failed arithmetic, a broken constraint, a misused client', async () => {

@@ -35,11 +35,19 @@ export class DatabaseOverloadedError extends Error {
   }
 }
 
-/** True when `error`, or an error it wraps, is a shed checkout. */
+/**
+ * What pg-pool raises when its own wait for a free connection of a full pool passed
+ * connectionTimeoutMillis: a shed too (the database answers; its connections were all taken).
+ * Gated checkouts never wait there; an ungated pool (pg-boss's) does.
+ */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/** True when `error`, or an error it wraps, is a shed checkout: the gate's, or a pool's own wait. */
 export const isDatabaseOverloaded = (error: unknown): boolean => {
   let current: unknown = error;
   for (let depth = 0; typeof current === 'object' && current !== null && depth < 4; depth += 1) {
     if (current instanceof DatabaseOverloadedError) return true;
+    if ((current as { message?: unknown }).message === POOL_WAIT_TIMEOUT) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

@@ -50,7 +50,6 @@ export const QUERY_CANCELED = '57014';
 
 /** pg and pg-pool raise these as plain errors, without a code. */
 const UNAVAILABLE_PG_MESSAGES = new Set([
-  'timeout exceeded when trying to connect', // pg-pool: no free connection within connectionTimeoutMillis
   'Connection terminated due to connection timeout', // pg-pool: a new connection did not complete in time
   'Connection terminated unexpectedly',
   'Query read timeout', // pg: no answer within query_timeout
