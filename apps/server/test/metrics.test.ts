@@ -273,11 +273,16 @@ describe('tracing', PROCESS_TESTS, () => {
       expect(response.status).toBe(200);
       await eventually(async () => collector.spans.some((span) => span.name.startsWith('GET')), 60_000);
       await eventually(async () => collector.spans.some((span) => /^(pg\.query|SELECT)/.test(span.name)), 60_000);
-      const request = server.output
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { msg?: string; path?: string; trace_id?: string })
-        .find((entry) => entry.path === '/api/sales-orders/1');
-      expect(request?.trace_id).toMatch(/^[0-9a-f]{32}$/);
+      // The access line is written once the answer is sent, and reaches this process through a
+      // pipe: on a loaded machine the spans can arrive before it does.
+      const requestLine = () =>
+        server.output
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { msg?: string; path?: string; trace_id?: string })
+          .find((entry) => entry.path === '/api/sales-orders/1');
+      await eventually(async () => requestLine() !== undefined, 60_000);
+      const request = requestLine();
+      expect(request?.trace_id, JSON.stringify(request)).toMatch(/^[0-9a-f]{32}$/);
       expect(collector.spans.map((span) => span.traceId)).toContain(request!.trace_id);
     } finally {
       await stopServerProcess(server);
