@@ -10,8 +10,9 @@ import { listEvents } from './events/feed.js';
 import { createWebhookDeliveries } from './events/webhook-deliveries.js';
 import { createWebhookEndpoints } from './events/webhook-endpoints.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
+import type { BulkQuota } from './imports/import-pace.js';
 import { type ImportQueue, startImportQueue } from './imports/import-queue.js';
-import { type BulkQuota, createImports } from './imports/imports.js';
+import { createImportUseCases } from './imports/import-use-cases.js';
 import { createUploadTurns } from './imports/upload-turns.js';
 import type { Foreground } from './jobs/foreground.js';
 import { createLicenceService } from './licences/licence-service.js';
@@ -62,13 +63,13 @@ export const createServices = (
   }: {
     /** This process's credential cache, told of a key the API ended (api-keys/api-key-management.ts). */
     credentials?: { forgetKey(id: number): void };
-    /** The bulk-order windows an import's chunks count against (imports/imports.ts). */
+    /** The bulk-order windows an import's chunks count against (imports/import-pace.ts). */
     bulkQuota?: BulkQuota;
   } = {},
 ) => {
   const idempotency = createIdempotencyService(transactions.db, idempotencyOptions);
   const orders = createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead), idempotency });
-  const imports = createImports({
+  const imports = createImportUseCases({
     transactions,
     orders,
     queue: () => importQueue,

@@ -7,7 +7,7 @@ import type { Db } from '../db/transactions.js';
  * Imports run on the job queue the webhooks use (pg-boss, events/delivery-queue.ts), one job per
  * chunk: a chunk's last transaction records its results and queues the next chunk's job, so a
  * process that dies mid-chunk leaves a job that expires and runs again elsewhere, and the orders
- * it had already made are found again by their idempotency keys (imports.ts).
+ * it had already made are found again by their idempotency keys (import-chunk.ts importKeyOf).
  */
 
 export const IMPORT_QUEUE = 'imports';
