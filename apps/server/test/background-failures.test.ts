@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { backgroundFailureReporter } from '../src/events/background-failures.js';
+import { backgroundFailureReporter } from '../src/jobs/background-failures.js';
 import { createLogger } from '../src/observability/logger.js';
 import { eventually } from './support/eventually.js';
 import { captureLog } from './support/log-capture.js';
