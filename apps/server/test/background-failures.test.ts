@@ -59,7 +59,7 @@ describe.skipIf(!serverUrl)('a failed background poll (needs TEST_DATABASE_URL)'
     const pollMark = pollLog.entries.length;
     proxy.hang();
     try {
-      report('webhook delivery queue: a database call failed')(readTimeout());
+      report('job queue: a database call failed')(readTimeout());
       await eventually(async () => !server.database.availability.available, 60_000);
       expect(
         serviceLog
