@@ -10,10 +10,12 @@ import { listEvents } from './events/feed.js';
 import { createWebhookDeliveries } from './events/webhook-deliveries.js';
 import { createWebhookEndpoints } from './events/webhook-endpoints.js';
 import { createIdempotencyService } from './idempotency/idempotency-service.js';
+import type { BulkQuota } from './imports/import-pace.js';
 import { type ImportQueue, startImportQueue } from './imports/import-queue.js';
-import { type BulkQuota, createImports } from './imports/imports.js';
+import { createImportUseCases } from './imports/import-use-cases.js';
 import { createUploadTurns } from './imports/upload-turns.js';
 import type { Foreground } from './jobs/foreground.js';
+import type { JobQueue } from './jobs/job-queue.js';
 import { createLicenceService } from './licences/licence-service.js';
 import { createDropdownService } from './master-data/dropdown-service.js';
 import { calculateTotals } from './orders/order-pricing.js';
@@ -27,9 +29,9 @@ import type { AppConfig } from './startup/config.js';
 const IMPORT_JOB_SECONDS = 30;
 
 /**
- * Every use case, wired to one database; "today" is where the business is. The imports' job
- * queue starts here too (its worker runs in every process); `reportFailure` hears of a chunk
- * that failed (it runs again) or a queue that could not start.
+ * Every use case, wired to one database; "today" is where the business is. The imports' queue
+ * starts here too, on the process's job queue `jobs` (its worker runs in every process);
+ * `reportFailure` hears of a chunk that failed (it runs again) or a queue that could not start.
  */
 export const createServices = (
   transactions: TransactionPort,
@@ -54,6 +56,7 @@ export const createServices = (
     | 'reports'
   >,
   { queue, sender, resolve }: Pick<EventProcessing, 'queue' | 'sender' | 'resolve'>,
+  jobs: JobQueue,
   foreground: Foreground,
   reportFailure: (message: string) => (error: unknown) => void = () => () => {},
   {
@@ -62,13 +65,13 @@ export const createServices = (
   }: {
     /** This process's credential cache, told of a key the API ended (api-keys/api-key-management.ts). */
     credentials?: { forgetKey(id: number): void };
-    /** The bulk-order windows an import's chunks count against (imports/imports.ts). */
+    /** The bulk-order windows an import's chunks count against (imports/import-pace.ts). */
     bulkQuota?: BulkQuota;
   } = {},
 ) => {
   const idempotency = createIdempotencyService(transactions.db, idempotencyOptions);
   const orders = createOrderUseCases({ transactions, orderNumberMaxAhead: BigInt(orderNumberMaxAhead), idempotency });
-  const imports = createImports({
+  const imports = createImportUseCases({
     transactions,
     orders,
     queue: () => importQueue,
@@ -82,7 +85,7 @@ export const createServices = (
     uploadTurns: createUploadTurns(importOptions.uploadsConcurrent),
     uploadStatementWaitMs: importOptions.uploadStatementWaitMs,
   });
-  const importQueue: Promise<ImportQueue> = startImportQueue(queue.boss, {
+  const importQueue: Promise<ImportQueue> = startImportQueue(jobs, {
     chunkTimeoutSeconds: importOptions.chunkTimeoutSeconds,
     runChunk: imports.runChunk,
     reportFailure: reportFailure('import chunk failed; it runs again'),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { backgroundFailureReporter } from '../src/events/background-failures.js';
+import { backgroundFailureReporter } from '../src/jobs/background-failures.js';
 import { createLogger } from '../src/observability/logger.js';
 import { eventually } from './support/eventually.js';
 import { captureLog } from './support/log-capture.js';
@@ -61,7 +61,7 @@ describe.skipIf(!serverUrl)('a failed background poll (needs TEST_DATABASE_URL)'
     const pollMark = pollLog.entries.length;
     proxy.hang();
     try {
-      report('webhook delivery queue: a database call failed')(readTimeout());
+      report('job queue: a database call failed')(readTimeout());
       await eventually(async () => !server.database.availability.available, 60_000);
       expect(
         serviceLog

@@ -11,7 +11,7 @@ import { useServerWithFixtures } from './support/test-server.js';
  * is refused at upload.
  *
  * An import makes its orders through the bulk create, a chunk of IMPORT_CHUNK_SIZE (100) in one
- * transaction (imports.ts), so the file still takes minutes (docs/decisions/imports.md): it
+ * transaction (run-import-chunk.ts), so the file still takes minutes (docs/decisions/imports.md): it
  * runs only with TEST_IMPORT_50000_ORDERS=1 and a PostgreSQL server, outside `pnpm test`; .ci/run
  * runs it as a step of its own after the suite.
  */

@@ -151,7 +151,7 @@ describe('import uploads stream in, and leave nothing when refused', () => {
     await nothingStaged();
   });
 
-  it('an upload past IMPORT_UPLOADS_CONCURRENT waits its turn until its deadline, then is 503 overloaded; the next one after is taken', async () => {
+  it('an upload past IMPORT_UPLOADS_CONCURRENT waits its turn until its deadline, then is 503 overloaded having written nothing; the next one after is taken', async () => {
     const file = Buffer.from(csvOf(suite.fixtures, refs('turn', 5)));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -175,8 +175,14 @@ describe('import uploads stream in, and leave nothing when refused', () => {
     // It waited for its turn (REQUEST_DEADLINE_MS is 1.5 s), not refused at once.
     expect(Date.now() - waited).toBeGreaterThanOrEqual(1_000);
     release();
-    expect((await first).status).toBe(202);
-    expect((await sendInParts(origin(), `${apiPath()}/imports`, headers(), [file])).status).toBe(202);
+    const taken = await first;
+    expect(taken.status).toBe(202);
+    const next = await sendInParts(origin(), `${apiPath()}/imports`, headers(), [file]);
+    expect(next.status).toBe(202);
+    // The refused upload wrote no import of its own, not even for a moment: ids are never handed
+    // out twice, and the next one follows the first's.
+    const idOf = (response: typeof next) => (response.body as { data: { import_id: number } }).data.import_id;
+    expect(idOf(next)).toBe(idOf(taken) + 1);
     await nothingStaged();
   });
 });

@@ -30,7 +30,7 @@ export type AccessContext = {
   keyFamily?: string;
   /**
    * How the credential's current state is looked up again by work that outlives the request (an
-   * import's chunks, imports/imports.ts): a session by its token's SHA-256, a JWT (which cannot
+   * import's chunks, imports/import-starter.ts): a session by its token's SHA-256, a JWT (which cannot
    * be looked up) by its exp. An API key is looked up by its subject's prefix.
    */
   credential?: { sessionDigest: string } | { tokenExpiresAt: Date };

@@ -1,22 +1,16 @@
-import type pg from 'pg';
-import { fromPrisma, PgBoss } from 'pg-boss';
-
 import type { Db } from '../db/transactions.js';
+import { inTransaction, type JobQueue, RETRIED_UNTIL_IT_CAN } from '../jobs/job-queue.js';
 import type { DeliveryKey } from './store/event-store.js';
 
 /**
- * The job queue that spreads webhook deliveries over every running instance: pg-boss on the
- * service's own database (docs/decisions/webhook-delivery-on-pg-boss.md). One job stands for
+ * The queue that spreads webhook deliveries over every running instance, on pg-boss
+ * (docs/decisions/webhook-delivery-on-pg-boss.md). One job stands for
  * one (endpoint, subject) pair, the subject an order or an API key: "send this order's next
  * pending delivery to this endpoint". The queue's `stately` policy keeps at most one such job
  * active and one queued per pair, so two instances never send to one endpoint for one order at
  * once, and the order's events leave one by one, in version order (the deliveries' own table
- * says which is next). A job whose process
- * dies is taken up again once it expires.
- *
- * pg-boss runs its statements through the application's pg pool (its `db` option), so on the
- * embedded database it shares the one connection PGlite's socket serves rather than opening its
- * own, and it keeps its tables in the schema `pgboss`, which it creates and migrates itself.
+ * says which is next). A job whose process dies is taken up again once it expires. It is one of
+ * the queues of the process's job queue (jobs/job-queue.ts), which starts and stops pg-boss.
  */
 
 export const DELIVERY_QUEUE = 'webhook-deliveries';
@@ -25,17 +19,8 @@ export const DELIVERY_QUEUE = 'webhook-deliveries';
  * once (`wake`); the poll is for jobs another process queued and for retries coming due.
  */
 const POLL_INTERVAL_SECONDS = 1;
-/**
- * How often pg-boss looks for expired jobs (of dead processes). Its monitor runs only on a pass
- * of its supervisor, every 60 s by default, which made a dead process's delivery wait about a
- * minute past its expiry: the supervisor now looks every second (one small statement) and runs
- * the monitor when its 2 s are up, so an expired job is failed over within 3 s.
- */
-const MONITOR_INTERVAL_SECONDS = 2;
-const SUPERVISE_INTERVAL_SECONDS = 1;
 /** pg-boss's first retry of a failed or expired job comes 1 to 2 s later (exponential backoff with jitter). */
 const RETRY_DELAY_SECONDS = 1;
-const MAINTENANCE_INTERVAL_SECONDS = 600;
 /** Finished jobs are kept this long: the deliveries' own table is the record. */
 const FINISHED_JOB_SECONDS = 3_600;
 
@@ -82,62 +67,44 @@ export interface DeliveryQueue {
   scheduleProbe(endpointId: number, startAfter: Date): Promise<void>;
   /** Wakes this process's workers now (jobs were just queued) instead of at their next poll. */
   wake(): void;
-  /** The pg-boss instance itself, whose other queues (imports) share its polling and tables. */
-  readonly boss: PgBoss;
-  stop(): Promise<void>;
 }
 
 /** The pair's singleton key; an order's as before subjects, so a job queued then and one now are one. */
 const keyOf = ({ endpoint_id, subject_type, subject_id }: DeliveryKey) =>
   subject_type === 'sales_order' ? `${endpoint_id}:${subject_id}` : `${endpoint_id}:${subject_type}:${subject_id}`;
 
+/**
+ * Creates the deliveries' queue on the job queue `jobs`, its settings applied at every start (a
+ * restart with another WEBHOOK_TIMEOUT_MS changes the expiry of the jobs queued from then on); a
+ * stop of the job queue waits up to `jobTimeoutSeconds` for the deliveries under way.
+ */
 export const startDeliveryQueue = async (
-  pool: pg.Pool,
+  jobs: JobQueue,
   {
-    embedded,
     jobTimeoutSeconds,
     reportFailure,
   }: {
-    embedded: boolean;
     jobTimeoutSeconds: number;
     /** Where failures go, by what failed (an outage is reported once, the rest each time). */
     reportFailure: (message: string) => (error: unknown) => void;
   },
 ): Promise<DeliveryQueue> => {
-  const boss = new PgBoss({
-    db: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) },
-    backend: embedded ? 'pglite' : 'postgres',
-    schedule: false,
-    monitorIntervalSeconds: MONITOR_INTERVAL_SECONDS,
-    superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
-    maintenanceIntervalSeconds: MAINTENANCE_INTERVAL_SECONDS,
+  const { boss } = jobs;
+  await jobs.createQueue(DELIVERY_QUEUE, {
+    policy: 'stately',
+    settings: {
+      expireInSeconds: jobTimeoutSeconds,
+      // A job fails only when its handler could not reach the database.
+      ...RETRIED_UNTIL_IT_CAN,
+      retryDelay: RETRY_DELAY_SECONDS,
+      deleteAfterSeconds: FINISHED_JOB_SECONDS,
+    },
+    updateAtStart: true,
+    stopWaitSeconds: jobTimeoutSeconds,
   });
-  // A failed poll (the database away for a moment) is retried at the next one.
-  boss.on('error', reportFailure('webhook delivery queue: a database call failed'));
-  await boss.start();
-  const settings = {
-    expireInSeconds: jobTimeoutSeconds,
-    // A job fails only when its handler could not reach the database: tried again until it can.
-    retryLimit: 1_000_000,
-    retryDelay: RETRY_DELAY_SECONDS,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    deleteAfterSeconds: FINISHED_JOB_SECONDS,
-  };
-  // The settings are applied at every start, not only when the queue is first created: a restart
-  // with another WEBHOOK_TIMEOUT_MS changes the expiry of the jobs queued from then on.
-  if (await boss.getQueue(DELIVERY_QUEUE)) await boss.updateQueue(DELIVERY_QUEUE, settings);
-  else {
-    await boss.createQueue(DELIVERY_QUEUE, { policy: 'stately', ...settings }).catch(async (error: unknown) => {
-      // Another instance created it first.
-      if (!(await boss.getQueue(DELIVERY_QUEUE))) throw error;
-      await boss.updateQueue(DELIVERY_QUEUE, settings);
-    });
-  }
   const workers: string[] = [];
 
   return {
-    boss,
     schedule: async (keys, { db, startAfter } = {}) => {
       if (keys.length === 0) return;
       await boss.insert(
@@ -148,7 +115,7 @@ export const startDeliveryQueue = async (
           group: { id: String(key.endpoint_id) },
           ...(startAfter ? { startAfter } : {}),
         })),
-        db ? { db: fromPrisma(db) } : {},
+        inTransaction(db),
       );
     },
     work: async ({ concurrency, endpointConcurrency }, handler) => {
@@ -202,9 +169,6 @@ export const startDeliveryQueue = async (
     },
     wake: () => {
       for (const worker of workers) boss.notifyWorker(worker);
-    },
-    stop: async () => {
-      await boss.stop({ graceful: true, timeout: jobTimeoutSeconds * 1000 });
     },
   };
 };

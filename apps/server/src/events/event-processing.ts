@@ -1,9 +1,10 @@
 import type { Database } from '../db/database.js';
+import { backgroundFailureReporter } from '../jobs/background-failures.js';
+import type { JobQueue } from '../jobs/job-queue.js';
 import type { Logger } from '../observability/logger.js';
 import { type Metrics, noMetrics } from '../observability/metrics.js';
 import type { AppConfig } from '../startup/config.js';
 import { type Resolver, systemResolver } from './address-guard.js';
-import { backgroundFailureReporter } from './background-failures.js';
 import { type DeliveryQueue, startDeliveryQueue } from './delivery-queue.js';
 import { createDeliveryWorker, deliveryJobTimeoutSeconds } from './delivery-worker.js';
 import { type EventPurge, startEventPurge } from './event-purge.js';
@@ -13,8 +14,9 @@ import { createWebhookSender, type WebhookSender } from './webhook-sender.js';
 
 /**
  * The events' background work in one process: the relay (positions and fans out), the delivery
- * workers (pg-boss) and, where `purge` is asked, the retention purge. What the routes' use
- * cases need of it (the queue, the sender, the resolver) comes with it.
+ * workers (their queue on the process's job queue, jobs/job-queue.ts) and, where `purge` is
+ * asked, the retention purge. What the routes' use cases need of it (the queue, the sender, the
+ * resolver) comes with it.
  */
 export interface EventProcessing {
   queue: DeliveryQueue;
@@ -23,17 +25,22 @@ export interface EventProcessing {
   relay: OutboxRelay;
   /** Only in the process that runs the periodic jobs (cluster slot 0, or the single process). */
   purge?: EventPurge;
+  /**
+   * Stops the relay and the purge: nothing more is queued. The deliveries under way end with the
+   * job queue's stop, after this; the sender's connections close then (JobQueue.whenStopped).
+   */
   stop(): Promise<void>;
 }
 
 export const startEventProcessing = async (
-  database: Pick<Database, 'prisma' | 'pool' | 'embedded' | 'availability' | 'ping'>,
+  database: Pick<Database, 'prisma' | 'embedded' | 'availability' | 'ping'>,
   config: Pick<AppConfig, 'webhooks' | 'events'>,
   {
+    jobs,
     logger,
     purge: runPurge,
     metrics = noMetrics,
-  }: { logger: Logger; purge: boolean; metrics?: Pick<Metrics, 'counter' | 'gauge'> },
+  }: { jobs: JobQueue; logger: Logger; purge: boolean; metrics?: Pick<Metrics, 'counter' | 'gauge'> },
 ): Promise<EventProcessing> => {
   const { webhooks } = config;
   const deliveries = metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts, by outcome.', ['outcome']);
@@ -59,13 +66,13 @@ export const startEventProcessing = async (
     async () => (await readBacklog()).oldestPendingSeconds,
   );
   const reportFailure = backgroundFailureReporter(database, logger);
-  const queue = await startDeliveryQueue(database.pool, {
-    embedded: database.embedded,
+  const queue = await startDeliveryQueue(jobs, {
     jobTimeoutSeconds: deliveryJobTimeoutSeconds(webhooks.timeoutMs),
     reportFailure,
   });
   const resolve = systemResolver;
   const sender = createWebhookSender({ ...webhooks, resolve });
+  jobs.whenStopped(() => sender.close());
   await queue.work(
     { concurrency: webhooks.concurrency, endpointConcurrency: webhooks.endpointConcurrency },
     createDeliveryWorker({
@@ -100,8 +107,6 @@ export const startEventProcessing = async (
     stop: async () => {
       await relay.stop();
       await purge?.stop();
-      await queue.stop();
-      sender.close();
     },
   };
 };

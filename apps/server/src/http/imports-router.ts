@@ -5,7 +5,7 @@ import { initServer } from '@ts-rest/express';
 import { stringify } from 'csv-stringify/sync';
 import type { Request } from 'express';
 
-import { importViewerOf } from '../imports/imports.js';
+import { importViewerOf } from '../imports/import-viewer.js';
 import { RefusedImportError } from '../imports/start-import.js';
 import type { Services } from '../services.js';
 import { accessOf, identityOfCaller } from './access.js';

@@ -100,7 +100,7 @@ export const ordersPerMinutePerClient = (settings: RateLimitSettings) => {
     /**
      * Counts up to `wanted` orders under `key` (quotaKeyOf): as many as the window has left, and
      * when it resets. An import's chunks take their orders so, and wait for the reset when none
-     * is left (imports/imports.ts).
+     * is left (imports/import-pace.ts).
      */
     takeUpTo: async (key: string, wanted: number): Promise<{ granted: number; resetAt: Date }> => {
       const hits = await times(wanted, () => store.increment(key));

@@ -386,24 +386,39 @@ const csvOrder = (
   return { ref: ref.slice(0, ORDER_REF_MAX_LENGTH), lines, raw, problems, locate };
 };
 
-/** A JSON Lines line's order: the line is its create body, with its order_ref beside. */
-const jsonLineOrder = ({ line, flags, content }: FileRow): ImportOrder => {
-  const locate = (path: string) => (path === '' ? `line ${line}` : `line ${line}, ${path}`);
+/**
+ * A JSON Lines line as the upload (import-staging.ts) and the job both read it: its JSON object
+ * (none when the line is not one), and its order_ref: the one given, trimmed and cut to
+ * ORDER_REF_MAX_LENGTH (`given`), or else `line-N`.
+ */
+export const readJsonLine = (
+  text: string,
+  line: number,
+): { object: Record<string, unknown> | undefined; ref: string; given: boolean } => {
   let value: unknown;
   try {
-    value = JSON.parse(content);
+    value = JSON.parse(text);
   } catch {
     value = undefined;
   }
-  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-  const { order_ref: givenRef, ...raw } = (isObject ? value : {}) as Record<string, unknown>;
-  const ref =
-    typeof givenRef === 'string' && givenRef.trim() !== ''
-      ? givenRef.trim().slice(0, ORDER_REF_MAX_LENGTH)
-      : `line-${line}`;
+  const object =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  const givenRef = object?.order_ref;
+  return typeof givenRef === 'string' && givenRef.trim() !== ''
+    ? { object, ref: givenRef.trim().slice(0, ORDER_REF_MAX_LENGTH), given: true }
+    : { object, ref: `line-${line}`, given: false };
+};
+
+/** A JSON Lines line's order: the line is its create body, with its order_ref beside. */
+const jsonLineOrder = ({ line, flags, content }: FileRow): ImportOrder => {
+  const locate = (path: string) => (path === '' ? `line ${line}` : `line ${line}, ${path}`);
+  const { object, ref } = readJsonLine(content, line);
+  const { order_ref: _givenRef, ...raw } = object ?? {};
   const problems: ErrorDetail[] = [];
   if ((flags & NOT_UTF8) !== 0) problems.push(encodingProblem(line));
-  else if (!isObject)
+  else if (!object)
     problems.push({ path: '', message: `line ${line}: is not a JSON object`, code: ImportCode.invalidLine });
   if ((flags & REPEATED_REF) !== 0)
     problems.push({

@@ -1,13 +1,11 @@
-import type { PgBoss } from 'pg-boss';
-import { fromPrisma } from 'pg-boss';
-
 import type { Db } from '../db/transactions.js';
+import { inTransaction, type JobQueue, RETRIED_UNTIL_IT_CAN } from '../jobs/job-queue.js';
 
 /**
- * Imports run on the job queue the webhooks use (pg-boss, events/delivery-queue.ts), one job per
+ * Imports run on the process's job queue (pg-boss, jobs/job-queue.ts), one job per
  * chunk: a chunk's last transaction records its results and queues the next chunk's job, so a
  * process that dies mid-chunk leaves a job that expires and runs again elsewhere, and the orders
- * it had already made are found again by their idempotency keys (imports.ts).
+ * it had already made are found again by their idempotency keys (import-chunk.ts importKeyOf).
  */
 
 export const IMPORT_QUEUE = 'imports';
@@ -22,7 +20,7 @@ export interface ImportQueue {
 }
 
 export const startImportQueue = async (
-  boss: PgBoss,
+  jobs: JobQueue,
   {
     chunkTimeoutSeconds,
     runChunk,
@@ -33,24 +31,18 @@ export const startImportQueue = async (
     reportFailure: (error: unknown) => void;
   },
 ): Promise<ImportQueue> => {
-  if (!(await boss.getQueue(IMPORT_QUEUE))) {
-    await boss
-      .createQueue(IMPORT_QUEUE, {
-        // One chunk of an import runs at a time, and at most one more waits behind it.
-        policy: 'stately',
-        expireInSeconds: chunkTimeoutSeconds,
-        // A chunk fails only when the database failed it: tried again until it can go on.
-        retryLimit: 1_000_000,
-        retryDelay: 1,
-        retryBackoff: true,
-        retryDelayMax: 60,
-        deleteAfterSeconds: 3_600,
-      })
-      // Another instance created it first.
-      .catch(async (error: unknown) => {
-        if (!(await boss.getQueue(IMPORT_QUEUE))) throw error;
-      });
-  }
+  const { boss } = jobs;
+  await jobs.createQueue(IMPORT_QUEUE, {
+    // One chunk of an import runs at a time, and at most one more waits behind it.
+    policy: 'stately',
+    settings: {
+      expireInSeconds: chunkTimeoutSeconds,
+      // A chunk fails only when the database failed it.
+      ...RETRIED_UNTIL_IT_CAN,
+      retryDelay: 1,
+      deleteAfterSeconds: 3_600,
+    },
+  });
   await boss.work<ImportJob>(IMPORT_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
     try {
       await runChunk(job!.data);
@@ -64,11 +56,7 @@ export const startImportQueue = async (
       await boss.send(
         IMPORT_QUEUE,
         { import_id: importId },
-        {
-          singletonKey: String(importId),
-          ...(db ? { db: fromPrisma(db) } : {}),
-          ...(startAfter ? { startAfter } : {}),
-        },
+        { singletonKey: String(importId), ...inTransaction(db), ...(startAfter ? { startAfter } : {}) },
       );
     },
   };

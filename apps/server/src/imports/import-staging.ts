@@ -9,7 +9,7 @@ import {
   checkCsvHeader,
   type ImportFormat,
   NOT_UTF8,
-  ORDER_REF_MAX_LENGTH,
+  readJsonLine,
   REPEATED_REF,
   UnreadableImportError,
 } from './import-file.js';
@@ -233,22 +233,6 @@ const stageCsv = async (source: Source, { maxOrders, write }: StageOptions) => {
   return { digest: hash.digest('hex'), orders: orders.count, header };
 };
 
-/** A JSON Lines line's order_ref as the job reads it (import-file.ts jsonLineOrder), or none. */
-const refOfLine = (text: string): { object: boolean; ref: string | undefined } => {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { object: false, ref: undefined };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { object: false, ref: undefined };
-  const given = (value as { order_ref?: unknown }).order_ref;
-  return {
-    object: true,
-    ref: typeof given === 'string' && given.trim() !== '' ? given.trim().slice(0, ORDER_REF_MAX_LENGTH) : undefined,
-  };
-};
-
 const stageJsonLines = async (source: Source, { maxOrders, write }: StageOptions) => {
   const hash = createHash('sha256');
   const batch = batcher(write);
@@ -267,15 +251,16 @@ const stageJsonLines = async (source: Source, { maxOrders, write }: StageOptions
   async function stageLine(line: number, bytes: Buffer) {
     const text = bytes.toString('utf8');
     if (text.trim() === '') return;
-    const { object, ref } = refOfLine(text);
+    // Its order_ref as the job reads it; only a given one can repeat an earlier line's.
+    const { object, ref, given } = readJsonLine(text, line);
     // The first line decides whether this is JSON Lines at all.
     if (orders.count === 0 && !object)
       throw new UnreadableImportError(`line ${line} is not a JSON object: the file is not JSON Lines`);
-    const repeated = ref !== undefined && orders.has(ref);
+    const repeated = given && orders.has(ref);
     // Each line is an order of its own; a repeated ref fails its line, not the earlier one.
     const orderNo = orders.of(undefined);
     const flags = (isUtf8(bytes) ? 0 : NOT_UTF8) | (repeated ? REPEATED_REF : 0);
-    if (ref !== undefined && !repeated) orders.remember(ref, orderNo);
+    if (given && !repeated) orders.remember(ref, orderNo);
     await batch.add({ orderNo, seq: seq++, line, flags, content: text });
   }
 };

@@ -4,7 +4,7 @@ import type { AccessContext, LocationList } from '../auth/access-context.js';
 import { withRequestDeadline } from '../db/connection-gate.js';
 import type { TransactionPort } from '../db/transactions.js';
 import type { IdempotencyGuard, IdempotencyService } from '../idempotency/idempotency-service.js';
-import { FORMAT_OF_MEDIA_TYPE, UnreadableImportError } from './import-file.js';
+import { FORMAT_OF_MEDIA_TYPE, type ImportFormat, UnreadableImportError } from './import-file.js';
 import type { ImportQueue } from './import-queue.js';
 import { toImport } from './import-shape.js';
 import { stageImportFile, TooManyOrdersError } from './import-staging.js';
@@ -61,10 +61,37 @@ export interface StartImportOptions {
   idempotencyKey?: string;
 }
 
+/** The import's row as its upload begins (`uploading`, seen by nobody): its starter, as the chunks will make its orders. */
+const uploadingRowOf = (caller: ImportCaller, format: ImportFormat, allowDuplicates: boolean) => ({
+  owner: caller.owner,
+  actor: caller.actor,
+  permissions: [...caller.permissions],
+  locations: caller.locations,
+  sessionDigest: caller.credential && 'sessionDigest' in caller.credential ? caller.credential.sessionDigest : null,
+  tokenExpiresAt: caller.credential && 'tokenExpiresAt' in caller.credential ? caller.credential.tokenExpiresAt : null,
+  format,
+  quotaKey: caller.quotaKey,
+  allowDuplicates,
+});
+
+/** A file that cannot be read as `format`, or has too many orders, is refused whole (RefusedImportError). */
+const refusedAs =
+  (format: ImportFormat) =>
+  (error: unknown): never => {
+    if (error instanceof UnreadableImportError)
+      throw new RefusedImportError(
+        `The file is not ${format === 'csv' ? 'CSV' : 'JSON Lines'}: ${error.message}`,
+        ImportCode.importNotReadable,
+      );
+    if (error instanceof TooManyOrdersError)
+      throw new RefusedImportError(error.message, ImportCode.importTooManyOrders);
+    throw error;
+  };
+
 /**
- * Starts an import: in its turn among uploads (UploadTurns), receives the file into a temporary
- * file as it streams in (withSpooledFile), then reads it, staging its rows in batches under an
- * import nobody sees yet, then queues it with its first job
+ * Starts an import: in its turn among uploads (UploadTurns), writes the import's row, receives
+ * the file into a temporary file as it streams in (withSpooledFile), then reads it, staging its
+ * rows in batches under that import, which nobody sees yet, then queues it with its first job
  * in one transaction, which also claims and completes the Idempotency-Key. A file refused, a
  * replay, or any failure drops what was staged: a failed upload leaves nothing.
  */
@@ -79,54 +106,38 @@ export const createStartImport =
   ): Promise<{ started: Import; replayed: boolean }> => {
     const { db } = transactions;
     const format = FORMAT_OF_MEDIA_TYPE[mediaType];
-    const row = await importStore.insert(db, {
-      owner: caller.owner,
-      actor: caller.actor,
-      permissions: [...caller.permissions],
-      locations: caller.locations,
-      sessionDigest: caller.credential && 'sessionDigest' in caller.credential ? caller.credential.sessionDigest : null,
-      tokenExpiresAt:
-        caller.credential && 'tokenExpiresAt' in caller.credential ? caller.credential.tokenExpiresAt : null,
-      format,
-      quotaKey: caller.quotaKey,
-      allowDuplicates,
-    });
     let queued = false;
     // Once its turn came, the upload's request deadline no longer bounds it: a 20 MiB file on a
     // busy machine takes longer to read. Each of its statements waits for a connection within a
     // deadline of its own instead, so a database that does not answer still fails it.
     const inTime = <T>(work: () => Promise<T>) => withRequestDeadline(Date.now() + uploadStatementWaitMs, work);
+    // The import's row, once written: an upload refused before its turn came wrote none.
+    let uploading: number | undefined;
     try {
-      const staged = await uploadTurns
-        .run(() =>
-          withSpooledFile(file, (bytes) =>
+      const { id, ...staged } = await uploadTurns
+        .run(async () => {
+          const { id } = await inTime(() => importStore.insert(db, uploadingRowOf(caller, format, allowDuplicates)));
+          uploading = id;
+          const read = await withSpooledFile(file, (bytes) =>
             stageImportFile(bytes, format, {
               maxOrders,
-              write: (rows) => inTime(() => importStore.stageRows(transactions.reader, row.id, rows)),
+              write: (rows) => inTime(() => importStore.stageRows(transactions.reader, id, rows)),
             }),
-          ),
-        )
-        .catch((error: unknown) => {
-          if (error instanceof UnreadableImportError)
-            throw new RefusedImportError(
-              `The file is not ${format === 'csv' ? 'CSV' : 'JSON Lines'}: ${error.message}`,
-              ImportCode.importNotReadable,
-            );
-          if (error instanceof TooManyOrdersError)
-            throw new RefusedImportError(error.message, ImportCode.importTooManyOrders);
-          throw error;
-        });
+          );
+          return { id, ...read };
+        })
+        .catch(refusedAs(format));
       const jobs = await queue();
       const enqueue = async (guard?: IdempotencyGuard<Import>) => {
         const started = await inTime(() =>
           transactions.withTransaction(async (tx) => {
             await guard?.claim(tx);
-            const ready = await importStore.finishUpload(tx, row.id, {
+            const ready = await importStore.finishUpload(tx, id, {
               ordersTotal: staged.orders,
               header: staged.header,
             });
-            if (!ready) throw new Error(`import ${row.id}: its upload was dropped while it was read`);
-            await jobs.enqueue(row.id, tx);
+            if (!ready) throw new Error(`import ${id}: its upload was dropped while it was read`);
+            await jobs.enqueue(id, tx);
             const answer = toImport(ready, new Date());
             await guard?.complete(tx, [answer]);
             return answer;
@@ -147,6 +158,7 @@ export const createStartImport =
       );
       return { started: result, replayed };
     } finally {
-      if (!queued) await inTime(() => importStore.dropUpload(db, row.id));
+      const written = uploading;
+      if (written !== undefined && !queued) await inTime(() => importStore.dropUpload(db, written));
     }
   };

@@ -51,6 +51,7 @@ import { securityHeaders } from '../http/security-headers.js';
 import { refuseUnknownQueryParameters } from '../http/unknown-query.js';
 import { createWebhookEndpointsRouter } from '../http/webhook-endpoints-router.js';
 import { createForeground } from '../jobs/foreground.js';
+import type { JobQueue } from '../jobs/job-queue.js';
 import { DROPDOWN_TYPE_OF_TABLE } from '../master-data/master-data-repository.js';
 import type { Logger } from '../observability/logger.js';
 import { type Metrics, noMetrics } from '../observability/metrics.js';
@@ -64,6 +65,8 @@ export interface AppDependencies {
   database: Database;
   /** The events' background work (relay, delivery queue), whose queue and sender the webhook routes use. */
   events: EventProcessing;
+  /** The process's job queue (jobs/job-queue.ts), on which the imports' queue starts. */
+  jobs: JobQueue;
   /** Shared state for N instances (rate-limit counts); absent when REDIS_URL is unset. */
   redis?: RedisClient;
   /** True from SIGTERM on, while the load balancer is given time to stop sending (main.ts). */
@@ -88,6 +91,7 @@ export const createApp = ({
   logger,
   database,
   events,
+  jobs,
   redis,
   isDraining = () => false,
   metrics = noMetrics,
@@ -183,6 +187,7 @@ export const createApp = ({
     transactionPort(database.prisma, database.reader, { lockTimeoutMs: config.database.lockTimeoutMs }),
     config,
     events,
+    jobs,
     foreground,
     (message) => (error) => logger.warn({ err: error }, message),
     { credentials: apiKeys, bulkQuota: bulkOrdersPerMinute },

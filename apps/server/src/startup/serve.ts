@@ -10,6 +10,7 @@ import { startEventProcessing } from '../events/event-processing.js';
 import { closeRedis, connectRedis } from '../http/redis-client.js';
 import { startIdempotencyPurge } from '../idempotency/idempotency-purge.js';
 import { startUploadPurge } from '../imports/upload-purge.js';
+import { startJobQueue } from '../jobs/job-queue.js';
 import { startLicenceHoldingsJobs } from '../licences/licence-holdings-jobs.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, noMetrics } from '../observability/metrics.js';
@@ -93,9 +94,11 @@ export const serve = async (
   // events and sends webhooks (they share that work through the database).
   const runsPeriodicJobs = worker === undefined || worker.slot === BACKGROUND_JOBS_SLOT;
   const metrics = config.metrics ? createMetrics({ pool: database.pool }) : noMetrics;
-  const events = await startEventProcessing(database, config, { logger, purge: runsPeriodicJobs, metrics });
+  // The job queue (pg-boss) of the webhook deliveries and the imports' chunks, in every process.
+  const jobs = await startJobQueue(database, logger);
+  const events = await startEventProcessing(database, config, { jobs, logger, purge: runsPeriodicJobs, metrics });
   let draining = false;
-  const app = createApp({ config, logger, database, events, redis, isDraining: () => draining, metrics });
+  const app = createApp({ config, logger, database, events, jobs, redis, isDraining: () => draining, metrics });
   // A cluster's primary answers the scrapes with every worker's counts; a single process itself.
   const metricsServer =
     config.metrics && metrics.registry
@@ -174,8 +177,10 @@ export const serve = async (
       await uploadPurge?.stop();
       await licenceHoldings?.stop();
       metricsServer?.close();
-      // A delivery cut short here is sent again once its lease runs out.
+      // Nothing more is queued, then the jobs under way end (a delivery or a chunk cut short here
+      // runs again once its lease runs out).
       await events.stop();
+      await jobs.stop();
       await database.close();
       if (redis) await closeRedis(redis);
       // The last spans (the shutdown's own requests among them) leave before the process does.

@@ -10,6 +10,7 @@ import { type Database, openDatabase } from '../../src/db/database.js';
 import { type EventProcessing, startEventProcessing } from '../../src/events/event-processing.js';
 import { closeRedis, connectRedis, type RedisClient } from '../../src/http/redis-client.js';
 import { startIdempotencyPurge } from '../../src/idempotency/idempotency-purge.js';
+import { startJobQueue } from '../../src/jobs/job-queue.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { createApp } from '../../src/startup/app.js';
 import { loadConfig } from '../../src/startup/config.js';
@@ -161,8 +162,9 @@ export const startTestServer = async (
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   // A test that points REDIS_URL somewhere unreachable wants the fallback, not a wait.
   if (redis && env.REDIS_URL === undefined) await whenReady(redis);
-  const events = await startEventProcessing(database, config, { logger, purge: true });
-  const app = createApp({ config, logger, database, events, redis });
+  const jobs = await startJobQueue(database, logger);
+  const events = await startEventProcessing(database, config, { jobs, logger, purge: true });
+  const app = createApp({ config, logger, database, events, jobs, redis });
   const idempotencyPurge = startIdempotencyPurge(database.prisma, {
     intervalSeconds: config.idempotency.purgeIntervalSeconds,
     logger,
@@ -184,6 +186,7 @@ export const startTestServer = async (
       await new Promise((resolve) => server.close(resolve));
       await idempotencyPurge.stop();
       await events.stop();
+      await jobs.stop();
       await database.close();
       if (redis) await closeRedis(redis);
       await testDatabase.drop();

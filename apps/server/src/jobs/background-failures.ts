@@ -11,8 +11,8 @@ const withoutQueueSuffix = (error: unknown): unknown => {
 };
 
 /**
- * How the events' background work (the relay's polls, pg-boss's fetches and maintenance) reports
- * a failed database call, given what it was doing (`message`).
+ * How background work (the events' relay polls, the job queue's fetches and maintenance,
+ * job-queue.ts) reports a failed database call, given what it was doing (`message`).
  *
  * - A database outage is reported once, with the requests' own report (database-availability.ts),
  *   not once per poll that meets it.
