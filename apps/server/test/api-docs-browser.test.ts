@@ -1,24 +1,17 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 
-import { chromiumPath, launchChromium } from './support/chromium.js';
+import { describeInChromium, useChromiumPage } from './support/chromium-page.js';
 import { createApiKey } from './support/credentials.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
-const executablePath = chromiumPath();
-
 /** The interactive reference at {BASE_PATH}/docs, used as a reader uses it, in Chromium. */
-describe.skipIf(!executablePath)(
+describeInChromium(
   "the API reference page in Chromium (needs Chromium: CHROMIUM_PATH or Debian's chromium package)",
   () => {
     const suite = useServerWithFixtures();
-    let browser: Browser;
-
-    beforeAll(async () => {
-      browser = await launchChromium(executablePath!);
-    });
-    afterAll(() => browser?.close());
+    const chromium = useChromiumPage(suite);
 
     /** Authorize with `value` in the API-key field, then run GET /sales-orders/{id} for order `id`; the status shown. */
     const tryGetOrder = async (page: Page, value: string, id: number): Promise<string> => {
@@ -44,7 +37,7 @@ describe.skipIf(!executablePath)(
       const { key } = await createApiKey(suite.server.database.prisma, ['*']);
       const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
         .sales_order_id as number;
-      const page = await browser.newPage();
+      const page = await chromium.browser.newPage();
       try {
         expect(await tryGetOrder(page, key, id)).toBe('200');
         expect(await tryGetOrder(page, `ApiKey ${key}`, id)).toBe('200');

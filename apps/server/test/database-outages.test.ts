@@ -166,6 +166,8 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
   let server: TestServer;
   let fixtures: Fixtures;
   let holder: pg.Client;
+  /** A session of the test's own, to see what the server's sessions wait for. */
+  let observer: pg.Client;
 
   beforeAll(async () => {
     server = await startTestServer(
@@ -182,9 +184,12 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
     const [row] = await server.database.prisma.$queryRaw<{ name: string }[]>`SELECT current_database() AS name`;
     holder = new pg.Client({ connectionString: databaseUrl(serverUrl!, row!.name) });
     await holder.connect();
+    observer = new pg.Client({ connectionString: databaseUrl(serverUrl!, row!.name) });
+    await observer.connect();
   });
   afterAll(async () => {
     await holder?.end();
+    await observer?.end();
     await server?.close();
   });
 
@@ -203,7 +208,13 @@ describe.skipIf(!serverUrl)('an exhausted pool (needs TEST_DATABASE_URL)', () =>
       const creates = Promise.all(
         Array.from({ length: 24 }, () => timed(() => server.http.post('/sales-orders').send(orderBody(fixtures)))),
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Every connection of the pool (2) taken by a create waiting for the lock.
+      await eventually(async () => {
+        const { rows } = await observer.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return rows[0]!.n >= 2;
+      }, 60_000);
       // Ready or not while every connection is taken, it says so without waiting for one.
       const readiness = await timed(() =>
         request(server.origin)

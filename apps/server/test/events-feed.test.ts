@@ -252,7 +252,6 @@ describe('the feed under concurrent writers', () => {
         seen.push(...page.items);
         cursor = page.cursor;
         if (done) return;
-        await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
     // 8 writers at once, each creating and updating orders: commits interleave at random.

@@ -299,8 +299,9 @@ describe.skipIf(!onPostgresServer)(
         .set('Idempotency-Key', key)
         .send(body)
         .then((response) => response);
+      // Both wait: the first on the counter, the retry on the first's key.
       await expect.poll(waitingForLocks).toBe(2);
-      setTimeout(() => void counterLock.release(), 400);
+      await counterLock.release();
 
       const [firstResponse, retryResponse] = await Promise.all([first, retry]);
       expect(firstResponse.status).toBe(201);

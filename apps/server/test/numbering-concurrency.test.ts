@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type Database, openDatabase } from '../src/db/database.js';
 import { loadConfig } from '../src/startup/config.js';
+import { eventually } from './support/eventually.js';
 import { createFixtures, type Fixtures, orderBody } from './support/fixtures.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
 import { createTestDatabase } from './support/test-server.js';
@@ -61,15 +62,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       return {
         // Deterministic: polls pg_locks until the create's backend waits for the lock.
         waiting: async (): Promise<number> => {
-          for (let waited = 0; ; waited += 50) {
+          let pid: number | undefined;
+          await eventually(async () => {
             const { rows } = await sql.query<{ pid: number }>(
               `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
               [lockKey],
             );
-            if (rows.length === 1) return rows[0]!.pid;
-            if (waited > 20_000) throw new Error('the create never reached the pause');
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
+            pid = rows.length === 1 ? rows[0]!.pid : undefined;
+            return pid !== undefined;
+          }, 20_000);
+          return pid!;
         },
         release,
         remove: async () => {

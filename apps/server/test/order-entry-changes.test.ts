@@ -1,10 +1,8 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 
 import { Decimal } from '../src/shared/money.js';
-import { accessibilityViolations } from './support/accessibility.js';
-import { chromiumPath, launchChromium, pageProblems } from './support/chromium.js';
-import { createSession } from './support/credentials.js';
+import { describeInChromium, expectAccessible, useChromiumPage } from './support/chromium-page.js';
 import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
@@ -23,33 +21,15 @@ const money = (value: Decimal) => value.toFixed(2).replace(/\B(?=(\d{3})+(?!\d))
 const amountOf = (quantity: string, rate: string) =>
   new Decimal(quantity).times(rate).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
 
-const executablePath = chromiumPath();
-
-describe.skipIf(!executablePath)(
+describeInChromium(
   "order entry page: changing a confirmed order in Chromium (needs Chromium: CHROMIUM_PATH or Debian's chromium package)",
   () => {
     const suite = useServerWithFixtures({ ORDER_ENTRY_PAGE: 'true' });
     const http = () => suite.server.http;
-    let browser: Browser;
-
-    beforeAll(async () => {
-      browser = await launchChromium(executablePath!);
-    });
-    afterAll(() => browser?.close());
+    const chromium = useChromiumPage(suite);
 
     /** The page signed in as a clerk with every permission, loaded, with its script and CSP problems collected. */
-    const openPage = async () => {
-      const { token } = await createSession(suite.server.database.prisma, { userId: 'clerk-changes' });
-      const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-      await context.addCookies([
-        { name: 'erp_session', value: token, url: suite.server.origin, httpOnly: true, sameSite: 'Lax' },
-      ]);
-      const page = await context.newPage();
-      const problems = pageProblems(page);
-      await page.goto(`${suite.server.origin}/order-entry/`);
-      await eventually(() => page.locator('main').getAttribute('aria-busy')).toBeNull();
-      return { page, problems, context };
-    };
+    const openPage = () => chromium.open({ session: { userId: 'clerk-changes' } });
 
     const openOrder = async (page: Page, number: string) => {
       await page.getByLabel('Search orders').fill(number);
@@ -164,7 +144,7 @@ describe.skipIf(!executablePath)(
       // Previewed only: the order is as it was, its lines locked again on the page.
       expect((await http().get(`/sales-orders/${id}`).expect(200)).body.data.version).toBe(before.version);
       expect(await line(page, 1).getByLabel('Quantity').isDisabled()).toBe(true);
-      expect(await accessibilityViolations(page), 'the preview of a change').toEqual([]);
+      await expectAccessible(page, 'the preview of a change');
 
       await preview.getByRole('button', { name: 'Apply change' }).click();
       await eventually(() => changeStatus(page).textContent()).toBe(
@@ -212,7 +192,7 @@ describe.skipIf(!executablePath)(
       // Nothing was opened: the order's only change is the applied one.
       const changes = (await http().get(`/sales-orders/${id}/changes`).expect(200)).body.data.changes;
       expect(changes.map((change: { status: string }) => change.status)).toEqual(['applied']);
-      expect(await accessibilityViolations(page), 'a refused change').toEqual([]);
+      await expectAccessible(page, 'a refused change');
 
       // Within what was delivered it previews; Discard ends the change and leaves the order as it is.
       await quantity.fill('6');
@@ -266,7 +246,7 @@ describe.skipIf(!executablePath)(
       expect(await preview.getByRole('list', { name: 'Licence warnings of the change' }).textContent()).toBe(
         `${licensed.name}: Needs a licence, and none is valid on the order date`,
       );
-      expect(await accessibilityViolations(page), 'a preview with a licence warning').toEqual([]);
+      await expectAccessible(page, 'a preview with a licence warning');
 
       // Apply without the tick is refused, and asks for it; with it, the line is added.
       const tick = preview.getByLabel('Apply despite the licence warnings');

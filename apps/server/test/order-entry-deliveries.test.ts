@@ -1,9 +1,7 @@
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 
-import { accessibilityViolations } from './support/accessibility.js';
-import { chromiumPath, launchChromium, pageProblems } from './support/chromium.js';
-import { createSession } from './support/credentials.js';
+import { describeInChromium, expectAccessible, useChromiumPage } from './support/chromium-page.js';
 import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
@@ -46,28 +44,12 @@ interface StoredDelivery {
   lines: { sales_order_detail_id: number; quantity: number; returned_quantity: number }[];
 }
 
-const executablePath = chromiumPath();
-
-describe.skipIf(!executablePath)(
+describeInChromium(
   "order entry page: the Deliveries panel in Chromium (needs Chromium: CHROMIUM_PATH or Debian's chromium package)",
   () => {
     const suite = useServerWithFixtures({ ORDER_ENTRY_PAGE: 'true' });
     const http = () => suite.server.http;
-    let browser: Browser;
-
-    beforeAll(async () => {
-      browser = await launchChromium(executablePath!);
-    });
-    afterAll(() => browser?.close());
-
-    const signedIn = async (): Promise<BrowserContext> => {
-      const { token } = await createSession(suite.server.database.prisma, { userId: 'clerk-1' });
-      const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-      await context.addCookies([
-        { name: 'erp_session', value: token, url: suite.server.origin, httpOnly: true, sameSite: 'Lax' },
-      ]);
-      return context;
-    };
+    const chromium = useChromiumPage(suite);
 
     /** A confirmed order of three lines (10, 2.5 and 7.125), 4 of its first line delivered by the API. */
     const confirmedOrder = async () => {
@@ -139,11 +121,7 @@ describe.skipIf(!executablePath)(
       const { id, number, lines, first } = await confirmedOrder();
       const cypermethrin = suite.fixtures.products.product.name;
       const urea = suite.fixtures.products.otherProduct.name;
-      const context = await signedIn();
-      const page = await context.newPage();
-      const problems = pageProblems(page);
-      await page.goto(`${suite.server.origin}/order-entry/`);
-      await eventually(() => page.locator('main').getAttribute('aria-busy')).toBeNull();
+      const { context, page, problems } = await chromium.open();
       await openOrder(page, number);
 
       // Ordered, delivered (4 of line 1 by the API), returned and pending, each on its own line.
@@ -204,18 +182,18 @@ describe.skipIf(!executablePath)(
       expect(await errorBeside(deliverNow(page, 1))).toEqual({ text: '', linked: false });
       expect(await deliverNow(page, 1).getAttribute('aria-invalid')).toBeNull();
       expect(await deliveriesOf(id)).toHaveLength(2);
-      expect(await accessibilityViolations(page), 'a refused delivery').toEqual([]);
+      await expectAccessible(page, 'a refused delivery');
 
       // A return of 0.125 of line 3 against the page's delivery: pending again.
       await deliveryRow(page, secondNo).getByRole('button', { name: 'Record a return' }).click();
       const returnForm = page.getByRole('form', { name: `Return against delivery ${secondNo}` });
       await returnForm.getByLabel('Reason for the return').fill('Damaged in transit');
       await returnForm.getByLabel('Returned now, row 2', { exact: true }).fill('0.125');
-      expect(await accessibilityViolations(page), 'the return form').toEqual([]);
+      await expectAccessible(page, 'the return form');
       // A phone: each row stands as a block, nothing wider than the panel.
       await page.setViewportSize({ width: 390, height: 900 });
       expect(await sticksOut(page), 'the panel at 390 px').toEqual([]);
-      expect(await accessibilityViolations(page), 'the return form on a phone').toEqual([]);
+      await expectAccessible(page, 'the return form on a phone');
       await page.setViewportSize({ width: 1400, height: 1000 });
       await returnForm.getByRole('button', { name: 'Record return' }).click();
       await eventually(() => listStatus(page).textContent()).toBe(`Recorded the return against ${secondNo}.`);
@@ -260,7 +238,7 @@ describe.skipIf(!executablePath)(
       await page.getByRole('button', { name: 'Save' }).click();
       await eventually(() => page.locator('#notice').textContent()).toBe(`Saved ${number}.`);
 
-      expect(await accessibilityViolations(page), 'the Deliveries panel after each action').toEqual([]);
+      await expectAccessible(page, 'the Deliveries panel after each action');
       expect(problems).toEqual([]);
       await context.close();
     });
@@ -272,14 +250,16 @@ describe.skipIf(!executablePath)(
           .send(orderBody(suite.fixtures, { customer_reference: 'PO-DRAFT' }))
           .expect(201)
       ).body.data as { order_number: string };
-      const context = await signedIn();
-      const page = await context.newPage();
       const asked: string[] = [];
-      page.on('request', (request) => {
-        if (new URL(request.url()).pathname.endsWith('/deliveries')) asked.push(request.method());
-      });
-      await page.goto(`${suite.server.origin}/order-entry/`);
-      await eventually(() => page.locator('main').getAttribute('aria-busy')).toBeNull();
+      const { context, page } = await chromium.open(
+        {},
+        {
+          beforeLoad: (loading) =>
+            void loading.on('request', (request) => {
+              if (new URL(request.url()).pathname.endsWith('/deliveries')) asked.push(request.method());
+            }),
+        },
+      );
       await openOrder(page, created.order_number);
       expect(await page.locator('section.deliveries').isHidden()).toBe(true);
       await page.locator('#acknowledge-warnings').check();

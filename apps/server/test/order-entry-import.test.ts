@@ -2,13 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, expect, it } from 'vitest';
 
 import { CSV_COLUMNS } from '../src/imports/import-file.js';
-import { accessibilityViolations } from './support/accessibility.js';
-import { chromiumPath, launchChromium, pageProblems } from './support/chromium.js';
-import { createSession } from './support/credentials.js';
+import { describeInChromium, expectAccessible, useChromiumPage } from './support/chromium-page.js';
 import { type Fixtures, importLine, ORDER_DATE } from './support/fixtures.js';
 import { orderWriteGate } from './support/order-write-gate.js';
 import { useServerWithFixtures } from './support/test-server.js';
@@ -30,9 +28,7 @@ const row = (f: Fixtures, ref: string, quantity: string | number = 2) =>
     ',',
   );
 
-const executablePath = chromiumPath();
-
-describe.skipIf(!executablePath)(
+describeInChromium(
   "order entry page: the Import screen in Chromium (needs Chromium: CHROMIUM_PATH or Debian's chromium package)",
   () => {
     // Small chunks: the bar moves in small steps. The longer file's import waits on a lock this
@@ -44,16 +40,10 @@ describe.skipIf(!executablePath)(
       DATABASE_LOCK_TIMEOUT_MS: '25000',
       DATABASE_STATEMENT_TIMEOUT_MS: '28000',
     });
-    let browser: Browser;
+    const chromium = useChromiumPage(suite);
     const folder = mkdtempSync(path.join(tmpdir(), 'order-entry-import-'));
 
-    beforeAll(async () => {
-      browser = await launchChromium(executablePath!);
-    });
-    afterAll(async () => {
-      await browser?.close();
-      rmSync(folder, { recursive: true, force: true });
-    });
+    afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
     const fileOf = (name: string, text: string) => {
       const file = path.join(folder, name);
@@ -62,23 +52,16 @@ describe.skipIf(!executablePath)(
     };
 
     /** A browser signed in with a host session holding `permissions`. */
-    const signedIn = async (permissions = ['*']): Promise<BrowserContext> => {
-      const { token } = await createSession(suite.server.database.prisma, { userId: 'importer-1', permissions });
-      const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-      await context.addCookies([
-        { name: 'erp_session', value: token, url: suite.server.origin, httpOnly: true, sameSite: 'Lax' },
-      ]);
-      return context;
-    };
+    const signedIn = async (permissions = ['*']): Promise<BrowserContext> =>
+      (
+        await chromium.signedIn({
+          session: { userId: 'importer-1', permissions },
+          context: { viewport: { width: 1280, height: 1000 } },
+        })
+      ).context;
 
     /** The page loaded (the list answered), with its CSP violations and script errors collected. */
-    const openPage = async (context: BrowserContext) => {
-      const page = await context.newPage();
-      const problems = pageProblems(page);
-      await page.goto(`${suite.server.origin}/order-entry/`);
-      await eventually(() => page.locator('main').getAttribute('aria-busy')).toBeNull();
-      return { page, problems };
-    };
+    const openPage = (context: BrowserContext) => chromium.openPage(context);
 
     const bar = (page: Page) => page.getByRole('progressbar', { name: 'Progress' });
     const status = (page: Page) => page.locator('#import-status');
@@ -189,7 +172,7 @@ describe.skipIf(!executablePath)(
       await eventually(() => page.getByRole('table', { name: 'Orders', exact: true }).locator('tbody tr').count()).toBe(
         4,
       );
-      expect(await accessibilityViolations(page), 'a finished import').toEqual([]);
+      await expectAccessible(page, 'a finished import');
       expect(problems).toEqual([]);
       await context.close();
     });
@@ -209,7 +192,7 @@ describe.skipIf(!executablePath)(
       // The example is an order the service takes: the clerk can start from it.
       await choose(page, fileOf('template.csv', template.text));
       await eventually(() => status(page).textContent()).toBe('Import finished: 1 order created.');
-      expect(await accessibilityViolations(page), 'the columns open').toEqual([]);
+      await expectAccessible(page, 'the columns open');
       expect(problems).toEqual([]);
       await context.close();
     });
@@ -241,7 +224,7 @@ describe.skipIf(!executablePath)(
         await moves(first);
         expect(await status(page).textContent()).toBe('Importing long.csv…');
         expect(await counts(page).textContent()).toMatch(/^[\d,]+ of 10,000 orders done: [\d,]+ created, 0 failed\./);
-        expect(await accessibilityViolations(page), 'an import running').toEqual([]);
+        await expectAccessible(page, 'an import running');
         expect(problems).toEqual([]);
 
         // A new page finds the caller's import still running and follows it.
@@ -298,7 +281,7 @@ describe.skipIf(!executablePath)(
       await choose(page, fileOf('orders.jsonl', `${body('jl-1')}\n${body('jl-2')}\n`));
       await eventually(() => status(page).textContent()).toBe('Import finished: 2 orders created.');
       expect(types).toEqual(['text/csv', 'application/x-ndjson']);
-      expect(await accessibilityViolations(page), 'a refused file, then a finished import').toEqual([]);
+      await expectAccessible(page, 'a refused file, then a finished import');
       expect(problems).toEqual([]);
       await context.close();
     });
@@ -309,7 +292,7 @@ describe.skipIf(!executablePath)(
       await page.getByRole('heading', { name: 'New order' }).waitFor({ state: 'visible' });
       expect(await page.locator('#import').count()).toBe(0);
       expect(await page.getByRole('heading', { name: 'Import orders' }).count()).toBe(0);
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       expect(problems).toEqual([]);
       await context.close();
     });

@@ -1,11 +1,9 @@
 import { readFile } from 'node:fs/promises';
 
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
 
-import { accessibilityViolations } from './support/accessibility.js';
-import { chromiumPath, launchChromium, pageProblems } from './support/chromium.js';
-import { createSession } from './support/credentials.js';
+import { describeInChromium, expectAccessible, useChromiumPage } from './support/chromium-page.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
@@ -28,14 +26,11 @@ const scrollsSideways = (page: Page) =>
     return problems;
   })()`);
 
-const executablePath = chromiumPath();
-
-describe.skipIf(!executablePath)('order entry Reports screen in Chromium (needs Chromium)', () => {
+describeInChromium('order entry Reports screen in Chromium (needs Chromium)', () => {
   const suite = useServerWithFixtures({ ORDER_ENTRY_PAGE: 'true' });
-  let browser: Browser;
+  const chromium = useChromiumPage(suite);
 
   beforeAll(async () => {
-    browser = await launchChromium(executablePath!);
     const { dhaka, chattogram } = suite.fixtures.locations;
     for (const [location, date, quantity] of [
       [dhaka.id, '2026-10-02', 10],
@@ -56,20 +51,18 @@ describe.skipIf(!executablePath)('order entry Reports screen in Chromium (needs 
         )
         .expect(201);
   }, 120_000);
-  afterAll(() => browser?.close());
 
   const openAs = async (
     permissions: string[],
     width = 1280,
   ): Promise<{ context: BrowserContext; page: Page; problems: string[] }> => {
-    const { token } = await createSession(suite.server.database.prisma, { userId: 'manager-1', permissions });
-    const context = await browser.newContext({ viewport: { width, height: 1000 }, acceptDownloads: true });
-    await context.addCookies([
-      { name: 'erp_session', value: token, url: suite.server.origin, httpOnly: true, sameSite: 'Lax' },
-    ]);
-    const page = await context.newPage();
-    const problems = pageProblems(page);
-    await page.goto(`${suite.server.origin}/order-entry/`);
+    const { context, page, problems } = await chromium.open(
+      {
+        session: { userId: 'manager-1', permissions },
+        context: { viewport: { width, height: 1000 }, acceptDownloads: true },
+      },
+      { untilLoaded: false },
+    );
     return { context, page, problems };
   };
 
@@ -158,7 +151,7 @@ describe.skipIf(!executablePath)('order entry Reports screen in Chromium (needs 
       .expect(200);
     expect(text).toBe(csv.text);
 
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -167,7 +160,7 @@ describe.skipIf(!executablePath)('order entry Reports screen in Chromium (needs 
     const { context, page, problems } = await openAs(['sales_orders.read', 'reports.read'], 390);
     await eventually(() => page.locator('#report-chart-data tbody tr').count()).toBe(3);
     expect(await scrollsSideways(page)).toEqual([]);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,8 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 
-import { chromiumPath, launchChromium } from './support/chromium.js';
-import { createSession } from './support/credentials.js';
+import { describeInChromium, useChromiumPage } from './support/chromium-page.js';
 import { orderBody } from './support/fixtures.js';
 import { useServerWithFixtures } from './support/test-server.js';
 
@@ -14,18 +12,11 @@ import { useServerWithFixtures } from './support/test-server.js';
 
 const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 100 });
 
-const executablePath = chromiumPath();
-
-describe.skipIf(!executablePath)(
+describeInChromium(
   "order entry page for a scoped clerk (needs Chromium: CHROMIUM_PATH or Debian's chromium package)",
   () => {
     const suite = useServerWithFixtures({ ORDER_ENTRY_PAGE: 'true' });
-    let browser: Browser;
-
-    beforeAll(async () => {
-      browser = await launchChromium(executablePath!);
-    });
-    afterAll(() => browser?.close());
+    const chromium = useChromiumPage(suite);
 
     it("offers only the session's location and lists only its orders", async () => {
       const { dhaka, chattogram } = suite.fixtures.locations;
@@ -37,16 +28,7 @@ describe.skipIf(!executablePath)(
           .expect(201);
         made[location.code] = created.body.data.order_number as string;
       }
-      const { token } = await createSession(suite.server.database.prisma, {
-        userId: 'dhaka-clerk',
-        locations: ['DHK'],
-      });
-      const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-      await context.addCookies([
-        { name: 'erp_session', value: token, url: suite.server.origin, httpOnly: true, sameSite: 'Lax' },
-      ]);
-      const page = await context.newPage();
-      await page.goto(`${suite.server.origin}/order-entry/`);
+      const { context, page } = await chromium.open({ session: { userId: 'dhaka-clerk', locations: ['DHK'] } });
 
       const location = page.getByLabel('Location', { exact: true });
       await eventually(() => location.locator('option').count()).toBeGreaterThan(0);

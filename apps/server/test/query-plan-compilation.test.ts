@@ -1,8 +1,11 @@
+import { createHash, randomBytes } from 'node:crypto';
+
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { type Database, openDatabase } from '../src/db/database.js';
 import { loadConfig } from '../src/startup/config.js';
+import { eventually } from './support/eventually.js';
 import { createFixtures, type Fixtures, ORDER_DATE, orderBody } from './support/fixtures.js';
 import { createLicensedProduct } from './support/licences.js';
 import { type ServerProcess, startServerProcess, stopServerProcess } from './support/server-process.js';
@@ -33,7 +36,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     let token: string;
     let licensedProductIds: number[];
     const stderr: string[] = [];
-    const misses = () => stderr.filter((line) => MISS.test(line)).length;
 
     const api = () => ({
       get: (path: string) => request(server.api).get(path).set('Authorization', `Bearer ${token}`),
@@ -160,8 +162,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         },
         (line) => stderr.push(line),
       );
-      // Warm-up: every operation once, one after the other.
+      // Warm-up: every operation once, one after the other, and the marker's request.
       for (const operation of Object.values(operations)) await operation(0);
+      await marker();
     }, 120_000);
 
     afterAll(async () => {
@@ -170,14 +173,26 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       await testDatabase?.drop();
     });
 
-    /** The compilations logged while `action` runs (the log lines precede the response). */
+    /**
+     * The index in `stderr` of a line written by a request made now: a host session cookie no
+     * one holds, whose lookup (a raw statement: never compiled) the logger prints with its plan,
+     * arguments included: the token's SHA-256. The process's stderr is one pipe: every line
+     * written before it is in by then.
+     */
+    const marker = async () => {
+      const token = randomBytes(24).toString('base64url');
+      const digest = createHash('sha256').update(token).digest('hex');
+      await request(server.api).get('/sales-orders').set('Cookie', `erp_session=${token}`).expect(401);
+      await eventually(async () => stderr.some((line) => line.includes(digest)), 30_000);
+      return stderr.findIndex((line) => line.includes(digest));
+    };
+
+    /** The compilations logged while `action` runs, between a marker before it and one after. */
     const compilationsDuring = async (action: () => Promise<unknown>) => {
-      // Let stderr lines of earlier requests arrive first.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const before = misses();
+      const from = await marker();
       await action();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return stderr.slice().filter((line) => MISS.test(line)).length - before;
+      const to = await marker();
+      return stderr.slice(from, to).filter((line) => MISS.test(line)).length;
     };
 
     it('the service logs through prisma:client:clientEngine: DEBUG is honoured in its process', () => {

@@ -223,8 +223,12 @@ describe('webhook deliveries', () => {
     const id = await createOrder();
     await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'not sent' }).expect(200);
     await suite.server.http.delete(`/sales-orders/${id}`).expect(200);
-    await eventually(async () => target.received.length === 1, 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // The deletion is the order's last version: its earlier events, had they been sent, go
+    // before it (an order's events go one at a time, in version order).
+    await eventually(
+      async () => target.received.some((received) => payloadOf(received.body).type === 'sales_order.deleted'),
+      60_000,
+    );
     expect(target.received.map((received) => payloadOf(received.body).type)).toEqual(['sales_order.deleted']);
   });
 
@@ -308,10 +312,13 @@ describe('webhook deliveries', () => {
     expect(
       log.since(mark).filter((entry) => entry.level === WARN_LEVEL && entry.webhookEndpointId === endpoint.id),
     ).toMatchObject([{ msg: 'webhook endpoint disabled: the receiver answered 410 Gone', reason: 'gone' }]);
-    // Nothing more goes to it.
+    // Nothing more goes to it: an endpoint registered now, which the next order's event reaches,
+    // is the later marker.
+    const witness = await receiver();
+    await register(witness.url);
     await createOrder();
     await suite.server.events.relay.runOnce();
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await eventually(async () => witness.received.length >= 1, 60_000);
     expect(target.received).toHaveLength(1);
     expect(await deliveries(endpoint.id)).toHaveLength(1);
   });
@@ -414,11 +421,20 @@ describe('webhook deliveries', () => {
       cursor = page.next_cursor;
       more = page.has_more;
     }
+    // The next whole second on the database's clock: every earlier event lies before it, and
+    // the orders made once the clock has passed it lie after it.
     const since = (
-      await suite.server.database.prisma.$queryRaw<{ now: string }[]>`
-      SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') AS now`
-    )[0]!.now;
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await suite.server.database.prisma.$queryRaw<{ next: string }[]>`
+      SELECT to_char(date_trunc('second', now() AT TIME ZONE 'UTC') + interval '1 second', 'YYYY-MM-DD HH24:MI:SS') AS next`
+    )[0]!.next;
+    await eventually(
+      async () =>
+        (
+          await suite.server.database.prisma.$queryRaw<{ passed: boolean }[]>`
+          SELECT now() AT TIME ZONE 'UTC' >= ${since}::timestamp AS passed`
+        )[0]!.passed,
+      10_000,
+    );
     const ids = [await createOrder(), await createOrder(), await createOrder()];
     const events = (await Promise.all(ids.map((id) => eventsOf(id)))).flat();
 

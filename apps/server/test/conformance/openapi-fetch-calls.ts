@@ -6,6 +6,7 @@
  */
 import createClient from 'openapi-fetch';
 
+import { eventually } from '../support/eventually.js';
 import type { paths } from './generated/schema.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -446,11 +447,10 @@ conformance-1,${ids.customerId},${ids.locationId},2026-11-15,${ids.productId},1,
   const importPath = { params: { path: { id: (started.data as { data: { import_id: number } }).data.import_id } } };
   record('list imports', '/imports', 'get', await client.GET('/imports'));
   // Its one order made, so that the results hold a line.
-  for (let tries = 0; tries < 300; tries += 1) {
-    const { data } = await client.GET('/imports/{id}', importPath);
-    if (data?.data.state === 'completed') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(
+    async () => (await client.GET('/imports/{id}', importPath)).data?.data.state === 'completed',
+    30_000,
+  );
   record('read import', '/imports/{id}', 'get', await client.GET('/imports/{id}', importPath));
   record(
     'import results',

@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 
 import { waitForTurn } from '../../src/shared/turns.js';
 
@@ -7,10 +7,13 @@ class TooLate extends Error {}
 
 describe('waitForTurn', () => {
   it('a turn held past the wait bound keeps its slot: the next waiter does not start beside it', async () => {
+    // A fake clock: the turn is held past its bound by moving time on, not by waiting for it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
     const queue = new PQueue({ concurrency: 1 });
     const release = await waitForTurn(queue, 20, () => new TooLate());
     // Held for ten times the first waiter's bound: p-queue's own signal would free the slot here.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await vi.advanceTimersByTimeAsync(200);
     let second = false;
     const next = waitForTurn(queue, 5_000, () => new TooLate()).then((done) => {
       second = true;
