@@ -24,8 +24,8 @@ import { answerPreflight, corsForAllowedOrigins } from '../http/cors.js';
 import { requireTrustedOriginForSessions } from '../http/csrf.js';
 import {
   answerServiceUnavailable,
-  databaseUnavailableHandler,
   contentionHandler,
+  databaseUnavailableHandler,
   overloadHandler,
   uploadsBusyHandler,
 } from '../http/database-unavailable.js';
