@@ -25,6 +25,10 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**'],
           globalSetup: ['test/support/global-setup.ts'],
+          // One module graph per worker, not per file: every file starts servers of its own
+          // anyway (own database, own Redis keys, own metrics registry), and importing the
+          // service afresh for each of 120 files took 230 s of the suite's time (35 s shared).
+          isolate: false,
           // Generous: bounds on a hang, never the thing under test. A loaded 2-core machine
           // (load 30-50 beside six other agents' work) takes minutes to start a service process
           // or the embedded database; the concurrency tests queue many transactions.

@@ -30,7 +30,8 @@ describe.skipIf(!redisUrl)('the rate limit while Redis hangs, through a TCP prox
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
     server = await startTestServer(
       {
-        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        // The same database number as TEST_REDIS_URL's, which `reader` reads.
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}${target.pathname}`,
         REDIS_KEY_PREFIX: prefix,
         // The service's default (50 ms), not the harness's generous one.
         REDIS_TIMEOUT_MS: '',

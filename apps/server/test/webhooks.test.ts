@@ -524,7 +524,12 @@ describe('webhook deliveries', () => {
     const target = await receiver();
     const endpoint = await register(target.url);
     for (let index = 0; index < 3; index += 1) await createOrder();
-    await eventually(async () => target.received.length === 3, 60_000);
+    // Received is not yet recorded: the list is read once every delivery's attempt is written.
+    await eventually(
+      async () =>
+        (await deliveries(endpoint.id)).filter((delivery) => delivery.status === 'succeeded').length === 3,
+      60_000,
+    );
     const all = await deliveries(endpoint.id);
     expect(all.map((delivery) => delivery.delivery_id)).toEqual(
       [...all.map((delivery) => delivery.delivery_id)].sort((a, b) => b - a),
