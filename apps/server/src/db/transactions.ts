@@ -8,10 +8,19 @@ import { StatementReader } from './statement-reader.js';
 export type Db = PrismaClient | Prisma.TransactionClient;
 
 /**
+ * What a store's raw statements need of the database: a client or an open transaction (Db), or
+ * a transaction on one pooled connection without Prisma (TransactionPort.withSqlTransaction).
+ */
+export interface SqlDb {
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
+}
+
+/**
  * Where a read statement can run: a client or an open transaction, or straight on the pool
  * (StatementReader, for single reads outside a transaction).
  */
-export type Reader = Db | StatementReader;
+export type Reader = SqlDb | StatementReader;
 
 /** The rows of one read statement, wherever `reader` runs it. */
 export const readRows = <Row extends Record<string, unknown>>(reader: Reader, query: Prisma.Sql): Promise<Row[]> =>
@@ -30,6 +39,11 @@ export interface TransactionPort {
   readonly reader: Reader;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   withTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * As withTransaction, for a transaction of raw statements only: on one pooled connection
+   * without Prisma where there is a pool (StatementReader.transaction), else as withTransaction.
+   */
+  withSqlTransaction<T>(work: (tx: SqlDb) => Promise<T>): Promise<T>;
   /**
    * Runs `work` inside the open transaction `tx` under a savepoint: when it throws, what it wrote
    * is undone and the transaction goes on (a failed statement no longer aborts all of it).
@@ -57,5 +71,7 @@ export const transactionPort = (prisma: PrismaClient, reader: Reader = prisma): 
   db: prisma,
   reader,
   withTransaction: (work) => prisma.$transaction((tx) => work(tx)),
+  withSqlTransaction: (work) =>
+    reader instanceof StatementReader ? reader.transaction(work) : prisma.$transaction((tx) => work(tx)),
   withSavepoint,
 });

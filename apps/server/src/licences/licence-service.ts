@@ -2,7 +2,7 @@ import type { LicenceValidation, LicenceWarning, ValidateLicenceBody } from '@sa
 
 import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
-import type { Db } from '../db/transactions.js';
+import type { Db, SqlDb } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';
@@ -35,7 +35,7 @@ const quantityByProduct = (lines: readonly LicencedLine[]): Map<number, Decimal>
  * passes `lockQuota`, and the statement takes the quota locks before it sums (held to the commit).
  */
 export const licenceWarningsFor = async (
-  db: Db,
+  db: SqlDb,
   lines: readonly LicencedLine[],
   date: Date,
   excludeOrderId: number | undefined,
