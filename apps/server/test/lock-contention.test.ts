@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
+import type { Prisma } from '../src/generated/prisma/client.js';
 import { eventually } from './support/eventually.js';
-import { orderBody } from './support/fixtures.js';
+import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { captureLog, WARN_LEVEL } from './support/log-capture.js';
 import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, useServerWithFixtures } from './support/test-server.js';
 
@@ -19,21 +20,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       { logStream: log.stream },
     );
 
-    it('a PUT waiting past the lock timeout on a row another transaction holds: 503 busy, Retry-After 1, logged below warn', async () => {
-      const { prisma } = suite.server.database;
-      // A background poll slowed at start-up on a loaded machine can open an outage episode of
-      // its own; the contention below must be judged from a database counted as available.
-      await eventually(async () => suite.server.database.availability.available, 60_000);
-      const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
-        .sales_order_id as number;
+    /** Locks the rows `lock` selects in a transaction of its own, until `release`. */
+    const holdRow = async (lock: (tx: Prisma.TransactionClient) => Promise<unknown>) => {
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       let held!: () => void;
       const isHeld = new Promise<void>((resolve) => (held = resolve));
-      const holder = prisma
+      const holder = suite.server.database.prisma
         .$transaction(
           async (tx) => {
-            await tx.$queryRaw`SELECT 1 FROM sales_orders WHERE id = ${id} FOR UPDATE`;
+            await lock(tx);
             held();
             await released;
           },
@@ -41,11 +37,25 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         )
         .catch(() => undefined);
       await isHeld;
+      return {
+        release: async () => {
+          release();
+          await holder;
+        },
+      };
+    };
+
+    it('a PUT waiting past the lock timeout on a row another transaction holds: 503 busy, Retry-After 1, logged below warn', async () => {
+      // A background poll slowed at start-up on a loaded machine can open an outage episode of
+      // its own; the contention below must be judged from a database counted as available.
+      await eventually(async () => suite.server.database.availability.available, 60_000);
+      const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
+        .sales_order_id as number;
+      const holder = await holdRow((tx) => tx.$queryRaw`SELECT 1 FROM sales_orders WHERE id = ${id} FOR UPDATE`);
       const mark = log.entries.length;
 
       const response = await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'contended' });
-      release();
-      await holder;
+      await holder.release();
 
       expect(response.status).toBe(503);
       expect(response.headers['retry-after']).toBe('1');
@@ -66,6 +76,36 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       // Nothing was written: the same request goes through once the lock is free.
       const retried = await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'contended' });
       expect(retried.status).toBe(200);
+    });
+
+    it('a delivery waiting past the lock timeout on a line, after taking its order: 503 busy, rolled back, then recorded', async () => {
+      await eventually(async () => suite.server.database.availability.available, 60_000);
+      const created = await suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { status: 'confirmed', acknowledge_warnings: true }))
+        .expect(201);
+      const id = created.body.data.sales_order_id as number;
+      const order = (await suite.server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
+      const lineId = order.details[0].sales_order_detail_id as number;
+      // The line's row only: the delivery takes its order's row, then waits on its lines.
+      const holder = await holdRow(
+        (tx) => tx.$queryRaw`SELECT 1 FROM sales_order_details WHERE id = ${lineId} FOR UPDATE`,
+      );
+      const body = { delivery_date: ORDER_DATE, lines: [{ sales_order_detail_id: lineId, quantity: 1 }] };
+
+      const response = await suite.server.http.post(`/sales-orders/${id}/deliveries`).send(body);
+      await holder.release();
+
+      expect(response.status).toBe(503);
+      expect(response.body.error.details).toEqual([{ path: '', code: 'busy', message: expect.any(String) }]);
+      expect(suite.server.database.availability.available).toBe(true);
+      // Rolled back, the order's lock let go with it: the same delivery is recorded once, and only it.
+      await suite.server.http.post(`/sales-orders/${id}/deliveries`).send(body).expect(201);
+      const deliveries = (await suite.server.http.get(`/sales-orders/${id}/deliveries`).expect(200)).body.data;
+      expect(deliveries.items).toHaveLength(1);
+      const after = (await suite.server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
+      expect(after).toMatchObject({ version: order.version + 1 });
+      expect(after.details[0]).toMatchObject({ delivered_quantity: 1 });
     });
   },
 );
