@@ -2,7 +2,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 
 import { Prisma } from '../generated/prisma/client.js';
-import type { SqlDb } from './transactions.js';
+import type { SqlDb } from './sql-db.js';
 
 /**
  * Single read statements sent straight to the pool's connections, without Prisma's work around

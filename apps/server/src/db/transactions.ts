@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { SqlDb } from './sql-db.js';
 import { StatementReader } from './statement-reader.js';
 
 /**
@@ -6,15 +7,6 @@ import { StatementReader } from './statement-reader.js';
  * holds. Use cases never see more of the database than this handle and the port below.
  */
 export type Db = PrismaClient | Prisma.TransactionClient;
-
-/**
- * What a store's raw statements need of the database: a client or an open transaction (Db), or
- * a transaction on one pooled connection without Prisma (TransactionPort.withSqlTransaction).
- */
-export interface SqlDb {
-  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
-  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
-}
 
 /**
  * Where a read statement can run: a client or an open transaction, or straight on the pool

@@ -1,6 +1,6 @@
 import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
-import type { SqlDb } from '../db/transactions.js';
+import type { SqlDb } from '../db/sql-db.js';
 import { notFound } from '../errors/domain-error.js';
 import { type Expected, lockAsExpected } from '../orders/order-preconditions.js';
 import type { LockedOrder } from '../orders/store/order-write-store.js';

@@ -8,7 +8,7 @@ import {
 } from '@sales-order/contract';
 
 import { scopeOf } from '../auth/scope.js';
-import type { SqlDb } from '../db/transactions.js';
+import type { SqlDb } from '../db/sql-db.js';
 import { stateConflict, unprocessable } from '../errors/domain-error.js';
 import { licenceWarningsFor } from '../licences/licence-service.js';
 import { historyTotals } from '../orders/order-history.js';

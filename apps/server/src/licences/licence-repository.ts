@@ -1,5 +1,6 @@
 import type { Scope } from '../auth/scope.js';
-import type { Db, SqlDb } from '../db/transactions.js';
+import type { SqlDb } from '../db/sql-db.js';
+import type { Db } from '../db/transactions.js';
 import { withinLocations } from '../db/within-locations.js';
 import { Prisma, type Product, type ProductLicence } from '../generated/prisma/client.js';
 import { formatCalendarDate, parseCalendarDate } from '../shared/calendar.js';

@@ -2,7 +2,8 @@ import type { LicenceValidation, LicenceWarning, ValidateLicenceBody } from '@sa
 
 import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
-import type { Db, SqlDb } from '../db/transactions.js';
+import type { SqlDb } from '../db/sql-db.js';
+import type { Db } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
 import { checkProductsUsable } from '../master-data/product-checks.js';

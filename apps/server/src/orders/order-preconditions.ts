@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { ORDER_ENTITY_TAG_PATTERN, type SalesOrder, WriteSafetyCode } from '@sales-order/contract';
 
 import type { Scope } from '../auth/scope.js';
-import type { SqlDb } from '../db/transactions.js';
+import type { SqlDb } from '../db/sql-db.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { orderReadStore, type RenderedOrder } from './store/order-read-store.js';
 import { type LockedOrder, orderWriteStore } from './store/order-write-store.js';

@@ -1,7 +1,8 @@
 import type { Delivery, DeliveryEventType, HistoryChanges, OrderDeliveryStatus } from '@sales-order/contract';
 
 import type { Scope } from '../../auth/scope.js';
-import { type Reader, readRows, type SqlDb } from '../../db/transactions.js';
+import type { SqlDb } from '../../db/sql-db.js';
+import { type Reader, readRows } from '../../db/transactions.js';
 import { LOCKED_IN_SCOPE, withinLocations } from '../../db/within-locations.js';
 import { subjectEventInsertCtes } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';

@@ -2,8 +2,9 @@ import type { EventType, HistoryChanges, LicenceWarning, SalesOrder, SalesOrderS
 
 import type { Scope } from '../../auth/scope.js';
 import { sqlStateOf } from '../../db/database-errors.js';
+import type { SqlDb } from '../../db/sql-db.js';
 import { StatementReader } from '../../db/statement-reader.js';
-import { type Db, type Reader, readRows, type SqlDb } from '../../db/transactions.js';
+import { type Db, type Reader, readRows } from '../../db/transactions.js';
 import { ACROSS_LOCATIONS, LOCKED_IN_SCOPE, withinLocations } from '../../db/within-locations.js';
 import { eventInsertCtes } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
