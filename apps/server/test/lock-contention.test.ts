@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
+import type { Prisma } from '../src/generated/prisma/client.js';
 import { eventually } from './support/eventually.js';
-import { orderBody } from './support/fixtures.js';
+import { ORDER_DATE, orderBody } from './support/fixtures.js';
 import { captureLog, WARN_LEVEL } from './support/log-capture.js';
 import { orderWriteGate } from './support/order-write-gate.js';
 import { SERVICE_DEFAULT_DATABASE_TIMEOUTS, useServerWithFixtures } from './support/test-server.js';
@@ -21,8 +22,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       { logStream: log.stream },
     );
 
-    /** Holds the order's row lock in a transaction of this test's own until `release()`. */
-    const holdOrder = async (id: number) => {
+    /** Locks the rows `lock` selects in a transaction of its own, until `release`. */
+    const holdRow = async (lock: (tx: Prisma.TransactionClient) => Promise<unknown>) => {
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       let held!: () => void;
@@ -30,7 +31,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       const holder = suite.server.database.prisma
         .$transaction(
           async (tx) => {
-            await tx.$queryRaw`SELECT 1 FROM sales_orders WHERE id = ${id} FOR UPDATE`;
+            await lock(tx);
             held();
             await released;
           },
@@ -38,11 +39,17 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         )
         .catch(() => undefined);
       await isHeld;
-      return async () => {
-        release();
-        await holder;
+      return {
+        release: async () => {
+          release();
+          await holder;
+        },
       };
     };
+
+    /** Holds the order's row until `release`. */
+    const holdOrder = (id: number) =>
+      holdRow((tx) => tx.$queryRaw`SELECT 1 FROM sales_orders WHERE id = ${id} FOR UPDATE`);
 
     /** When the transactions now waiting for a lock in this database began. */
     const lockWaitsStarted = async (): Promise<string[]> => {
@@ -84,7 +91,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     it('a PUT whose lock wait ends while its deadline has room tries again, and is answered 200 once the lock is free', async () => {
       const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
         .sales_order_id as number;
-      const release = await holdOrder(id);
+      const holder = await holdOrder(id);
       const answer = suite.server.http
         .put(`/sales-orders/${id}`)
         .send({ remarks: 'waited its turn' })
@@ -94,7 +101,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         // of the same request waits in its place. Only then is the lock released.
         await secondLockWait();
       } finally {
-        await release();
+        await holder.release();
       }
       const response = await answer;
       expect(response.status).toBe(200);
@@ -108,11 +115,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       await eventually(async () => suite.server.database.availability.available, 60_000);
       const id = (await suite.server.http.post('/sales-orders').send(orderBody(suite.fixtures)).expect(201)).body.data
         .sales_order_id as number;
-      const release = await holdOrder(id);
+      const holder = await holdOrder(id);
       const mark = log.entries.length;
 
       const response = await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'contended' });
-      await release();
+      await holder.release();
 
       expect(response.status).toBe(503);
       expect(response.headers['retry-after']).toBe('1');
@@ -133,6 +140,36 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       // Nothing was written: the same request goes through once the lock is free.
       const retried = await suite.server.http.put(`/sales-orders/${id}`).send({ remarks: 'contended' });
       expect(retried.status).toBe(200);
+    });
+
+    it('a delivery whose line is held past its deadline, after taking its order: 503 busy, rolled back, then recorded', async () => {
+      await eventually(async () => suite.server.database.availability.available, 60_000);
+      const created = await suite.server.http
+        .post('/sales-orders')
+        .send(orderBody(suite.fixtures, { status: 'confirmed', acknowledge_warnings: true }))
+        .expect(201);
+      const id = created.body.data.sales_order_id as number;
+      const order = (await suite.server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
+      const lineId = order.details[0].sales_order_detail_id as number;
+      // The line's row only: the delivery takes its order's row, then waits on its lines.
+      const holder = await holdRow(
+        (tx) => tx.$queryRaw`SELECT 1 FROM sales_order_details WHERE id = ${lineId} FOR UPDATE`,
+      );
+      const body = { delivery_date: ORDER_DATE, lines: [{ sales_order_detail_id: lineId, quantity: 1 }] };
+
+      const response = await suite.server.http.post(`/sales-orders/${id}/deliveries`).send(body);
+      await holder.release();
+
+      expect(response.status).toBe(503);
+      expect(response.body.error.details).toEqual([{ path: '', code: 'busy', message: expect.any(String) }]);
+      expect(suite.server.database.availability.available).toBe(true);
+      // Rolled back, the order's lock let go with it: the same delivery is recorded once, and only it.
+      await suite.server.http.post(`/sales-orders/${id}/deliveries`).send(body).expect(201);
+      const deliveries = (await suite.server.http.get(`/sales-orders/${id}/deliveries`).expect(200)).body.data;
+      expect(deliveries.items).toHaveLength(1);
+      const after = (await suite.server.http.get(`/sales-orders/${id}`).expect(200)).body.data;
+      expect(after).toMatchObject({ version: order.version + 1 });
+      expect(after.details[0]).toMatchObject({ delivered_quantity: 1 });
     });
   },
 );

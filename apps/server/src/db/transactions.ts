@@ -1,6 +1,7 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { currentRequestDeadline, isDatabaseOverloaded } from './connection-gate.js';
 import { isLockNotAvailable } from './database-errors.js';
+import type { SqlDb } from './sql-db.js';
 import { StatementReader } from './statement-reader.js';
 
 /**
@@ -13,7 +14,7 @@ export type Db = PrismaClient | Prisma.TransactionClient;
  * Where a read statement can run: a client or an open transaction, or straight on the pool
  * (StatementReader, for single reads outside a transaction).
  */
-export type Reader = Db | StatementReader;
+export type Reader = SqlDb | StatementReader;
 
 /** The rows of one read statement, wherever `reader` runs it. */
 export const readRows = <Row extends Record<string, unknown>>(reader: Reader, query: Prisma.Sql): Promise<Row[]> =>
@@ -35,6 +36,11 @@ export interface TransactionPort {
    * transaction ended by a lock wait is run again while its request's deadline allows.
    */
   withTransaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * As withTransaction, for a transaction of raw statements only: on one pooled connection
+   * without Prisma where there is a pool (StatementReader.transaction), else as withTransaction.
+   */
+  withSqlTransaction<T>(work: (tx: SqlDb) => Promise<T>): Promise<T>;
   /**
    * Runs `attempt` (a single statement that is its own transaction) again while it fails on a
    * lock wait (lock_timeout, 55P03) and its request's deadline leaves room for another wait.
@@ -95,6 +101,11 @@ export const transactionPort = (
   db: prisma,
   reader,
   withTransaction: (work) => retryingLockWaits(() => prisma.$transaction((tx) => work(tx)), lockTimeoutMs),
+  withSqlTransaction: (work) =>
+    retryingLockWaits(
+      () => (reader instanceof StatementReader ? reader.transaction(work) : prisma.$transaction((tx) => work(tx))),
+      lockTimeoutMs,
+    ),
   retryingLockWaits: (attempt) => retryingLockWaits(attempt, lockTimeoutMs),
   withSavepoint,
 });

@@ -20,7 +20,7 @@ export const cancelDelivery = (
   body: CancelDeliveryBody,
   { access, expected, idempotency }: DeliveryWriteRequest,
 ): Promise<Delivery> =>
-  transactions.withTransaction(async (tx) => {
+  transactions.withSqlTransaction(async (tx) => {
     await idempotency?.claim(tx);
     const { order, delivery, lines } = await lockDeliveryOrder(tx, deliveryId, access, expected);
     if (delivery.status !== 'recorded') {

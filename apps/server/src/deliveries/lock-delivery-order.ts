@@ -1,6 +1,6 @@
 import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
-import type { Db } from '../db/transactions.js';
+import type { SqlDb } from '../db/sql-db.js';
 import { notFound } from '../errors/domain-error.js';
 import { type Expected, lockAsExpected } from '../orders/order-preconditions.js';
 import type { LockedOrder } from '../orders/store/order-write-store.js';
@@ -12,7 +12,7 @@ import { type DeliverableLine, deliveryStore, type LockedDelivery } from './stor
  * delivery's row, read again under them. 404 when the delivery is not in the caller's locations.
  */
 export const lockDeliveryOrder = async (
-  tx: Db,
+  tx: SqlDb,
   deliveryId: number,
   access: AccessContext,
   expected: Expected,

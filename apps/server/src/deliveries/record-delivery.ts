@@ -8,7 +8,7 @@ import {
 } from '@sales-order/contract';
 
 import { scopeOf } from '../auth/scope.js';
-import type { Db } from '../db/transactions.js';
+import type { SqlDb } from '../db/sql-db.js';
 import { stateConflict, unprocessable } from '../errors/domain-error.js';
 import { licenceWarningsFor } from '../licences/licence-service.js';
 import { historyTotals } from '../orders/order-history.js';
@@ -42,7 +42,7 @@ export const recordDelivery = (
   body: RecordDeliveryBody,
   { access, expected, idempotency }: DeliveryWriteRequest,
 ): Promise<Delivery> =>
-  transactions.withTransaction(async (tx) => {
+  transactions.withSqlTransaction(async (tx) => {
     await idempotency?.claim(tx);
     const order = await lockAsExpected(tx, orderId, scopeOf(access), expected);
     if (order.status !== 'confirmed') {
@@ -133,7 +133,7 @@ const heldAfter = (line: DeliverableLine, moved: Decimal | undefined): Decimal =
  * 422 `quantity_exceeds_licence`, with no override.
  */
 const checkLicences = async (
-  db: Db,
+  db: SqlDb,
   orderDate: string,
   orderId: number,
   lines: readonly DeliverableLine[],

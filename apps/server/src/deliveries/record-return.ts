@@ -23,7 +23,7 @@ export const recordReturn = (
   body: RecordReturnBody,
   { access, expected, idempotency }: DeliveryWriteRequest,
 ): Promise<Delivery> =>
-  transactions.withTransaction(async (tx) => {
+  transactions.withSqlTransaction(async (tx) => {
     await idempotency?.claim(tx);
     const { order, delivery, lines } = await lockDeliveryOrder(tx, deliveryId, access, expected);
     if (order.status !== 'confirmed' && order.status !== 'closed') {

@@ -7,6 +7,7 @@ import type { ZodType } from 'zod';
 import type { AccessContext } from '../auth/access-context.js';
 import { type Scope, scopeOf } from '../auth/scope.js';
 import { isLockNotAvailable } from '../db/database-errors.js';
+import type { SqlDb } from '../db/sql-db.js';
 import type { Db } from '../db/transactions.js';
 import { DomainError, unprocessable } from '../errors/domain-error.js';
 import { idempotencyStore } from './idempotency-store.js';
@@ -62,12 +63,12 @@ export interface IdempotentRequest {
  */
 export interface IdempotencyGuard<T = unknown> {
   /** The transaction's first write: takes every key, or waits (bounded) for whoever holds one. */
-  claim(tx: Db): Promise<void>;
+  claim(tx: SqlDb): Promise<void>;
   /**
    * The transaction's last write: stores the result a retry will get for each key, in the order
    * of the requests the guard claims (undefined: that request stored nothing, its key is let go).
    */
-  complete(tx: Db, results: readonly (T | undefined)[]): Promise<void>;
+  complete(tx: SqlDb, results: readonly (T | undefined)[]): Promise<void>;
 }
 
 export interface IdempotentOutcome<T> {

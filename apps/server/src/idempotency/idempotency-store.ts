@@ -1,4 +1,5 @@
 import type { Scope } from '../auth/scope.js';
+import type { SqlDb } from '../db/sql-db.js';
 import type { Db } from '../db/transactions.js';
 import { withinLocations } from '../db/within-locations.js';
 import type { Prisma } from '../generated/prisma/client.js';
@@ -58,7 +59,7 @@ export const idempotencyStore = {
    * a live key was committed first (its result is then the answer).
    */
   claim: async (
-    db: Db,
+    db: SqlDb,
     keys: readonly KeyToClaim[],
     { ttlHours, lockTimeout }: { ttlHours: number; lockTimeout: string },
   ): Promise<number> => {
@@ -86,7 +87,7 @@ export const idempotencyStore = {
    * Stores the results of the request that claimed the keys, as the last write of its
    * transaction; a key without a result is let go (deleted), so a retry does the work again.
    */
-  complete: async (db: Db, results: readonly KeyResult[]): Promise<void> => {
+  complete: async (db: SqlDb, results: readonly KeyResult[]): Promise<void> => {
     await db.$executeRaw`
       -- location scope: the result is stored with the locations it is about, which findLive checks
       WITH done AS (

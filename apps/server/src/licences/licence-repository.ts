@@ -1,4 +1,5 @@
 import type { Scope } from '../auth/scope.js';
+import type { SqlDb } from '../db/sql-db.js';
 import type { Db } from '../db/transactions.js';
 import { withinLocations } from '../db/within-locations.js';
 import { Prisma, type Product, type ProductLicence } from '../generated/prisma/client.js';
@@ -56,7 +57,7 @@ export const licenceRepository = {
    * migration 20261127130000_licence_quota_lock), holding them to the commit.
    */
   findProductsWithLicences: async (
-    db: Db,
+    db: SqlDb,
     productIds: number[],
     date: Date,
     excludeOrderId?: number,

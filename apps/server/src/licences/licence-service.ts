@@ -2,6 +2,7 @@ import type { LicenceValidation, LicenceWarning, ValidateLicenceBody } from '@sa
 
 import type { AccessContext } from '../auth/access-context.js';
 import { scopeOf } from '../auth/scope.js';
+import type { SqlDb } from '../db/sql-db.js';
 import type { Db } from '../db/transactions.js';
 import type { Checked } from '../errors/checked.js';
 import { unprocessable } from '../errors/domain-error.js';
@@ -35,7 +36,7 @@ const quantityByProduct = (lines: readonly LicencedLine[]): Map<number, Decimal>
  * passes `lockQuota`, and the statement takes the quota locks before it sums (held to the commit).
  */
 export const licenceWarningsFor = async (
-  db: Db,
+  db: SqlDb,
   lines: readonly LicencedLine[],
   date: Date,
   excludeOrderId: number | undefined,

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { ORDER_ENTITY_TAG_PATTERN, type SalesOrder, WriteSafetyCode } from '@sales-order/contract';
 
 import type { Scope } from '../auth/scope.js';
-import type { Db } from '../db/transactions.js';
+import type { SqlDb } from '../db/sql-db.js';
 import { DomainError, notFound } from '../errors/domain-error.js';
 import { orderReadStore, type RenderedOrder } from './store/order-read-store.js';
 import { type LockedOrder, orderWriteStore } from './store/order-write-store.js';
@@ -50,7 +50,7 @@ const versionOfTag = (tag: string): number | undefined => {
  * only when its version part is the order's (otherwise it cannot match).
  */
 export const checkExpected = async (
-  db: Db,
+  db: SqlDb,
   id: number,
   scope: Scope,
   version: number,
@@ -77,7 +77,7 @@ export const checkExpected = async (
  * Locks a live order for the rest of the transaction and checks what the caller expects of it:
  * 404 when there is no such live order, 412 when it is not as expected.
  */
-export const lockAsExpected = async (db: Db, id: number, scope: Scope, expected: Expected): Promise<LockedOrder> => {
+export const lockAsExpected = async (db: SqlDb, id: number, scope: Scope, expected: Expected): Promise<LockedOrder> => {
   // Outside the caller's scope reads exactly as an order that does not exist.
   const locked = await orderWriteStore.lockLive(db, id, scope);
   if (!locked) throw notFound(`sales order ${id} not found`);

@@ -1,7 +1,8 @@
 import type { Delivery, DeliveryEventType, HistoryChanges, OrderDeliveryStatus } from '@sales-order/contract';
 
 import type { Scope } from '../../auth/scope.js';
-import { type Db, type Reader, readRows } from '../../db/transactions.js';
+import type { SqlDb } from '../../db/sql-db.js';
+import { type Reader, readRows } from '../../db/transactions.js';
 import { LOCKED_IN_SCOPE, withinLocations } from '../../db/within-locations.js';
 import { subjectEventInsertCtes } from '../../events/store/outbox-store.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -111,7 +112,7 @@ const seriesRow = (locationId: number, date: string) => Prisma.sql`
 
 export const deliveryStore = {
   /** The order a delivery in the caller's scope belongs to, or null. */
-  orderOf: async (db: Db, deliveryId: number, scope: Scope): Promise<number | null> => {
+  orderOf: async (db: SqlDb, deliveryId: number, scope: Scope): Promise<number | null> => {
     const [row] = await db.$queryRaw<{ sales_order_id: number }[]>`
       SELECT dv.sales_order_id FROM deliveries dv
       WHERE dv.id = ${deliveryId}::int AND ${withinLocations(scope, 'dv.location_id')}`;
@@ -122,7 +123,7 @@ export const deliveryStore = {
    * The lines of an order locked by `lockAsExpected`, each locked in id order for the rest of the
    * transaction (after the order's row, as every writer of an order locks).
    */
-  lockLines: async (db: Db, orderId: number): Promise<DeliverableLine[]> =>
+  lockLines: async (db: SqlDb, orderId: number): Promise<DeliverableLine[]> =>
     db.$queryRaw<DeliverableLine[]>(lineLocks(orderId)),
 
   /**
@@ -131,7 +132,7 @@ export const deliveryStore = {
    * order's lock before it is numbered.
    */
   lockLinesWithSeries: async (
-    db: Db,
+    db: SqlDb,
     orderId: number,
     locationId: number,
     date: string,
@@ -145,7 +146,7 @@ export const deliveryStore = {
   },
 
   /** A delivery of an order this transaction locked in scope, its row locked too. */
-  lockDelivery: async (db: Db, deliveryId: number): Promise<LockedDelivery | null> => {
+  lockDelivery: async (db: SqlDb, deliveryId: number): Promise<LockedDelivery | null> => {
     const [row] = await db.$queryRaw<LockedDelivery[]>`
       SELECT dv.id, dv.delivery_no, dv.sales_order_id, dv.status, to_char(dv.delivery_date, 'YYYY-MM-DD') AS delivery_date,
         coalesce((SELECT json_agg(json_build_object('id', dl.id, 'sales_order_detail_id', dl.sales_order_detail_id,
@@ -162,7 +163,7 @@ export const deliveryStore = {
    * repeat), the delivery and its lines, and each order line's delivered quantity. One statement.
    */
   insertDelivery: async (
-    db: Db,
+    db: SqlDb,
     input: {
       orderId: number;
       locationId: number;
@@ -211,7 +212,7 @@ export const deliveryStore = {
   },
 
   /** Cancels a recorded delivery of the locked order: its quantities leave the order lines' delivered quantities. */
-  cancel: async (db: Db, deliveryId: number, reason: string, actor: string | null): Promise<void> => {
+  cancel: async (db: SqlDb, deliveryId: number, reason: string, actor: string | null): Promise<void> => {
     await db.$executeRaw`
       WITH cancelled AS (
         UPDATE deliveries dv SET status = 'cancelled', cancellation_reason = ${reason}, version = dv.version + 1,
@@ -233,7 +234,7 @@ export const deliveryStore = {
    * licence gets it back. One statement.
    */
   insertReturn: async (
-    db: Db,
+    db: SqlDb,
     input: {
       deliveryId: number;
       date: string;
@@ -283,7 +284,7 @@ export const deliveryStore = {
    * One statement; answers with the delivery as it now reads.
    */
   writeOrderChange: async (
-    db: Db,
+    db: SqlDb,
     change: {
       orderId: number;
       deliveryId: number;

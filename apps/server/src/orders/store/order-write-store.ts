@@ -2,6 +2,7 @@ import type { EventType, HistoryChanges, LicenceWarning, SalesOrder, SalesOrderS
 
 import type { Scope } from '../../auth/scope.js';
 import { sqlStateOf } from '../../db/database-errors.js';
+import type { SqlDb } from '../../db/sql-db.js';
 import { StatementReader } from '../../db/statement-reader.js';
 import { type Db, type Reader, readRows } from '../../db/transactions.js';
 import { ACROSS_LOCATIONS, LOCKED_IN_SCOPE, withinLocations } from '../../db/within-locations.js';
@@ -473,7 +474,7 @@ export const orderWriteStore = {
    * the order's lines: a statement that waited for the lock would read them as they were
    * before the wait.
    */
-  lockLive: async (db: Db, id: number, scope: Scope): Promise<LockedOrder | null> => {
+  lockLive: async (db: SqlDb, id: number, scope: Scope): Promise<LockedOrder | null> => {
     const [row] = await db.$queryRaw<{ header: OrderHeaderValues; locked: Omit<LockedOrder, HeaderField> }[]>`
       SELECT (SELECT to_jsonb(h) FROM (SELECT ${columns(HEADER_FIELDS, 'o')}) h) AS header,
         json_build_object('sales_order_no', o.sales_order_no, 'subtotal', o.subtotal::text,
