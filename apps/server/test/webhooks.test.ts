@@ -526,8 +526,7 @@ describe('webhook deliveries', () => {
     for (let index = 0; index < 3; index += 1) await createOrder();
     // Received is not yet recorded: the list is read once every delivery's attempt is written.
     await eventually(
-      async () =>
-        (await deliveries(endpoint.id)).filter((delivery) => delivery.status === 'succeeded').length === 3,
+      async () => (await deliveries(endpoint.id)).filter((delivery) => delivery.status === 'succeeded').length === 3,
       60_000,
     );
     const all = await deliveries(endpoint.id);
