@@ -156,7 +156,12 @@ export const openDatabase = async (
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
     // Losing idle connections is how a cut shows first: it starts the outage's one report.
-    pool.on('error', (error) => availability.reportFailure(error));
+    // Once closing, a connection the server ends (a database dropped as the test harness does, a
+    // server shutting down) is the close itself, not an outage.
+    let closing = false;
+    pool.on('error', (error) => {
+      if (!closing) availability.reportFailure(error);
+    });
     const prisma = new PrismaClient({
       // Not on the embedded database: its clients share one session, where a name one client
       // prepared already exists for the next.
@@ -196,6 +201,7 @@ export const openDatabase = async (
         closeTasks.push(task);
       },
       close: async () => {
+        closing = true;
         for (const task of closeTasks) await task();
         await changes.close();
         availability.stop();
