@@ -145,9 +145,8 @@ const runStatement = async <Row extends pg.QueryResultRow>(
 /**
  * The statements of StatementReader.transaction on its connection, with Prisma's raw-statement
  * methods (a Prisma.Sql, or a tagged template), so that stores run them as in a Prisma
- * transaction. Rows come as pg reads them, as Prisma's for integers, text and json (what the
- * statements run here select); a numeric or bigint column would come as text, not as Prisma's
- * Decimal or bigint.
+ * transaction. Rows come as pg reads them, as Prisma's for integers, text and json; a numeric,
+ * bigint or date column would not, which SqlDb's row types (SqlRow) refuse to name.
  */
 class ConnectionTransaction implements SqlDb {
   /** The error of a statement the server did not answer: the connection is in doubt. */

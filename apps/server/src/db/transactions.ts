@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { currentRequestDeadline, isDatabaseOverloaded } from './connection-gate.js';
 import { isLockNotAvailable } from './database-errors.js';
-import type { SqlDb } from './sql-db.js';
+import type { SqlDb, SqlRow } from './sql-db.js';
 import { StatementReader } from './statement-reader.js';
 
 /**
@@ -16,9 +16,11 @@ export type Db = PrismaClient | Prisma.TransactionClient;
  */
 export type Reader = SqlDb | StatementReader;
 
-/** The rows of one read statement, wherever `reader` runs it. */
-export const readRows = <Row extends Record<string, unknown>>(reader: Reader, query: Prisma.Sql): Promise<Row[]> =>
-  reader instanceof StatementReader ? reader.rows<Row>(query) : reader.$queryRaw<Row[]>(query);
+/** The rows of one read statement, wherever `reader` runs it (so typed as both read them alike: SqlRow). */
+export const readRows = <Row extends Record<string, unknown> & SqlRow<Row>>(
+  reader: Reader,
+  query: Prisma.Sql,
+): Promise<Row[]> => (reader instanceof StatementReader ? reader.rows<Row>(query) : reader.$queryRaw<Row[]>(query));
 
 /** What a use case needs of the database: statements that are their own transaction, and transactions. */
 export interface TransactionPort {

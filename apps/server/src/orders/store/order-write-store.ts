@@ -380,8 +380,7 @@ export const orderWriteStore = {
       actor: order.history.actor,
       changes: order.history.changes,
     }));
-    // int8 comes as a bigint through Prisma, as its text straight from pg.
-    const rows = await readRows<{ id: number; sales_order_no: string; counter: bigint | string | null }>(
+    const rows = await readRows<{ id: number; sales_order_no: string; counter: string | null }>(
       db,
       Prisma.sql`
       -- location scope: each order's location was held inside its creator's (locationScopeProblems)
@@ -433,7 +432,7 @@ export const orderWriteStore = {
             jsonb_build_array(jsonb_build_object('field', 'sales_order_no', 'from', NULL, 'to', o.sales_order_no))
               || (i.doc -> 'changes' -> 'fields'))
         FROM inserted o JOIN input i ON i.id = o.id ORDER BY i.ord)
-      SELECT o.id, o.sales_order_no, c.last_sequence AS counter
+      SELECT o.id, o.sales_order_no, c.last_sequence::text AS counter
       FROM input i JOIN inserted o ON o.id = i.id
         LEFT JOIN counter c ON c.location_id = o.location_id AND c.financial_year_id = o.financial_year_id
       ORDER BY i.ord`,
