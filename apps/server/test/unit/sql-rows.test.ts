@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { SqlDb } from '../../src/db/sql-db.js';
-import { type Reader,readRows } from '../../src/db/transactions.js';
+import { type Reader, readRows } from '../../src/db/transactions.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 
 /**
